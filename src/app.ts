@@ -1,0 +1,59 @@
+// The HTTP application: built from its dependencies, so a test hands in its own database and clock.
+import Fastify, { type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/db.ts';
+import type { Scheduler } from './jobs/scheduler.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { openApiOptions } from './http/openapi.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { redactUrl } from './http/secrets.ts';
+import { healthRoutes } from './http/health.ts';
+
+export interface Deps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  scheduler: Scheduler;
+  /** SHA-256 of the shared secret_token of L1-L6. */
+  secretDigest: string;
+}
+
+export type App = FastifyInstance;
+
+/** Header names whose values never reach a log line. */
+export const REDACTED_HEADERS = ['authorization', 'api-key', 'x-messaging-signature', 'x-twilio-signature', 'cookie'];
+
+export async function buildApp(deps: Deps): Promise<App> {
+  const app = Fastify({
+    logger: {
+      level: deps.config.logLevel,
+      redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[REDACTED]' },
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      },
+    },
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { allErrors: true } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler());
+  app.decorateRequest('principal', null);
+  app.decorateRequest('locker', null);
+  registerErrorHandling(app);
+
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(swagger, openApiOptions(deps.config));
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes, deps);
+
+  return app;
+}

@@ -1,0 +1,90 @@
+// The service's configuration: read once from the environment at start, validated, frozen.
+// Nothing else in the code reads process.env.
+import path from 'node:path';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** postgres:// URL; null means embedded PostgreSQL (PGlite) in dataDir. */
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  /** null: generated on first start and kept (hashed) in the database. */
+  readonly secretToken: string | null;
+  /** Public URL of this service as the outside world sees it (signatures of R2 are over it). */
+  readonly publicBaseUrl: string;
+  /** mqtt:// or mqtts:// URL of an external broker; null runs the embedded broker. */
+  readonly mqttUrl: string | null;
+  readonly mqttPort: number;
+  readonly cfhTimeoutSeconds: number;
+  readonly provisionFile: string | null;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.variable = variable;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function text(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = text(env, 'HOST') ?? '0.0.0.0';
+  const secretToken = text(env, 'SECRET_TOKEN');
+  if (secretToken !== null && secretToken.length < 16) {
+    throw new ConfigError('SECRET_TOKEN', 'must be at least 16 characters');
+  }
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const provisionFile = text(env, 'PROVISION_FILE');
+  return Object.freeze({
+    port,
+    host,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? 'data'),
+    secretToken,
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    mqttUrl: url(env, 'MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),
+    mqttPort: integer(env, 'MQTT_PORT', 1883, 0, 65535),
+    cfhTimeoutSeconds: integer(env, 'CFH_TIMEOUT_SECONDS', 300, 1, 86_400),
+    provisionFile: provisionFile === null ? null : path.resolve(cwd, provisionFile),
+    logLevel: logLevel as Config['logLevel'],
+  });
+}

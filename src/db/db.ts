@@ -1,0 +1,109 @@
+// One database handle for both backends: node-postgres over real PostgreSQL, or over embedded
+// PGlite through its node-postgres adapter, so queries, result types and transactions are the same.
+import path from 'node:path';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { pgTimestamptzToIso } from './timestamps.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<R = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs fn in one transaction; every query of fn must go through the handle it is given. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DbTarget =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  /** dataDir null: in memory (tests). */
+  | { kind: 'pglite'; dataDir: string | null };
+
+const TIMESTAMPTZ = 1184;
+const INT8 = 20;
+const NUMERIC = 1700;
+
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === TIMESTAMPTZ) return pgTimestamptzToIso;
+    if (oid === INT8 || oid === NUMERIC) return Number;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+      const result = await client.query(text, params as unknown[] | undefined);
+      return result.rows as R[];
+    },
+  };
+}
+
+function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>): Db {
+  // An idle client that loses its server emits 'error' on the pool; without a listener that would
+  // crash the process. The next query gets a fresh connection (or a 503 while the server is down).
+  pool.on('error', () => {});
+  const root = wrap(pool);
+  return {
+    kind,
+    query: root.query,
+    async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrap(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+      await onClose();
+    },
+  };
+}
+
+export async function openDb(target: DbTarget): Promise<Db> {
+  if (target.kind === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 15_000,
+      options: '-c TimeZone=UTC',
+      types: typeParsers,
+    });
+    return fromPool('postgres', pool, async () => {});
+  }
+  const release = target.dataDir === null ? null : await lockDataDir(target.dataDir);
+  const pglite = await PGlite.create(target.dataDir === null ? 'memory://' : path.join(target.dataDir, 'pglite'));
+  await pglite.exec("SET TIME ZONE 'UTC'");
+  // PGlite is one connection: with more, results reach the wrong queries. The timeout turns a
+  // query that waits for the busy connection (a deadlock on PGlite) into an error.
+  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, connectionTimeoutMillis: 15_000, types: typeParsers });
+  return fromPool('pglite', pool, async () => {
+    await pglite.close();
+    release?.();
+  });
+}

@@ -1,0 +1,26 @@
+// Recognising PostgreSQL's errors by their SQLSTATE, the same on PGlite and PostgreSQL.
+
+interface PgError {
+  code?: string;
+  constraint?: string;
+}
+
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as PgError;
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}
+
+export function isSerializationFailure(err: unknown): boolean {
+  const code = (err as PgError)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+
+/** The database cannot be reached right now: the request may succeed later (503, not 500). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as PgError & { message?: string };
+  if (e?.code !== undefined && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  const message = e?.message ?? '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting|shutting) down/.test(message);
+}

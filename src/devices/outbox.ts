@@ -1,0 +1,19 @@
+// The transactional outbox: a message for a device is stored in the same transaction as the change
+// that causes it, and published to the broker afterwards by the dispatcher.
+import type { Queryable } from '../db/db.ts';
+
+export interface DeviceMessage {
+  /** MQTT topic, e.g. lockers/100/commands or radio/store10-radio/play. */
+  topic: string;
+  payload: Record<string, unknown>;
+  /** Unique id of this message (command_id / message_id): a repeated key is stored once. */
+  key: string;
+}
+
+export async function enqueueDeviceMessage(q: Queryable, message: DeviceMessage, createdAt: Date): Promise<void> {
+  await q.query(
+    `INSERT INTO device_outbox (topic, payload, message_key, created_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (message_key) DO NOTHING`,
+    [message.topic, message.payload, message.key, createdAt],
+  );
+}

@@ -1,0 +1,109 @@
+// One error type and one handler that renders the contract's body:
+// { message, code } and, for validation failures, errors by field.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly errors: FieldErrors | undefined;
+  readonly headers: Record<string, string> | undefined;
+  constructor(status: number, code: string, message: string, opts: { errors?: FieldErrors; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.errors = opts.errors;
+    this.headers = opts.headers;
+  }
+}
+
+export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
+export const invalid = (field: string, problem: string) =>
+  new AppError(422, 'validation_failed', `${field}: ${problem}`, { errors: { [field]: [problem] } });
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** "/cabinets/0/key" -> "cabinets[0].key"; a missing property is named by itself. */
+export function fieldOf(issue: AjvIssue, prefix = ''): string {
+  let path = (issue.instancePath ?? '')
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+    .join('');
+  if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+    path += `.${issue.params.missingProperty}`;
+  }
+  if (issue.keyword === 'additionalProperties' && typeof issue.params?.additionalProperty === 'string') {
+    path += `.${issue.params.additionalProperty}`;
+  }
+  const field = `${prefix}${path}`.replace(/^\./, '');
+  return field === '' ? '(root)' : field;
+}
+
+export function describeIssue(issue: AjvIssue): string {
+  if (issue.keyword === 'required') return 'is required';
+  if (issue.keyword === 'additionalProperties') return 'is not allowed';
+  return issue.message ?? 'is invalid';
+}
+
+export function fieldErrors(issues: readonly AjvIssue[], prefix = ''): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    // Union schemas (Type.Union / nullable) repeat one problem per branch; keep it readable.
+    if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') continue;
+    const field = fieldOf(issue, prefix);
+    const list = (errors[field] ??= []);
+    const text = describeIssue(issue);
+    if (!list.includes(text)) list.push(text);
+  }
+  return errors;
+}
+
+const PART_PREFIX: Record<string, string> = { body: '', querystring: '', params: '', headers: '' };
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ message: `no route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
+  });
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.headers) void reply.headers(error.headers);
+      return reply.code(error.status).send({ message: error.message, code: error.code, ...(error.errors ? { errors: error.errors } : {}) });
+    }
+    if (error.validation) {
+      const errors = fieldErrors(error.validation, PART_PREFIX[error.validationContext ?? 'body'] ?? '');
+      const first = Object.entries(errors)[0];
+      const message = first ? `${first[0]}: ${first[1].join(', ')}` : 'the request is invalid';
+      return reply.code(422).send({ message, code: 'validation_failed', errors });
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply.code(400).send({ message: 'the body is not valid JSON', code: 'invalid_json' });
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.code(413).send({ message: 'the body is too large', code: 'body_too_large' });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.code(415).send({ message: 'unsupported content type', code: 'unsupported_media_type' });
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply.code(400).send({ message: 'the content length does not match the body', code: 'bad_request' });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply.code(503).header('retry-after', '5').send({ message: 'the database is unavailable, try again shortly', code: 'unavailable' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ message: error.message, code: (error.code ?? 'bad_request').toLowerCase() });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ message: 'internal error', code: 'internal_error' });
+  });
+}

@@ -1,0 +1,25 @@
+// Liveness (no I/O) and readiness (the database answers).
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Deps } from '../app.ts';
+
+const READY_TIMEOUT_MS = 2_000;
+
+export async function healthRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  app.get('/healthz', { schema: { tags: ['service'], operationId: 'healthz', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
+
+  app.get('/readyz', { schema: { tags: ['service'], operationId: 'readyz' } }, async (_request, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([deps.db.ping(), timeout]);
+      return { status: 'ready', database: 'up' };
+    } catch {
+      return reply.code(503).header('retry-after', '5').send({ message: 'the database is not reachable', code: 'unavailable', database: 'down' });
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}

@@ -1,0 +1,32 @@
+// The OpenAPI 3.1 document: generated from the routes' TypeBox schemas, published at /openapi.json.
+import type { SwaggerOptions } from '@fastify/swagger';
+import type { Config } from '../config.ts';
+
+export function openApiOptions(config: Config): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'storeops',
+        version: '1.0.0',
+        description: 'Pickup lockers, Call for Help and radio announcements for stores. Errors are `{ message, code }`; validation failures are 422 and add `errors` by field.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      tags: [
+        { name: 'lockers', description: 'Pickup lockers: orders, cabinets, open codes, locker devices' },
+        { name: 'callforhelp', description: 'Call for Help requests' },
+        { name: 'radio', description: 'Text to speech on the store radio' },
+        { name: 'service', description: 'Health of the service' },
+      ],
+      components: {
+        securitySchemes: {
+          secretToken: { type: 'apiKey', in: 'query', name: 'secret_token' },
+          lockerApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The locker's own api_key" },
+          edgeApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The radio edge device's key" },
+          bearerToken: { type: 'http', scheme: 'bearer' },
+          messagingSignature: { type: 'apiKey', in: 'header', name: 'X-Messaging-Signature' },
+        },
+      },
+    },
+  };
+}

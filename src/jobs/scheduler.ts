@@ -1,0 +1,151 @@
+// Durable delayed work (a delayed close, the end of a cool-off, a CFH timeout).
+// A job is a row with a due time. A worker picks one due row with FOR UPDATE SKIP LOCKED and runs
+// its handler in that same transaction, which also marks it done: so with any number of instances
+// a job's effects commit exactly once, and a job that fell due while every instance was down runs
+// at the next start. Handlers touch only the database; messages to devices go through the outbox.
+import type { Clock } from '../clock.ts';
+import type { Db, Queryable } from '../db/db.ts';
+
+export type JobHandler = (q: Queryable, payload: Record<string, unknown>, job: { id: number; runAt: string }) => Promise<void>;
+
+export interface EnqueueOptions {
+  /** At most one pending job per key: enqueueing again moves the pending one. */
+  key?: string;
+}
+
+export interface SchedulerLogger {
+  error(obj: object, msg: string): void;
+}
+
+const MAX_ATTEMPTS = 8;
+
+interface DueJob {
+  id: number;
+  kind: string;
+  payload: Record<string, unknown>;
+  run_at: string;
+  attempts: number;
+}
+
+export class Scheduler {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #handlers = new Map<string, JobHandler>();
+  readonly #pollMs: number;
+  readonly #log: SchedulerLogger | undefined;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<number> | null = null;
+  #stopped = true;
+
+  constructor(opts: { db: Db; clock: Clock; pollMs?: number; log?: SchedulerLogger }) {
+    this.#db = opts.db;
+    this.#clock = opts.clock;
+    this.#pollMs = opts.pollMs ?? 250;
+    this.#log = opts.log;
+  }
+
+  register(kind: string, handler: JobHandler): void {
+    if (this.#handlers.has(kind)) throw new Error(`a handler for job "${kind}" is already registered`);
+    this.#handlers.set(kind, handler);
+  }
+
+  /** Stores a job; pass the transaction of the change that asks for it. */
+  async enqueue(q: Queryable, kind: string, payload: Record<string, unknown>, runAt: Date, opts: EnqueueOptions = {}): Promise<void> {
+    if (opts.key === undefined) {
+      await q.query('INSERT INTO jobs (kind, payload, run_at) VALUES ($1, $2, $3)', [kind, payload, runAt]);
+      return;
+    }
+    await q.query(
+      `INSERT INTO jobs (kind, payload, run_at, dedupe_key) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (dedupe_key) WHERE done_at IS NULL
+       DO UPDATE SET kind = EXCLUDED.kind, payload = EXCLUDED.payload, run_at = EXCLUDED.run_at, attempts = 0`,
+      [kind, payload, runAt, opts.key],
+    );
+  }
+
+  /** Drops the pending job of a key, if any (a delayed close overtaken by an open, say). */
+  async cancel(q: Queryable, key: string): Promise<void> {
+    await q.query('DELETE FROM jobs WHERE dedupe_key = $1 AND done_at IS NULL', [key]);
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running?.catch(() => 0);
+  }
+
+  /** Runs every job due by the clock's now, one at a time; returns how many ran. */
+  async runDue(): Promise<number> {
+    while (this.#running !== null) await this.#running.catch(() => 0);
+    this.#running = this.#drain();
+    try {
+      return await this.#running;
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.runDue()
+        .catch((err: unknown) => this.#log?.error({ err }, 'scheduler poll failed'))
+        .finally(() => this.#schedule(this.#pollMs));
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #drain(): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      const outcome = await this.#runOne();
+      if (outcome === 'none') return ran;
+      if (outcome === 'ran') ran++;
+    }
+  }
+
+  async #runOne(): Promise<'none' | 'ran' | 'failed'> {
+    const now = this.#clock.now();
+    let picked: DueJob | undefined;
+    try {
+      await this.#db.tx(async (q) => {
+        [picked] = await q.query<DueJob>(
+          `SELECT id, kind, payload, run_at, attempts FROM jobs
+           WHERE done_at IS NULL AND run_at <= $1
+           ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [now],
+        );
+        if (picked === undefined) return;
+        const handler = this.#handlers.get(picked.kind);
+        if (handler === undefined) throw new Error(`no handler for job "${picked.kind}"`);
+        await handler(q, picked.payload, { id: picked.id, runAt: picked.run_at });
+        await q.query('UPDATE jobs SET done_at = $2, attempts = attempts + 1 WHERE id = $1', [picked.id, now]);
+      });
+    } catch (err) {
+      if (picked === undefined) throw err;
+      await this.#recordFailure(picked, err, now);
+      return 'failed';
+    }
+    return picked === undefined ? 'none' : 'ran';
+  }
+
+  async #recordFailure(job: DueJob, err: unknown, now: Date): Promise<void> {
+    const attempts = job.attempts + 1;
+    const giveUp = attempts >= MAX_ATTEMPTS;
+    const retryAt = new Date(now.getTime() + Math.min(60_000, 1000 * 2 ** attempts));
+    this.#log?.error({ err, jobId: job.id, kind: job.kind, attempts }, giveUp ? 'job failed for good' : 'job failed, will retry');
+    await this.#db.query(
+      `UPDATE jobs SET attempts = $2, last_error = $3, run_at = $4, failed = $5, done_at = CASE WHEN $5 THEN $6::timestamptz END
+       WHERE id = $1`,
+      [job.id, attempts, String((err as Error)?.message ?? err).slice(0, 2000), retryAt, giveUp, now],
+    );
+  }
+}

@@ -1,0 +1,91 @@
+// The process: read the configuration, open the database, migrate, provision, serve; close
+// gracefully on SIGTERM/SIGINT.
+import fs from 'node:fs';
+import { buildApp, type App } from './app.ts';
+import { systemClock } from './clock.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
+import { openDb, type Db } from './db/db.ts';
+import { migrate } from './db/migrate.ts';
+import { resolveSecretToken } from './http/secret-token.ts';
+import { Scheduler } from './jobs/scheduler.ts';
+import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+
+function fail(message: string): never {
+  console.error(`storeops: ${message}`);
+  process.exit(2);
+}
+
+export function openConfiguredDb(config: Config): Promise<Db> {
+  return openDb(config.databaseUrl !== null ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: config.dataDir });
+}
+
+async function start(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`configuration error: ${err.message}`);
+    throw err;
+  }
+  let db: Db;
+  try {
+    db = await openConfiguredDb(config);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) fail(err.message);
+    throw err;
+  }
+  await migrate(db);
+  const secret = await resolveSecretToken(db, config.secretToken);
+  if (secret.generated !== null) {
+    // Printed once, on the start that made it; only its digest is kept.
+    console.log(
+      `\n  SECRET_TOKEN was not set, so one was generated. It is shown this once; keep it:\n\n    ${secret.generated}\n\n` +
+        '  Pass it as ?secret_token=... to the locker operations, or set SECRET_TOKEN to use your own.\n',
+    );
+  }
+  if (config.provisionFile !== null) {
+    try {
+      const input: unknown = JSON.parse(fs.readFileSync(config.provisionFile, 'utf8'));
+      await applyProvisioning(db, systemClock, input);
+    } catch (err) {
+      await db.close();
+      if (err instanceof ProvisioningError || err instanceof SyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
+        fail(`PROVISION_FILE ${config.provisionFile}: ${(err as Error).message}`);
+      }
+      throw err;
+    }
+  }
+
+  let app: App | undefined;
+  const scheduler = new Scheduler({ db, clock: systemClock, log: { error: (obj, msg) => app?.log.error(obj, msg) } });
+  app = await buildApp({ config, db, clock: systemClock, scheduler, secretDigest: secret.digest });
+  const serving = app;
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    serving.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      serving.log.error('shutdown took too long, exiting');
+      process.exit(1);
+    }, 15_000);
+    force.unref();
+    await serving.close(); // stops accepting, lets in-flight requests finish
+    await scheduler.stop();
+    await db.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  await serving.listen({ port: config.port, host: config.host });
+  scheduler.start();
+}
+
+start().catch((err: unknown) => {
+  console.error('storeops: failed to start:', err);
+  process.exit(1);
+});

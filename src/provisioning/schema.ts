@@ -1,0 +1,69 @@
+// The declarative provisioning file (contract section 7).
+import { Type, type Static } from 'typebox';
+
+const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Secret = Type.String({ minLength: 16, maxLength: 512 });
+
+export const ThermalMode = Type.Union([Type.Literal('ambient'), Type.Literal('heat'), Type.Literal('freeze'), Type.Literal('chill')]);
+
+const Cabinet = Type.Object({
+  id: Id,
+  key: Type.Integer({ minimum: 0, maximum: 100_000 }),
+  name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  size: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  thermal_mode: Type.Optional(ThermalMode),
+  tag: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  enabled: Type.Optional(Type.Boolean()),
+});
+
+export const ProvisioningFile = Type.Object({
+  organizations: Type.Optional(Type.Array(Type.Object({ id: Id, name: Name }))),
+  locations: Type.Optional(Type.Array(Type.Object({
+    id: Id,
+    organization_id: Id,
+    name: Name,
+    cfh_timeout_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 86_400 }), Type.Null()])),
+  }))),
+  lockers: Type.Optional(Type.Array(Type.Object({
+    id: Id,
+    location_id: Id,
+    name: Name,
+    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    rear_loading_available: Type.Optional(Type.Boolean()),
+    timer: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+    api_key: Secret,
+    cabinets: Type.Optional(Type.Array(Cabinet)),
+  }))),
+  cfh_options: Type.Optional(Type.Array(Type.Object({
+    id: Id,
+    organization_id: Id,
+    location_id: Type.Optional(Type.Union([Id, Type.Null()])),
+    text_en: Name,
+    text_fr: Name,
+    prompt_en: Type.String({ maxLength: 2000 }),
+    prompt_fr: Type.String({ maxLength: 2000 }),
+  }))),
+  radio_edges: Type.Optional(Type.Array(Type.Object({
+    edge_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' }),
+    location_id: Id,
+    name: Name,
+    device_key: Secret,
+    voice_handlers: Type.Optional(Type.Array(Type.Union([Type.Literal('normalize'), Type.Literal('chime'), Type.Literal('transcript')]), { uniqueItems: true })),
+  }))),
+  messaging_accounts: Type.Optional(Type.Array(Type.Object({
+    account_sid: Type.String({ pattern: '^[A-Za-z0-9]{34}$' }),
+    organization_id: Id,
+    auth_token: Secret,
+  }))),
+  api_tokens: Type.Optional(Type.Array(Type.Object({
+    name: Name,
+    organization_id: Id,
+    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio')]), { minItems: 1, uniqueItems: true }),
+    token: Secret,
+    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    revoked: Type.Optional(Type.Boolean()),
+  }))),
+});
+
+export type ProvisioningFile = Static<typeof ProvisioningFile>;

@@ -1,0 +1,138 @@
+// Test fixtures: one database per test process (PGlite in memory, or TEST_DATABASE_URL), and
+// helpers that make each test's own organizations, lockers and tokens with fresh ids.
+import crypto from 'node:crypto';
+import { after } from 'node:test';
+import { buildApp, type App } from '../../src/app.ts';
+import { ManualClock, type Clock } from '../../src/clock.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDb, type Db } from '../../src/db/db.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { sha256hex } from '../../src/http/secrets.ts';
+import { Scheduler } from '../../src/jobs/scheduler.ts';
+import { applyProvisioning } from '../../src/provisioning/apply.ts';
+import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
+
+export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
+
+let shared: Promise<Db> | null = null;
+
+/** The process's test database, migrated; closed when the test file ends. */
+export function testDb(): Promise<Db> {
+  if (shared === null) {
+    shared = (async () => {
+      const url = process.env.TEST_DATABASE_URL;
+      const db = await openDb(url ? { kind: 'postgres', url, poolSize: 20 } : { kind: 'pglite', dataDir: null });
+      await migrate(db);
+      return db;
+    })();
+    after(async () => {
+      const db = await shared;
+      await db?.close();
+    });
+  }
+  return shared;
+}
+
+/** A fresh database of its own (for migration tests); the caller closes it. */
+export async function freshDb(): Promise<Db> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return openDb({ kind: 'pglite', dataDir: null });
+  const admin = await openDb({ kind: 'postgres', url });
+  const name = `storeops_t_${crypto.randomBytes(6).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  const db = await openDb({ kind: 'postgres', url: u.toString() });
+  const close = db.close.bind(db);
+  return {
+    ...db,
+    close: async () => {
+      await close();
+      const cleanup = await openDb({ kind: 'postgres', url });
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.close();
+    },
+  };
+}
+
+let counter = 0;
+const base = crypto.randomInt(1, 2_000_000) * 1000;
+/** An id no other test (or test process) uses. */
+export function freshId(): number {
+  counter++;
+  return base + counter;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://storeops.test', SECRET_TOKEN: TEST_SECRET, ...overrides });
+}
+
+export interface TestContext {
+  app: App;
+  db: Db;
+  clock: ManualClock;
+  scheduler: Scheduler;
+  config: Config;
+}
+
+/** A built app on the process's database with a manual clock; closed when the file ends. */
+export async function testApp(opts: { clock?: ManualClock; config?: Config } = {}): Promise<TestContext> {
+  const db = await testDb();
+  const clock = opts.clock ?? new ManualClock(new Date());
+  const config = opts.config ?? testConfig();
+  const scheduler = new Scheduler({ db, clock });
+  const app = await buildApp({ config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET) });
+  await app.ready();
+  after(() => app.close());
+  return { app, db, clock, scheduler, config };
+}
+
+export interface World {
+  organizationId: number;
+  locationId: number;
+  lockerId: number;
+  lockerKey: string;
+  cabinetIds: number[];
+  token: string;
+  edgeId: string;
+  edgeKey: string;
+  accountSid: string;
+  authToken: string;
+  optionId: number;
+}
+
+/** Provisions one organization with a location, a locker of `cabinets` cabinets, a CFH option, an
+ * edge device, a messaging account and a token with both scopes: every id fresh. */
+export async function makeWorld(db: Db, clock: Clock, opts: { cabinets?: number; lockerVersion?: number; rearLoading?: boolean; cfhTimeoutSeconds?: number; voiceHandlers?: ('normalize' | 'chime' | 'transcript')[] } = {}): Promise<World> {
+  const organizationId = freshId();
+  const locationId = freshId();
+  const lockerId = freshId();
+  const optionId = freshId();
+  const cabinetIds = Array.from({ length: opts.cabinets ?? 3 }, () => freshId());
+  const secret = () => crypto.randomBytes(18).toString('base64url');
+  const world: World = {
+    organizationId, locationId, lockerId, cabinetIds, optionId,
+    lockerKey: secret(), token: secret(), edgeId: `edge-${lockerId}`, edgeKey: secret(),
+    accountSid: `AC${crypto.randomBytes(16).toString('hex')}`, authToken: secret(),
+  };
+  const file: ProvisioningFile = {
+    organizations: [{ id: organizationId, name: `Org ${organizationId}` }],
+    locations: [{ id: locationId, organization_id: organizationId, name: `Store ${locationId}`, cfh_timeout_seconds: opts.cfhTimeoutSeconds ?? null }],
+    lockers: [{
+      id: lockerId, location_id: locationId, name: 'Front lockers', version: opts.lockerVersion ?? 2,
+      rear_loading_available: opts.rearLoading ?? true, timer: 30, api_key: world.lockerKey,
+      cabinets: cabinetIds.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' as const })),
+    }],
+    cfh_options: [{ id: optionId, organization_id: organizationId, location_id: locationId, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive" }],
+    radio_edges: [{ edge_id: world.edgeId, location_id: locationId, name: 'Floor radio', device_key: world.edgeKey, voice_handlers: opts.voiceHandlers ?? [] }],
+    messaging_accounts: [{ account_sid: world.accountSid, organization_id: organizationId, auth_token: world.authToken }],
+    api_tokens: [{ name: `token-${organizationId}`, organization_id: organizationId, scopes: ['cfh', 'radio'], token: world.token }],
+  };
+  await applyProvisioning(db, clock, file);
+  return world;
+}
+
+/** `?secret_token=...` for L1-L6. */
+export const withSecret = (path: string) => `${path}${path.includes('?') ? '&' : '?'}secret_token=${encodeURIComponent(TEST_SECRET)}`;
