@@ -57,7 +57,7 @@ async function start(): Promise<void> {
     }
   }
 
-  let app: App | undefined;
+  let app: App | undefined = undefined;
   const scheduler = new Scheduler({ db, clock: systemClock, log: { error: (obj, msg) => app?.log.error(obj, msg) } });
   app = await buildApp({ config, db, clock: systemClock, scheduler, secretDigest: secret.digest });
   const serving = app;

@@ -1,6 +1,6 @@
 // The contract's credentials as reusable route hooks: the shared secret_token (L1-L6), a locker's
 // api-key header (L7) and bearer tokens with scopes (C0-C5, R1).
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { AppError } from './errors.ts';
@@ -34,7 +34,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** L1-L6: the shared secret in the secret_token query parameter. */
-export function secretTokenAuth(secretDigest: string): onRequestHookHandler {
+export function secretTokenAuth(secretDigest: string): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const token = (request.query as Record<string, unknown> | undefined)?.secret_token;
     if (typeof token !== 'string' || token === '') throw unauthorized('secret_token is required');
@@ -52,7 +52,7 @@ export async function findLockerByKey(q: Queryable, apiKey: string): Promise<Loc
 }
 
 /** L7: the locker's own api_key in the api-key header; sets request.locker. */
-export function lockerKeyAuth(db: Db): onRequestHookHandler {
+export function lockerKeyAuth(db: Db): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const key = header(request, 'api-key');
     if (key === undefined || key === '') throw unauthorized('the api-key header is required');
@@ -83,7 +83,7 @@ export async function findPrincipal(q: Queryable, clock: Clock, token: string): 
  * Bearer token with a scope; sets request.principal. Missing or invalid: 401 (C0-C5), or the
  * given status where the contract says otherwise (R1 answers 403 to every refused credential).
  */
-export function bearerAuth(db: Db, clock: Clock, scope: string, opts: { failStatus?: 401 | 403 } = {}): onRequestHookHandler {
+export function bearerAuth(db: Db, clock: Clock, scope: string, opts: { failStatus?: 401 | 403 } = {}): onRequestAsyncHookHandler {
   const failStatus = opts.failStatus ?? 401;
   const refuse = (message: string) =>
     failStatus === 401 ? unauthorized(message) : new AppError(403, 'forbidden', message);
