@@ -118,10 +118,12 @@ export class Scheduler {
     try {
       await this.#db.tx(async (q) => {
         [picked] = await q.query<DueJob>(
+          // Only kinds this instance can run: another process on the same database (a test file,
+          // an older version during a rolling deploy) must not fail jobs it has no handler for.
           `SELECT id, kind, payload, run_at, attempts FROM jobs
-           WHERE done_at IS NULL AND run_at <= $1
+           WHERE done_at IS NULL AND run_at <= $1 AND kind = ANY($2::text[])
            ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [now],
+          [now, [...this.#handlers.keys()]],
         );
         if (picked === undefined) return;
         const handler = this.#handlers.get(picked.kind);
