@@ -1,0 +1,130 @@
+// Cabinet commands: applied to the cabinet, logged with who gave them, and put into the locker's
+// device outbox, all in the caller's transaction. A delayed close is logged now and carried out by
+// the durable scheduler, which then sends it to the device.
+import crypto from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Queryable } from '../db/db.ts';
+import { enqueueDeviceMessage } from '../devices/outbox.ts';
+import type { Scheduler } from '../jobs/scheduler.ts';
+import { endCoolOff } from './store.ts';
+import { commandTopic, deviceCommand, type CabinetCommand, type CabinetRow, type Door, type ThermalMode } from './rules.ts';
+
+export const DELAYED_CLOSE_JOB = 'lockers.delayed_close';
+export const COOL_OFF_END_JOB = 'lockers.cool_off_end';
+
+/** One pending delayed close per door of a cabinet. */
+export const delayedCloseKey = (cabinetId: number, door: Door) => `lockers:close:${cabinetId}:${door}`;
+/** One pending cool-off end per cabinet. */
+export const coolOffKey = (cabinetId: number) => `lockers:cool-off:${cabinetId}`;
+
+export interface IssuedCommand {
+  cabinetId: number;
+  command: CabinetCommand;
+  door: Door;
+  source: 'staff' | 'customer';
+  actedBy: number | null;
+  orderId: string | null;
+  reason: string | null;
+  size: string | null;
+  thermalMode: ThermalMode | null;
+  /** Seconds before a close takes effect; null: now. */
+  delaySeconds: number | null;
+}
+
+const CABINET_RETURNING = `c.id, c.key, c.created_at, c.updated_at, c.name, c.locker_id, c.state, c.enabled, c.size,
+  c.occupied, c.released_at, c.thermal_mode, c.rear_load_status, c.tag, c.cool_off_until`;
+
+/**
+ * Applies a command to its cabinet and returns the cabinet as it now is (undefined: no such
+ * cabinet). Any command on a door overtakes a delayed close still waiting on that door.
+ */
+export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cmd: IssuedCommand, now: Date): Promise<CabinetRow | undefined> {
+  const commandId = crypto.randomUUID();
+  const delayed = cmd.command === 'close' && cmd.delaySeconds !== null && cmd.delaySeconds > 0;
+  const runAt = delayed ? new Date(now.getTime() + (cmd.delaySeconds ?? 0) * 1000) : now;
+  const doorState = delayed ? null : cmd.command === 'open' ? 'open' : cmd.command === 'close' ? 'closed' : null;
+  const isDoor = cmd.command === 'open' || cmd.command === 'close';
+  const enabled = cmd.command === 'enable' ? true : cmd.command === 'disable' ? false : null;
+  const [cabinet] = await q.query<CabinetRow>(
+    `WITH cur AS (SELECT * FROM cabinets WHERE id = $1),
+     next AS (
+       SELECT cur.id,
+         coalesce($2::text, cur.size) AS size, coalesce($3::text, cur.thermal_mode) AS thermal_mode,
+         coalesce($4::boolean, cur.enabled) AS enabled,
+         CASE WHEN $5::text = 'front' THEN coalesce($6::text, cur.state) ELSE cur.state END AS state,
+         CASE WHEN $5::text = 'rear' THEN coalesce($6::text, cur.rear_load_status) ELSE cur.rear_load_status END AS rear_load_status
+       FROM cur
+     ), updated AS (
+       UPDATE cabinets c SET size = n.size, thermal_mode = n.thermal_mode, enabled = n.enabled, state = n.state,
+         rear_load_status = n.rear_load_status,
+         updated_at = CASE WHEN (n.size, n.thermal_mode, n.enabled, n.state, n.rear_load_status)
+                               IS DISTINCT FROM (c.size, c.thermal_mode, c.enabled, c.state, c.rear_load_status)
+                          THEN $7::timestamptz ELSE c.updated_at END
+       FROM next n WHERE c.id = n.id
+       RETURNING c.*
+     ), overtaken AS (
+       UPDATE cabinet_commands SET canceled_at = $7
+       WHERE $8::boolean AND cabinet_id = $1 AND door = $5 AND executed_at IS NULL AND canceled_at IS NULL
+     ), logged AS (
+       INSERT INTO cabinet_commands (command_id, cabinet_id, locker_id, command, door, source, acted_by, order_id, reason,
+         size, thermal_mode, delay_seconds, created_at, run_at, executed_at)
+       SELECT $9, u.id, u.locker_id, $10, $5, $11, $12, $13, $14, $2, $3, $15, $7, $16, CASE WHEN $17::boolean THEN NULL ELSE $7::timestamptz END
+       FROM updated u
+     )
+     SELECT ${CABINET_RETURNING} FROM updated c`,
+    [
+      cmd.cabinetId, cmd.command === 'resize' ? cmd.size : null, cmd.command === 'set_thermal_mode' ? cmd.thermalMode : null,
+      enabled, cmd.door, doorState, now, isDoor, commandId, cmd.command, cmd.source, cmd.actedBy, cmd.orderId, cmd.reason,
+      cmd.delaySeconds, runAt, delayed,
+    ],
+  );
+  if (cabinet === undefined) return undefined;
+  if (delayed) {
+    await scheduler.enqueue(q, DELAYED_CLOSE_JOB, { command_id: commandId }, runAt, { key: delayedCloseKey(cmd.cabinetId, cmd.door) });
+    return cabinet;
+  }
+  if (isDoor) await scheduler.cancel(q, delayedCloseKey(cmd.cabinetId, cmd.door));
+  await enqueueDeviceMessage(
+    q,
+    { topic: commandTopic(cabinet.locker_id), payload: { ...deviceCommand(commandId, cabinet, cmd.command, cmd.door, now) }, key: commandId },
+    now,
+  );
+  return cabinet;
+}
+
+/** The scheduler's side of a delayed close: close the door now and tell the locker. */
+export async function runDelayedClose(q: Queryable, commandId: string, now: Date): Promise<void> {
+  const [done] = await q.query<CabinetRow & { door: Door }>(
+    `WITH cmd AS (
+       UPDATE cabinet_commands SET executed_at = $2
+       WHERE command_id = $1 AND executed_at IS NULL AND canceled_at IS NULL
+       RETURNING cabinet_id, door
+     ), closed AS (
+       UPDATE cabinets c SET
+         state = CASE WHEN cmd.door = 'front' THEN 'closed' ELSE c.state END,
+         rear_load_status = CASE WHEN cmd.door = 'rear' THEN 'closed' ELSE c.rear_load_status END,
+         updated_at = CASE WHEN (cmd.door = 'front' AND c.state <> 'closed') OR (cmd.door = 'rear' AND c.rear_load_status <> 'closed')
+                           THEN $2::timestamptz ELSE c.updated_at END
+       FROM cmd WHERE c.id = cmd.cabinet_id
+       RETURNING c.*
+     )
+     SELECT ${CABINET_RETURNING}, cmd.door FROM closed c, cmd`,
+    [commandId, now],
+  );
+  if (done === undefined) return; // overtaken by another command on that door
+  await enqueueDeviceMessage(
+    q,
+    { topic: commandTopic(done.locker_id), payload: { ...deviceCommand(commandId, done, 'close', done.door, now) }, key: commandId },
+    now,
+  );
+}
+
+/** The locker feature's delayed work; handlers only touch the database (and the outbox). */
+export function registerLockerJobs(scheduler: Scheduler, clock: Clock): void {
+  scheduler.register(DELAYED_CLOSE_JOB, async (q, payload) => {
+    if (typeof payload.command_id === 'string') await runDelayedClose(q, payload.command_id, clock.now());
+  });
+  scheduler.register(COOL_OFF_END_JOB, async (q, payload) => {
+    if (typeof payload.cabinet_id === 'number') await endCoolOff(q, payload.cabinet_id, clock.now());
+  });
+}

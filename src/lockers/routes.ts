@@ -1,0 +1,263 @@
+// The seven locker operations (L1-L7) over HTTP.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../app.ts';
+import { lockerKeyAuth, secretTokenAuth } from '../http/auth.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import { randomToken } from '../http/secrets.ts';
+import type { Queryable } from '../db/db.ts';
+import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand, registerLockerJobs } from './commands.ts';
+import {
+  commandedCabinetView, commandProblems, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
+  locationListingView, orderMismatch, orderRecordView, orderRefusal, type OrderRecordRow,
+} from './rules.ts';
+import {
+  CabinetCommandBody, CabinetParams, CommandedCabinet, CompleteOrderBody, CreatedOrder, CreateOrderBody, CustomerCabinet,
+  CustomerCommandBody, ErrorBody, LocationParams, Locker, OpenCodeParams, OrderRecord, StatusReportBody, StatusReportReply,
+} from './schemas.ts';
+import {
+  applyStatusReport, completeOpenOrder, createOrder, findLatestOrderOfCabinet, findOpenOrderOfCabinet, findOrderByOpenCode,
+  listLocation, lockCabinetForCommand, recordCustomerAction,
+} from './store.ts';
+
+const tags = ['lockers'];
+const secretToken = [{ secretToken: [] }];
+/** Bytes of randomness of an open code: 192 bits, 32 URL-safe characters. */
+const OPEN_CODE_BYTES = 24;
+/** A creation or completion that lost a race to a concurrent change looks again, this many times. */
+const ATTEMPTS = 3;
+
+/** L4 and L6 may be sent without a body; an absent body means no options. */
+const emptyBodyIsNoOptions = async (request: FastifyRequest) => {
+  if (request.body === undefined || request.body === null) request.body = {};
+};
+
+const errors = <S extends number>(...statuses: S[]) =>
+  Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S, typeof ErrorBody>;
+
+export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, clock, scheduler } = deps;
+  const onRequest = secretTokenAuth(deps.secretDigest);
+  registerLockerJobs(scheduler, clock);
+
+  // L4 and L6 have an optional body, and store apps send `content-type: application/json` with none:
+  // within these routes an empty JSON body is no body (elsewhere Fastify answers 400).
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined);
+    else void parseJson(request, body as string, done);
+  });
+
+  app.get('/api/lockers/locations/:location_id', {
+    onRequest,
+    schema: {
+      operationId: 'getLocationLockers', tags, security: secretToken,
+      summary: 'The lockers of a location, each with its cabinets',
+      params: LocationParams,
+      response: { 200: Type.Array(Locker), ...errors(401, 404, 422) },
+    },
+  }, async (request) => {
+    const rows = await listLocation(db, request.params.location_id, clock.now());
+    if (rows.length === 0) throw notFound(`location ${request.params.location_id}`);
+    return locationListingView(rows) as never;
+  });
+
+  app.post('/api/lockers/orders', {
+    onRequest,
+    schema: {
+      operationId: 'createLockerOrder', tags, security: secretToken,
+      summary: 'Create an order bound to a cabinet',
+      description: 'An identical request repeated while its order is open answers 201 with that same order.',
+      body: CreateOrderBody,
+      response: { 201: CreatedOrder, ...errors(401, 409, 422) },
+    },
+  }, async (request, reply) => {
+    const req = request.body;
+    const openCode = randomToken(OPEN_CODE_BYTES);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const now = clock.now();
+      const { target, created } = await createOrder(db, {
+        orderId: req.order_id, cabinetId: req.cabinet_id, lockerId: req.locker_id, organizationId: req.organization_id,
+        locationId: req.location_id, rearload: req.rearload, openCode,
+      }, now);
+      const mismatch = orderMismatch(req, target);
+      if (mismatch !== null) throw mismatch;
+      if (created !== undefined) return reply.code(201).send(createdOrderView(created));
+      // Nothing was inserted: read the open order with a fresh snapshot (it may have just committed).
+      const open = await findOpenOrderOfCabinet(db, req.cabinet_id);
+      if (isReplay(req, open)) return reply.code(201).send(createdOrderView(open));
+      const refusal = target === undefined ? null : orderRefusal(target, open);
+      if (refusal !== null) throw refusal;
+      // The open order was completed between the two reads: the cabinet may be free now.
+    }
+    throw new AppError(409, 'cabinet_occupied', `cabinet ${req.cabinet_id} is changing, try again`);
+  });
+
+  app.put('/api/lockers/cabinets/:cabinet_id', {
+    onRequest,
+    schema: {
+      operationId: 'commandCabinet', tags, security: secretToken,
+      summary: 'Command a cabinet (internal request)',
+      description: 'open/close act on the front door, or the rear door with rearload; close with delay closes later.',
+      params: CabinetParams,
+      body: CabinetCommandBody,
+      response: { 200: CommandedCabinet, ...errors(401, 404, 422) },
+    },
+  }, async (request) => {
+    const req = request.body;
+    const cabinetId = request.params.cabinet_id;
+    return db.tx(async (q) => {
+      const cabinet = await lockCabinetForCommand(q, cabinetId);
+      if (cabinet === undefined) throw notFound(`cabinet ${cabinetId}`);
+      const problem = commandProblems(req, {
+        occupied: cabinet.occupied, rearLoadingAvailable: cabinet.rear_loading_available, currentOrderId: cabinet.current_order_id,
+      });
+      if (problem !== null) throw problem;
+      const orderId = req.order_id ?? null;
+      const updated = await issueCabinetCommand(q, scheduler, {
+        cabinetId, command: req.command, door: doorOf(req), source: 'staff', actedBy: req.acted_by ?? null,
+        orderId: orderId === null ? null : String(orderId), reason: req.reason ?? null, size: req.size?.trim() ?? null,
+        thermalMode: req.thermal_mode ?? null, delaySeconds: req.command === 'close' ? (req.delay ?? null) : null,
+      }, clock.now());
+      if (updated === undefined) throw notFound(`cabinet ${cabinetId}`);
+      return commandedCabinetView(updated);
+    });
+  });
+
+  /** L4 and L6: complete the open order, or give back the already completed one unchanged. */
+  async function complete(
+    by: { cabinetId: number } | { openCode: string },
+    body: { completed_by?: number | null; completed_device_id?: number | null; delay?: number | null } | undefined,
+  ) {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const now = clock.now();
+      const coolOffUntil = coolOffEnd(now, body?.delay);
+      const run = async (q: Queryable): Promise<OrderRecordRow | undefined> => {
+        const done = await completeOpenOrder(q, by, {
+          completedBy: body?.completed_by ?? null, completedDeviceId: body?.completed_device_id ?? null, coolOffUntil,
+        }, now);
+        if (done !== undefined && coolOffUntil !== null) {
+          await scheduler.enqueue(q, COOL_OFF_END_JOB, { cabinet_id: done.cabinet_id }, coolOffUntil, { key: coolOffKey(done.cabinet_id) });
+        }
+        return done;
+      };
+      const done = coolOffUntil === null ? await run(db) : await db.tx(run);
+      if (done !== undefined) return orderRecordView(done);
+      const order = 'cabinetId' in by ? await findLatestOrderOfCabinet(db, by.cabinetId) : await findOrderByOpenCode(db, by.openCode);
+      if (order === undefined || order.canceled_at !== null) {
+        throw notFound('cabinetId' in by ? `an order in cabinet ${by.cabinetId}` : 'an order with this open code');
+      }
+      if (order.completed_at !== null) return orderRecordView(order);
+      // An order opened after this statement's snapshot: complete that one.
+    }
+    throw new AppError(409, 'order_changing', 'the order is changing, try again');
+  }
+
+  app.put('/api/lockers/orders/cabinets/:cabinet_id', {
+    onRequest,
+    preValidation: emptyBodyIsNoOptions,
+    schema: {
+      operationId: 'completeCabinetOrder', tags, security: secretToken,
+      summary: "Complete the cabinet's order",
+      description: "Completes the cabinet's open order; without one, the cabinet's latest order if it is completed comes back unchanged, else 404. `delay` (seconds) keeps the cabinet in cool-off that long before it is released.",
+      params: CabinetParams,
+      body: CompleteOrderBody,
+      response: { 200: OrderRecord, ...errors(401, 404, 422) },
+    },
+  }, async (request) => complete({ cabinetId: request.params.cabinet_id }, request.body));
+
+  app.post('/api/lockers/cabinets/customers/:open_code', {
+    onRequest,
+    schema: {
+      operationId: 'commandByOpenCode', tags, security: secretToken,
+      summary: "A customer's action on the cabinet of an order, by open code",
+      description: 'here: the customer is at the locker; agree: open the front door; disagree: the customer declines.',
+      params: OpenCodeParams,
+      body: CustomerCommandBody,
+      response: { 200: CustomerCabinet, ...errors(401, 404, 422) },
+    },
+  }, async (request) => {
+    const { open_code: openCode } = request.params;
+    const { command } = request.body;
+    const missing = () => notFound('an open order with this open code');
+    if (command !== 'agree') {
+      const cabinet = await recordCustomerAction(db, openCode, command, clock.now());
+      if (cabinet === undefined) throw missing();
+      return customerCabinetView(cabinet);
+    }
+    return db.tx(async (q) => {
+      const now = clock.now();
+      const cabinet = await recordCustomerAction(q, openCode, command, now);
+      if (cabinet === undefined) throw missing();
+      const opened = await issueCabinetCommand(q, scheduler, {
+        cabinetId: cabinet.id, command: 'open', door: 'front', source: 'customer', actedBy: null, orderId: String(cabinet.order_id),
+        reason: null, size: null, thermalMode: null, delaySeconds: null,
+      }, now);
+      return customerCabinetView(opened ?? cabinet);
+    });
+  });
+
+  app.put('/api/lockers/orders/customer/:open_code', {
+    onRequest,
+    preValidation: emptyBodyIsNoOptions,
+    schema: {
+      operationId: 'completeOrderByOpenCode', tags, security: secretToken,
+      summary: 'Complete an order by its open code',
+      description: 'Completing a completed order returns it unchanged. `delay` (seconds) keeps the cabinet in cool-off that long.',
+      params: OpenCodeParams,
+      body: CompleteOrderBody,
+      response: { 200: OrderRecord, ...errors(401, 404, 422) },
+    },
+  }, async (request) => complete({ openCode: request.params.open_code }, request.body));
+
+  app.post('/api/lockers/cabinet/status', {
+    onRequest: lockerKeyAuth(db),
+    schema: {
+      operationId: 'updateLockerStatus', tags, security: [{ lockerApiKey: [] }],
+      summary: 'A version 2 locker reports its door states',
+      description: 'All or nothing: a report naming a cabinet key the locker does not have changes nothing (422).',
+      body: StatusReportBody,
+      response: { 200: StatusReportReply, ...errors(401, 422) },
+    },
+  }, async (request) => {
+    const locker = request.locker;
+    if (locker === null) throw new AppError(401, 'unauthorized', 'the api-key is not valid');
+    if (locker.version !== 2) {
+      throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`);
+    }
+    const { cabinets, locker_info: info, event } = request.body;
+    const seen = new Map<number, number>();
+    const repeated: Record<string, string[]> = {};
+    cabinets.forEach((c, i) => {
+      if (seen.has(c.key)) repeated[`cabinets[${i}].key`] = [`repeats cabinets[${seen.get(c.key)}]`];
+      else seen.set(c.key, i);
+    });
+    if (Object.keys(repeated).length > 0) throw invalidReport(repeated);
+    const unknown = await applyStatusReport(db, {
+      lockerId: locker.id,
+      keys: cabinets.map((c) => c.key),
+      front: cabinets.map((c) => c.front_status ?? null),
+      rear: cabinets.map((c) => c.rear_status ?? null),
+      ip: info?.ip ?? null,
+      firmware: info?.firmware ?? null,
+      eventType: event?.type ?? null,
+      event: event ?? null,
+    }, clock.now());
+    if (unknown.length > 0) {
+      const byField: Record<string, string[]> = {};
+      cabinets.forEach((c, i) => {
+        if (unknown.includes(c.key)) byField[`cabinets[${i}].key`] = [`this locker has no cabinet with key ${c.key}`];
+      });
+      throw invalidReport(byField);
+    }
+    return { message: 'Locker status updated' };
+  });
+}
+
+function invalidReport(errors: Record<string, string[]>): AppError {
+  const [field, problems] = Object.entries(errors)[0] ?? ['cabinets', ['is invalid']];
+  return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}; nothing was applied`, { errors });
+}
