@@ -45,7 +45,7 @@ export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cm
   const doorState = delayed ? null : cmd.command === 'open' ? 'open' : cmd.command === 'close' ? 'closed' : null;
   const isDoor = cmd.command === 'open' || cmd.command === 'close';
   const enabled = cmd.command === 'enable' ? true : cmd.command === 'disable' ? false : null;
-  const [cabinet] = await q.query<CabinetRow>(
+  const [row] = await q.query<CabinetRow & { overtook: boolean }>(
     `WITH cur AS (SELECT * FROM cabinets WHERE id = $1),
      next AS (
        SELECT cur.id,
@@ -65,25 +65,28 @@ export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cm
      ), overtaken AS (
        UPDATE cabinet_commands SET canceled_at = $7
        WHERE $8::boolean AND cabinet_id = $1 AND door = $5 AND executed_at IS NULL AND canceled_at IS NULL
+       RETURNING id
      ), logged AS (
        INSERT INTO cabinet_commands (command_id, cabinet_id, locker_id, command, door, source, acted_by, order_id, reason,
          size, thermal_mode, delay_seconds, created_at, run_at, executed_at)
        SELECT $9, u.id, u.locker_id, $10, $5, $11, $12, $13, $14, $2, $3, $15, $7, $16, CASE WHEN $17::boolean THEN NULL ELSE $7::timestamptz END
        FROM updated u
      )
-     SELECT ${CABINET_RETURNING} FROM updated c`,
+     SELECT ${CABINET_RETURNING}, EXISTS (SELECT 1 FROM overtaken) AS overtook FROM updated c`,
     [
       cmd.cabinetId, cmd.command === 'resize' ? cmd.size : null, cmd.command === 'set_thermal_mode' ? cmd.thermalMode : null,
       enabled, cmd.door, doorState, now, isDoor, commandId, cmd.command, cmd.source, cmd.actedBy, cmd.orderId, cmd.reason,
       cmd.delaySeconds, runAt, delayed,
     ],
   );
-  if (cabinet === undefined) return undefined;
+  if (row === undefined) return undefined;
+  const { overtook, ...cabinet } = row;
   if (delayed) {
+    // Same key: a delayed close already waiting on this door is replaced.
     await scheduler.enqueue(q, DELAYED_CLOSE_JOB, { command_id: commandId }, runAt, { key: delayedCloseKey(cmd.cabinetId, cmd.door) });
     return cabinet;
   }
-  if (isDoor) await scheduler.cancel(q, delayedCloseKey(cmd.cabinetId, cmd.door));
+  if (overtook) await scheduler.cancel(q, delayedCloseKey(cmd.cabinetId, cmd.door));
   await enqueueDeviceMessage(
     q,
     { topic: commandTopic(cabinet.locker_id), payload: { ...deviceCommand(commandId, cabinet, cmd.command, cmd.door, now) }, key: commandId },

@@ -62,7 +62,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
   }, async (request) => {
     const rows = await listLocation(db, request.params.location_id, clock.now());
     if (rows.length === 0) throw notFound(`location ${request.params.location_id}`);
-    return locationListingView(rows) as never;
+    return locationListingView(rows);
   });
 
   app.post('/api/lockers/orders', {

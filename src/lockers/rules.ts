@@ -2,7 +2,8 @@
 // command needs, and how rows become the wire views of each operation.
 import { AppError, type FieldErrors } from '../http/errors.ts';
 import { isoMicros } from '../db/timestamps.ts';
-import type { CABINET_COMMANDS, THERMAL_MODES } from './schemas.ts';
+import type { Static } from 'typebox';
+import type { CABINET_COMMANDS, Locker, THERMAL_MODES } from './schemas.ts';
 
 export type Door = 'front' | 'rear';
 export type DoorState = 'open' | 'closed';
@@ -107,9 +108,9 @@ export function customerCabinetView(c: CabinetRow) {
 }
 
 /** L1: rows of the location listing, grouped into lockers with their cabinets. */
-export function locationListingView(rows: readonly LockerListingRow[]) {
-  const lockers = [];
-  let current: { id: number; cabinets: unknown[] } | undefined;
+export function locationListingView(rows: readonly LockerListingRow[]): Static<typeof Locker>[] {
+  const lockers: Static<typeof Locker>[] = [];
+  let current: Static<typeof Locker> | undefined;
   for (const r of rows) {
     if (r.l_id === null) continue;
     if (current?.id !== r.l_id) {
@@ -117,12 +118,12 @@ export function locationListingView(rows: readonly LockerListingRow[]) {
         id: r.l_id, api_key: r.l_api_key, created_at: r.l_created_at, updated_at: r.l_updated_at, name: r.l_name,
         organization_id: r.l_organization_id, location_id: r.l_location_id,
         rear_loading_available: r.l_rear_loading_available, version: r.l_version, timer: r.l_timer, cabinets: [],
-      } as { id: number; cabinets: unknown[] };
+      };
       lockers.push(current);
     }
     if (r.id === null) continue;
     current.cabinets.push({
-      ...cabinetCommon(r as CabinetRow),
+      ...cabinetCommon({ ...r, id: r.id }),
       enabled: r.enabled,
       occupied: flag01(r.occupied),
       cool_off_period: r.cool_off_period,
