@@ -106,12 +106,14 @@ export interface TestContext {
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
-export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void } = {}): Promise<TestContext> {
+export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void; failureLimit?: Deps['failureLimit'] } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
-  const deps: Deps = { config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET) };
+  // Suites send many refused requests on purpose; the brute-force guard has its own tests.
+  const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
+  const deps: Deps = { config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET), failureLimit };
   const app = await buildApp(deps);
   opts.extend?.(app, deps);
   await app.ready();
