@@ -24,11 +24,7 @@ export interface Lockers {
 }
 
 let appOfFile: Promise<TestContext> | null = null;
-/**
- * One app per test file: building it is the slow part, and each test makes its own world anyway.
- * Call it once at the top level of the file (the app and database close when the file ends; from
- * inside a test they would close when that test ends).
- */
+/** One app per test file: building it is the slow part, and each test makes its own world anyway. */
 export function sharedApp(): Promise<TestContext> {
   appOfFile ??= testApp();
   return appOfFile;
