@@ -18,11 +18,14 @@ export const delayedCloseKey = (cabinetId: number, door: Door) => `lockers:close
 export const coolOffKey = (cabinetId: number) => `lockers:cool-off:${cabinetId}`;
 
 export interface IssuedCommand {
-  cabinetId: number;
+  /** The cabinet by id (staff), or the cabinet of the open order with this code (a customer's agree,
+   * recorded on the order in the same statement). */
+  target: { cabinetId: number } | { openCode: string; event: 'agree' };
   command: CabinetCommand;
   door: Door;
   source: 'staff' | 'customer';
   actedBy: number | null;
+  /** Logged with the command; for a customer, the order's own order_id. */
   orderId: string | null;
   reason: string | null;
   size: string | null;
@@ -36,7 +39,8 @@ const CABINET_RETURNING = `c.id, c.key, c.created_at, c.updated_at, c.name, c.lo
 
 /**
  * Applies a command to its cabinet and returns the cabinet as it now is (undefined: no such
- * cabinet). Any command on a door overtakes a delayed close still waiting on that door.
+ * cabinet, or no open order with the code). One statement changes the cabinet, logs the command
+ * and overtakes a delayed close still waiting on that door; then the device message is queued.
  */
 export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cmd: IssuedCommand, now: Date): Promise<CabinetRow | undefined> {
   const commandId = crypto.randomUUID();
@@ -45,8 +49,16 @@ export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cm
   const doorState = delayed ? null : cmd.command === 'open' ? 'open' : cmd.command === 'close' ? 'closed' : null;
   const isDoor = cmd.command === 'open' || cmd.command === 'close';
   const enabled = cmd.command === 'enable' ? true : cmd.command === 'disable' ? false : null;
+  const byCode = 'openCode' in cmd.target;
+  const target = byCode
+    ? `SELECT c.*, o.id AS order_pk, o.order_id::text AS order_number FROM cabinets c JOIN locker_orders o ON o.cabinet_id = c.id
+       WHERE o.open_code = $1 AND o.completed_at IS NULL AND o.canceled_at IS NULL`
+    : 'SELECT c.*, NULL::integer AS order_pk, NULL::text AS order_number FROM cabinets c WHERE c.id = $1';
+  const recordEvent = byCode
+    ? `, event AS (INSERT INTO locker_order_events (locker_order_id, kind, created_at) SELECT order_pk, 'agree', $7 FROM cur)`
+    : '';
   const [row] = await q.query<CabinetRow & { overtook: boolean }>(
-    `WITH cur AS (SELECT * FROM cabinets WHERE id = $1),
+    `WITH cur AS (${target}),
      next AS (
        SELECT cur.id,
          coalesce($2::text, cur.size) AS size, coalesce($3::text, cur.thermal_mode) AS thermal_mode,
@@ -63,18 +75,20 @@ export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cm
        FROM next n WHERE c.id = n.id
        RETURNING c.*
      ), overtaken AS (
-       UPDATE cabinet_commands SET canceled_at = $7
-       WHERE $8::boolean AND cabinet_id = $1 AND door = $5 AND executed_at IS NULL AND canceled_at IS NULL
-       RETURNING id
+       UPDATE cabinet_commands cc SET canceled_at = $7 FROM cur
+       WHERE $8::boolean AND cc.cabinet_id = cur.id AND cc.door = $5 AND cc.executed_at IS NULL AND cc.canceled_at IS NULL
+       RETURNING cc.id
      ), logged AS (
        INSERT INTO cabinet_commands (command_id, cabinet_id, locker_id, command, door, source, acted_by, order_id, reason,
          size, thermal_mode, delay_seconds, created_at, run_at, executed_at)
-       SELECT $9, u.id, u.locker_id, $10, $5, $11, $12, $13, $14, $2, $3, $15, $7, $16, CASE WHEN $17::boolean THEN NULL ELSE $7::timestamptz END
-       FROM updated u
-     )
+       SELECT $9, cur.id, cur.locker_id, $10, $5, $11, $12, coalesce($13, cur.order_number), $14, $2, $3, $15, $7, $16,
+         CASE WHEN $17::boolean THEN NULL ELSE $7::timestamptz END
+       FROM cur
+     )${recordEvent}
      SELECT ${CABINET_RETURNING}, EXISTS (SELECT 1 FROM overtaken) AS overtook FROM updated c`,
     [
-      cmd.cabinetId, cmd.command === 'resize' ? cmd.size : null, cmd.command === 'set_thermal_mode' ? cmd.thermalMode : null,
+      byCode ? (cmd.target as { openCode: string }).openCode : (cmd.target as { cabinetId: number }).cabinetId,
+      cmd.command === 'resize' ? cmd.size : null, cmd.command === 'set_thermal_mode' ? cmd.thermalMode : null,
       enabled, cmd.door, doorState, now, isDoor, commandId, cmd.command, cmd.source, cmd.actedBy, cmd.orderId, cmd.reason,
       cmd.delaySeconds, runAt, delayed,
     ],
@@ -83,10 +97,10 @@ export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cm
   const { overtook, ...cabinet } = row;
   if (delayed) {
     // Same key: a delayed close already waiting on this door is replaced.
-    await scheduler.enqueue(q, DELAYED_CLOSE_JOB, { command_id: commandId }, runAt, { key: delayedCloseKey(cmd.cabinetId, cmd.door) });
+    await scheduler.enqueue(q, DELAYED_CLOSE_JOB, { command_id: commandId }, runAt, { key: delayedCloseKey(cabinet.id, cmd.door) });
     return cabinet;
   }
-  if (overtook) await scheduler.cancel(q, delayedCloseKey(cmd.cabinetId, cmd.door));
+  if (overtook) await scheduler.cancel(q, delayedCloseKey(cabinet.id, cmd.door));
   await enqueueDeviceMessage(
     q,
     { topic: commandTopic(cabinet.locker_id), payload: { ...deviceCommand(commandId, cabinet, cmd.command, cmd.door, now) }, key: commandId },

@@ -10,7 +10,7 @@ import type { Queryable } from '../db/db.ts';
 import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand, registerLockerJobs } from './commands.ts';
 import {
   commandedCabinetView, commandProblems, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
-  locationListingView, orderMismatch, orderRecordView, orderRefusal, type OrderRecordRow,
+  orderMismatch, orderRecordView, orderRefusal, type OrderRecordRow,
 } from './rules.ts';
 import {
   CabinetCommandBody, CabinetParams, CommandedCabinet, CompleteOrderBody, CreatedOrder, CreateOrderBody, CustomerCabinet,
@@ -18,7 +18,7 @@ import {
 } from './schemas.ts';
 import {
   applyStatusReport, completeOpenOrder, createOrder, findLatestOrderOfCabinet, findOpenOrderOfCabinet, findOrderByOpenCode,
-  listLocation, lockCabinetForCommand, recordCustomerAction,
+  locationListingJson, lockCabinetForCommand, recordCustomerAction,
 } from './store.ts';
 
 const tags = ['lockers'];
@@ -59,10 +59,11 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       params: LocationParams,
       response: { 200: Type.Array(Locker), ...errors(401, 404, 422) },
     },
-  }, async (request) => {
-    const rows = await listLocation(db, request.params.location_id, clock.now());
-    if (rows.length === 0) throw notFound(`location ${request.params.location_id}`);
-    return locationListingView(rows);
+  }, async (request, reply) => {
+    const body = await locationListingJson(db, request.params.location_id, clock.now());
+    if (body === undefined) throw notFound(`location ${request.params.location_id}`);
+    // Already JSON: sent as it is (a string with a JSON content type is not serialized again).
+    return reply.type('application/json; charset=utf-8').send(body as never);
   });
 
   app.post('/api/lockers/orders', {
@@ -118,7 +119,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       if (problem !== null) throw problem;
       const orderId = req.order_id ?? null;
       const updated = await issueCabinetCommand(q, scheduler, {
-        cabinetId, command: req.command, door: doorOf(req), source: 'staff', actedBy: req.acted_by ?? null,
+        target: { cabinetId }, command: req.command, door: doorOf(req), source: 'staff', actedBy: req.acted_by ?? null,
         orderId: orderId === null ? null : String(orderId), reason: req.reason ?? null, size: req.size?.trim() ?? null,
         thermalMode: req.thermal_mode ?? null, delaySeconds: req.command === 'close' ? (req.delay ?? null) : null,
       }, clock.now());
@@ -188,16 +189,12 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       if (cabinet === undefined) throw missing();
       return customerCabinetView(cabinet);
     }
-    return db.tx(async (q) => {
-      const now = clock.now();
-      const cabinet = await recordCustomerAction(q, openCode, command, now);
-      if (cabinet === undefined) throw missing();
-      const opened = await issueCabinetCommand(q, scheduler, {
-        cabinetId: cabinet.id, command: 'open', door: 'front', source: 'customer', actedBy: null, orderId: String(cabinet.order_id),
-        reason: null, size: null, thermalMode: null, delaySeconds: null,
-      }, now);
-      return customerCabinetView(opened ?? cabinet);
-    });
+    const opened = await db.tx((q) => issueCabinetCommand(q, scheduler, {
+      target: { openCode, event: 'agree' }, command: 'open', door: 'front', source: 'customer', actedBy: null, orderId: null,
+      reason: null, size: null, thermalMode: null, delaySeconds: null,
+    }, clock.now()));
+    if (opened === undefined) throw missing();
+    return customerCabinetView(opened);
   });
 
   app.put('/api/lockers/orders/customer/:open_code', {

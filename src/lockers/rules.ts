@@ -2,8 +2,7 @@
 // command needs, and how rows become the wire views of each operation.
 import { AppError, type FieldErrors } from '../http/errors.ts';
 import { isoMicros } from '../db/timestamps.ts';
-import type { Static } from 'typebox';
-import type { CABINET_COMMANDS, Locker, THERMAL_MODES } from './schemas.ts';
+import type { CABINET_COMMANDS, THERMAL_MODES } from './schemas.ts';
 
 export type Door = 'front' | 'rear';
 export type DoorState = 'open' | 'closed';
@@ -26,23 +25,6 @@ export interface CabinetRow {
   rear_load_status: DoorState;
   tag: string | null;
   cool_off_until: string | null;
-}
-
-export interface LockerListingRow extends Omit<CabinetRow, 'id'> {
-  /** null on the one row of a location without lockers. */
-  l_id: number | null;
-  l_api_key: string;
-  l_created_at: string;
-  l_updated_at: string;
-  l_name: string;
-  l_organization_id: number;
-  l_location_id: number;
-  l_rear_loading_available: boolean;
-  l_version: number;
-  l_timer: number;
-  /** null on the row of a locker without cabinets. */
-  id: number | null;
-  cool_off_period: boolean;
 }
 
 export interface CreatedOrderRow {
@@ -105,31 +87,6 @@ export function commandedCabinetView(c: CabinetRow) {
 /** L5's cabinet: enabled and occupied as booleans. */
 export function customerCabinetView(c: CabinetRow) {
   return { ...cabinetCommon(c), enabled: c.enabled, occupied: c.occupied };
-}
-
-/** L1: rows of the location listing, grouped into lockers with their cabinets. */
-export function locationListingView(rows: readonly LockerListingRow[]): Static<typeof Locker>[] {
-  const lockers: Static<typeof Locker>[] = [];
-  let current: Static<typeof Locker> | undefined;
-  for (const r of rows) {
-    if (r.l_id === null) continue;
-    if (current?.id !== r.l_id) {
-      current = {
-        id: r.l_id, api_key: r.l_api_key, created_at: r.l_created_at, updated_at: r.l_updated_at, name: r.l_name,
-        organization_id: r.l_organization_id, location_id: r.l_location_id,
-        rear_loading_available: r.l_rear_loading_available, version: r.l_version, timer: r.l_timer, cabinets: [],
-      };
-      lockers.push(current);
-    }
-    if (r.id === null) continue;
-    current.cabinets.push({
-      ...cabinetCommon({ ...r, id: r.id }),
-      enabled: r.enabled,
-      occupied: flag01(r.occupied),
-      cool_off_period: r.cool_off_period,
-    });
-  }
-  return lockers;
 }
 
 /** L2's 422s: the ids must belong together, and rear loading must exist when asked for. */

@@ -2,7 +2,7 @@
 // most of a request's time); the cabinet row is locked first wherever an order and its cabinet
 // change together, so concurrent creations and completions queue instead of deadlocking.
 import type { Queryable } from '../db/db.ts';
-import type { CabinetRow, CreatedOrderRow, LockerListingRow, OrderRecordRow, OrderTarget } from './rules.ts';
+import type { CabinetRow, CreatedOrderRow, OrderRecordRow, OrderTarget } from './rules.ts';
 
 const CABINET_COLUMNS = `c.id, c.key, c.created_at, c.updated_at, c.name, c.locker_id, c.state, c.enabled, c.size,
   c.occupied, c.released_at, c.thermal_mode, c.rear_load_status, c.tag, c.cool_off_until`;
@@ -11,20 +11,37 @@ const ORDER_COLUMNS = `o.id, o.order_id, o.cabinet_id, o.open_code, o.locker_id,
   o.app_owner_id, o.created_at, o.updated_at, o.completed_at, o.completed_by, o.completed_device_id, o.canceled_at,
   o.application, o.rearload`;
 
-/** L1: one row per cabinet (or per locker without cabinets); none when the location is unknown. */
-export async function listLocation(q: Queryable, locationId: number, now: Date): Promise<LockerListingRow[]> {
-  return q.query<LockerListingRow>(
-    `SELECT l.id AS l_id, l.api_key AS l_api_key, l.created_at AS l_created_at, l.updated_at AS l_updated_at,
-       l.name AS l_name, l.organization_id AS l_organization_id, l.location_id AS l_location_id,
-       l.rear_loading_available AS l_rear_loading_available, l.version AS l_version, l.timer AS l_timer,
-       ${CABINET_COLUMNS}, coalesce(c.cool_off_until > $2::timestamptz, false) AS cool_off_period
-     FROM locations loc
-     LEFT JOIN lockers l ON l.location_id = loc.id
-     LEFT JOIN cabinets c ON c.locker_id = l.id
-     WHERE loc.id = $1
-     ORDER BY l.id, c.key`,
+/** A timestamptz as the wire wants it inside JSON built by the database. */
+const wireTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * L1: the location's lockers with their cabinets as the finished JSON body, built by the database
+ * (the listing is the most read operation, and parsing a row per cabinet only to print it again
+ * was most of its cost). undefined: no such location. The field set and flag types are L1's:
+ * enabled boolean, occupied 1/0, cool_off_period boolean; tests hold it to the response schema.
+ */
+export async function locationListingJson(q: Queryable, locationId: number, now: Date): Promise<string | undefined> {
+  const [row] = await q.query<{ body: string }>(
+    `SELECT (
+       SELECT coalesce(json_agg(lk ORDER BY lk.id), '[]')
+       FROM (
+         SELECT l.id, l.api_key, ${wireTime('l.created_at')} AS created_at, ${wireTime('l.updated_at')} AS updated_at,
+           l.name, l.organization_id, l.location_id, l.rear_loading_available, l.version, l.timer,
+           (SELECT coalesce(json_agg(cb ORDER BY cb.key), '[]')
+            FROM (
+              SELECT c.id, c.key, ${wireTime('c.created_at')} AS created_at, ${wireTime('c.updated_at')} AS updated_at,
+                c.name, c.locker_id, c.state, c.enabled, c.size, c.occupied::int AS occupied,
+                ${wireTime('c.released_at')} AS released_at, c.thermal_mode, c.rear_load_status, c.tag,
+                coalesce(c.cool_off_until > $2::timestamptz, false) AS cool_off_period
+              FROM cabinets c WHERE c.locker_id = l.id
+            ) cb) AS cabinets
+         FROM lockers l WHERE l.location_id = loc.id
+       ) lk
+     )::text AS body
+     FROM locations loc WHERE loc.id = $1`,
     [locationId, now],
   );
+  return row?.body;
 }
 
 export interface NewOrder {
@@ -176,11 +193,11 @@ export async function lockCabinetForCommand(q: Queryable, cabinetId: number): Pr
   return row;
 }
 
-/** L5: records what the customer did on the open order of the code; its cabinet, or undefined. */
+/** L5 here / disagree: records it on the open order of the code; its cabinet, or undefined. */
 export async function recordCustomerAction(
   q: Queryable,
   openCode: string,
-  kind: 'here' | 'agree' | 'disagree',
+  kind: 'here' | 'disagree',
   now: Date,
 ): Promise<(CabinetRow & { order_id: number }) | undefined> {
   const [row] = await q.query<CabinetRow & { order_id: number }>(

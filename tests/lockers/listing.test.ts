@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Type } from 'typebox';
+import { makeAjv } from '../../src/http/validation.ts';
+import { Locker } from '../../src/lockers/schemas.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { freshId, withSecret } from '../support/world.ts';
 import { assertError, assertInvalid, lockers, sharedApp, WIRE_TIME, type Json } from './helpers.ts';
@@ -13,7 +16,11 @@ test('the location listing shows each locker with its cabinets, flags typed as L
   const { ctx, world } = await lockers({ cabinets: 2 });
   const res = await ctx.app.inject({ method: 'GET', url: withSecret(`/api/lockers/locations/${world.locationId}`) });
   assert.equal(res.statusCode, 200);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
   const listing = res.json<Json[]>();
+  // The database builds this body, so hold it to the documented response schema here.
+  const matchesSchema = makeAjv({ coerceTypes: false }).compile(Type.Array(Locker));
+  assert.ok(matchesSchema(listing), JSON.stringify(matchesSchema.errors));
   assert.equal(listing.length, 1);
   const locker = listing[0] as Json;
   assert.deepEqual(Object.keys(locker).sort(), [...LOCKER_FIELDS].sort());
