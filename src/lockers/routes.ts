@@ -9,7 +9,7 @@ import { randomToken } from '../http/secrets.ts';
 import type { Queryable } from '../db/db.ts';
 import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand, registerLockerJobs } from './commands.ts';
 import {
-  commandedCabinetView, commandProblems, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
+  commandedCabinetView, commandProblems, containsNul, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
   orderMismatch, orderRecordView, orderRefusal, type OrderRecordRow,
 } from './rules.ts';
 import {
@@ -133,6 +133,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
     by: { cabinetId: number } | { openCode: string },
     body: { completed_by?: number | null; completed_device_id?: number | null; delay?: number | null } | undefined,
   ) {
+    if ('openCode' in by && !looksLikeOpenCode(by.openCode)) throw notFound('an order with this open code');
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const now = clock.now();
       const coolOffUntil = coolOffEnd(now, body?.delay);
@@ -184,6 +185,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
     const { open_code: openCode } = request.params;
     const { command } = request.body;
     const missing = () => notFound('an open order with this open code');
+    if (!looksLikeOpenCode(openCode)) throw missing();
     if (command !== 'agree') {
       const cabinet = await recordCustomerAction(db, openCode, command, clock.now());
       if (cabinet === undefined) throw missing();
@@ -226,6 +228,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`);
     }
     const { cabinets, locker_info: info, event } = request.body;
+    if (containsNul(event)) throw invalidReport({ event: ['must not contain the NUL character'] });
     const seen = new Map<number, number>();
     const repeated: Record<string, string[]> = {};
     cabinets.forEach((c, i) => {

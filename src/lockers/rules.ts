@@ -219,3 +219,16 @@ function invalidFields(errors: FieldErrors): AppError {
   const [field, problems] = Object.entries(errors)[0] ?? ['(root)', ['is invalid']];
   return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}`, { errors });
 }
+
+/** An open code is URL-safe base64; anything else cannot be one (and is not looked up). */
+export const looksLikeOpenCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,100}$/.test(code);
+
+/** Does a JSON value hold the NUL character anywhere (PostgreSQL's jsonb cannot store it)? */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  }
+  return false;
+}

@@ -29,6 +29,8 @@ const NullableDelay = nullable<number>('integer', { ...DELAY, description: 'seco
 const NullableString = nullable<string>('string');
 const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SS.ffffffZ' });
 const NullableTimestamp = nullable<string>('string', { description: 'UTC, YYYY-MM-DDTHH:MM:SS.ffffffZ, or null' });
+/** Text we store: PostgreSQL text cannot hold the NUL character, so it is refused up front (422). */
+const STORABLE = { pattern: '^[^\\u0000]*$' };
 const Flag01 = Type.Integer({ minimum: 0, maximum: 1, description: '1 or 0' });
 
 export const THERMAL_MODES = ['ambient', 'heat', 'freeze', 'chill'] as const;
@@ -113,7 +115,8 @@ export const OrderRecord = Type.Object({
 
 export const LocationParams = Type.Object({ location_id: RowId });
 export const CabinetParams = Type.Object({ cabinet_id: RowId });
-export const OpenCodeParams = Type.Object({ open_code: Type.String({ minLength: 1, maxLength: 512 }) });
+// Fastify's router refuses longer path parameters (414) before validation.
+export const OpenCodeParams = Type.Object({ open_code: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const CreateOrderBody = Type.Object({
   rearload: Type.Boolean(),
@@ -127,11 +130,11 @@ export const CreateOrderBody = Type.Object({
 export const CabinetCommandBody = Type.Object({
   command: oneOf(CABINET_COMMANDS),
   acted_by: Type.Optional(NullableCallerNumber),
-  size: Type.Optional(nullable<string>('string', { maxLength: 64 })),
+  size: Type.Optional(nullable<string>('string', { maxLength: 64, ...STORABLE })),
   thermal_mode: Type.Optional(oneOfOrNull(THERMAL_MODES)),
   // The seed types it as a string; deployed apps also send the number itself.
-  order_id: Type.Optional(Type.Unsafe<string | number | null>({ type: ['string', 'integer', 'null'], maxLength: 64, ...SAFE })),
-  reason: Type.Optional(nullable<string>('string', { maxLength: 1000 })),
+  order_id: Type.Optional(Type.Unsafe<string | number | null>({ type: ['string', 'integer', 'null'], maxLength: 64, ...STORABLE, ...SAFE })),
+  reason: Type.Optional(nullable<string>('string', { maxLength: 1000, ...STORABLE })),
   rearload: Type.Optional(Type.Boolean()),
   delay: Type.Optional(NullableDelay),
 });
@@ -157,11 +160,12 @@ export const StatusReportBody = Type.Object({
   ),
   locker_info: Type.Optional(
     Type.Object({
-      ip: Type.Optional(Type.String({ maxLength: 64 })),
-      firmware: Type.Optional(Type.String({ maxLength: 128 })),
+      ip: Type.Optional(Type.String({ maxLength: 64, ...STORABLE })),
+      firmware: Type.Optional(Type.String({ maxLength: 128, ...STORABLE })),
     }),
   ),
-  event: Type.Optional(Type.Object({ type: Type.String({ minLength: 1, maxLength: 64 }) })),
+  // Other fields of the event are kept as sent (the device's own details).
+  event: Type.Optional(Type.Object({ type: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }) })),
 });
 
 export const StatusReportReply = Type.Object({ message: Type.String() });

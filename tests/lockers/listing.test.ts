@@ -52,6 +52,25 @@ test('the location listing shows each locker with its cabinets, flags typed as L
   }
 });
 
+test('lockers are listed by id and their cabinets by key', async () => {
+  const l = await lockers({ cabinets: 1 });
+  const secondLocker = l.world.lockerId + 500_000;
+  const cabinetIds = [freshId(), freshId(), freshId()];
+  await applyProvisioning(l.ctx.db, l.ctx.clock, {
+    lockers: [{
+      id: secondLocker, location_id: l.world.locationId, name: 'Back lockers', version: 1, api_key: `key-${secondLocker}-0123456789`,
+      cabinets: [{ id: cabinetIds[0] as number, key: 3 }, { id: cabinetIds[1] as number, key: 1 }, { id: cabinetIds[2] as number, key: 2 }],
+    }],
+  });
+  const res = await l.ctx.app.inject({ method: 'GET', url: withSecret(`/api/lockers/locations/${l.world.locationId}`) });
+  const listing = res.json<{ id: number; version: number; rear_loading_available: boolean; cabinets: { key: number; locker_id: number }[] }[]>();
+  assert.deepEqual(listing.map((k) => k.id), [l.world.lockerId, secondLocker]);
+  assert.deepEqual(listing[1]?.cabinets.map((c) => c.key), [1, 2, 3]);
+  assert.ok(listing[1]?.cabinets.every((c) => c.locker_id === secondLocker));
+  assert.equal(listing[1]?.version, 1);
+  assert.equal(listing[1]?.rear_loading_available, false);
+});
+
 test('a cabinet with an open order is listed as occupied 1', async () => {
   const l = await lockers();
   await l.placeOrder(1);
