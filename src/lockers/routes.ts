@@ -33,8 +33,17 @@ const emptyBodyIsNoOptions = async (request: FastifyRequest) => {
   if (request.body === undefined || request.body === null) request.body = {};
 };
 
-const errors = <S extends number>(...statuses: S[]) =>
-  Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S, typeof ErrorBody>;
+const described = (description: string) => ({ ...ErrorBody, description });
+/** The error statuses every route shares; `body: true` adds those of a JSON body. */
+function errors<S extends number>(specific: Record<S, string>, opts: { body: boolean; credential?: string }) {
+  return {
+    401: described(`missing or wrong ${opts.credential ?? 'secret_token'}`),
+    ...(opts.body ? { 400: described('the body is not JSON'), 413: described('the body is too large') } : {}),
+    429: described('too many refused requests from this client; see Retry-After'),
+    503: described('the database is unavailable; see Retry-After'),
+    ...(Object.fromEntries(Object.entries<string>(specific).map(([s, d]) => [s, described(d)])) as Record<S, ReturnType<typeof described>>),
+  };
+}
 
 export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -57,7 +66,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       operationId: 'getLocationLockers', tags, security: secretToken,
       summary: 'The lockers of a location, each with its cabinets',
       params: LocationParams,
-      response: { 200: Type.Array(Locker), ...errors(401, 404, 422) },
+      response: { 200: Type.Array(Locker, { description: "the location's lockers, each with its cabinets" }), ...errors({ 404: 'no such location', 422: 'location_id is not an id' }, { body: false }) },
     },
   }, async (request, reply) => {
     const body = await locationListingJson(db, request.params.location_id, clock.now());
@@ -73,7 +82,13 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       summary: 'Create an order bound to a cabinet',
       description: 'An identical request repeated while its order is open answers 201 with that same order.',
       body: CreateOrderBody,
-      response: { 201: CreatedOrder, ...errors(401, 409, 422) },
+      response: {
+        201: { ...CreatedOrder, description: 'the new order; for an identical repeat while it is open, the same order' },
+        ...errors({
+          409: 'cabinet_occupied (an open order), cabinet_disabled or cabinet_cooling_off',
+          422: 'invalid body; ids that do not belong together; rearload on a locker without rear loading',
+        }, { body: true }),
+      },
     },
   }, async (request, reply) => {
     const req = request.body;
@@ -105,7 +120,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       description: 'open/close act on the front door, or the rear door with rearload; close with delay closes later.',
       params: CabinetParams,
       body: CabinetCommandBody,
-      response: { 200: CommandedCabinet, ...errors(401, 404, 422) },
+      response: { 200: { ...CommandedCabinet, description: 'the cabinet as the command leaves it (a delayed close: as it is until then)' }, ...errors({ 404: 'no such cabinet', 422: 'invalid body, or what the command or an occupied cabinet needs is missing' }, { body: true }) },
     },
   }, async (request) => {
     const req = request.body;
@@ -167,7 +182,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       description: "Completes the cabinet's open order; without one, the cabinet's latest order if it is completed comes back unchanged, else 404. `delay` (seconds) keeps the cabinet in cool-off that long before it is released.",
       params: CabinetParams,
       body: CompleteOrderBody,
-      response: { 200: OrderRecord, ...errors(401, 404, 422) },
+      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'the cabinet has no order to complete', 422: 'invalid body' }, { body: true }) },
     },
   }, async (request) => complete({ cabinetId: request.params.cabinet_id }, request.body));
 
@@ -179,7 +194,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       description: 'here: the customer is at the locker; agree: open the front door; disagree: the customer declines.',
       params: OpenCodeParams,
       body: CustomerCommandBody,
-      response: { 200: CustomerCabinet, ...errors(401, 404, 422) },
+      response: { 200: { ...CustomerCabinet, description: "the order's cabinet" }, ...errors({ 404: 'no open order with this open code', 422: 'invalid command' }, { body: true }) },
     },
   }, async (request) => {
     const { open_code: openCode } = request.params;
@@ -208,7 +223,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       description: 'Completing a completed order returns it unchanged. `delay` (seconds) keeps the cabinet in cool-off that long.',
       params: OpenCodeParams,
       body: CompleteOrderBody,
-      response: { 200: OrderRecord, ...errors(401, 404, 422) },
+      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'no order with this open code', 422: 'invalid body' }, { body: true }) },
     },
   }, async (request) => complete({ openCode: request.params.open_code }, request.body));
 
@@ -219,7 +234,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       summary: 'A version 2 locker reports its door states',
       description: 'All or nothing: a report naming a cabinet key the locker does not have changes nothing (422).',
       body: StatusReportBody,
-      response: { 200: StatusReportReply, ...errors(401, 422) },
+      response: { 200: { ...StatusReportReply, description: 'the report was applied' }, ...errors({ 422: 'invalid report, an unknown cabinet key (nothing applied), or a locker that is not version 2' }, { body: true, credential: 'api-key' }) },
     },
   }, async (request) => {
     const locker = request.locker;

@@ -22,6 +22,6 @@ test('the OpenAPI document lists the seven locker operations with their paths, c
     assert.ok(op, `${method.toUpperCase()} ${path} is documented`);
     assert.equal(op.operationId, operationId);
     assert.deepEqual(op.security, [{ [scheme]: [] }]);
-    for (const s of statuses) assert.ok(op.responses[s], `${operationId} documents ${s}`);
+    for (const s of [...statuses, '429', '503']) assert.ok(op.responses[s], `${operationId} documents ${s}`);
   }
 });
