@@ -10,7 +10,7 @@ import type { Queryable } from '../db/db.ts';
 import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand, registerLockerJobs } from './commands.ts';
 import {
   commandedCabinetView, commandProblems, containsNul, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
-  orderMismatch, orderRecordView, orderRefusal, type OrderRecordRow,
+  invalidReport, orderMismatch, orderRecordView, orderRefusal, repeatedKeys, unknownKeys, type OrderRecordRow,
 } from './rules.ts';
 import {
   CabinetCommandBody, CabinetParams, CommandedCabinet, CompleteOrderBody, CreatedOrder, CreateOrderBody, CustomerCabinet,
@@ -148,7 +148,9 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
     by: { cabinetId: number } | { openCode: string },
     body: { completed_by?: number | null; completed_device_id?: number | null; delay?: number | null } | undefined,
   ) {
-    if ('openCode' in by && !looksLikeOpenCode(by.openCode)) throw notFound('an order with this open code');
+    const missing = () =>
+      new AppError(404, 'not_found', 'cabinetId' in by ? `cabinet ${by.cabinetId} has no order to complete` : 'no order has this open code');
+    if ('openCode' in by && !looksLikeOpenCode(by.openCode)) throw missing();
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const now = clock.now();
       const coolOffUntil = coolOffEnd(now, body?.delay);
@@ -164,9 +166,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       const done = coolOffUntil === null ? await run(db) : await db.tx(run);
       if (done !== undefined) return orderRecordView(done);
       const order = 'cabinetId' in by ? await findLatestOrderOfCabinet(db, by.cabinetId) : await findOrderByOpenCode(db, by.openCode);
-      if (order === undefined || order.canceled_at !== null) {
-        throw notFound('cabinetId' in by ? `an order in cabinet ${by.cabinetId}` : 'an order with this open code');
-      }
+      if (order === undefined || order.canceled_at !== null) throw missing();
       if (order.completed_at !== null) return orderRecordView(order);
       // An order opened after this statement's snapshot: complete that one.
     }
@@ -199,7 +199,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
   }, async (request) => {
     const { open_code: openCode } = request.params;
     const { command } = request.body;
-    const missing = () => notFound('an open order with this open code');
+    const missing = () => new AppError(404, 'not_found', 'no open order has this open code');
     if (!looksLikeOpenCode(openCode)) throw missing();
     if (command !== 'agree') {
       const cabinet = await recordCustomerAction(db, openCode, command, clock.now());
@@ -244,13 +244,8 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
     }
     const { cabinets, locker_info: info, event } = request.body;
     if (containsNul(event)) throw invalidReport({ event: ['must not contain the NUL character'] });
-    const seen = new Map<number, number>();
-    const repeated: Record<string, string[]> = {};
-    cabinets.forEach((c, i) => {
-      if (seen.has(c.key)) repeated[`cabinets[${i}].key`] = [`repeats cabinets[${seen.get(c.key)}]`];
-      else seen.set(c.key, i);
-    });
-    if (Object.keys(repeated).length > 0) throw invalidReport(repeated);
+    const repeated = repeatedKeys(cabinets);
+    if (repeated !== null) throw invalidReport(repeated);
     const unknown = await applyStatusReport(db, {
       lockerId: locker.id,
       keys: cabinets.map((c) => c.key),
@@ -261,18 +256,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       eventType: event?.type ?? null,
       event: event ?? null,
     }, clock.now());
-    if (unknown.length > 0) {
-      const byField: Record<string, string[]> = {};
-      cabinets.forEach((c, i) => {
-        if (unknown.includes(c.key)) byField[`cabinets[${i}].key`] = [`this locker has no cabinet with key ${c.key}`];
-      });
-      throw invalidReport(byField);
-    }
+    if (unknown.length > 0) throw invalidReport(unknownKeys(cabinets, unknown));
     return { message: 'Locker status updated' };
   });
-}
-
-function invalidReport(errors: Record<string, string[]>): AppError {
-  const [field, problems] = Object.entries(errors)[0] ?? ['cabinets', ['is invalid']];
-  return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}; nothing was applied`, { errors });
 }

@@ -220,6 +220,33 @@ function invalidFields(errors: FieldErrors): AppError {
   return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}`, { errors });
 }
 
+/** L7: a key reported twice in one report is ambiguous; errors by field, or null. */
+export function repeatedKeys(cabinets: readonly { key: number }[]): FieldErrors | null {
+  const seen = new Map<number, number>();
+  const errors: FieldErrors = {};
+  cabinets.forEach((c, i) => {
+    const first = seen.get(c.key);
+    if (first !== undefined) errors[`cabinets[${i}].key`] = [`repeats cabinets[${first}]`];
+    else seen.set(c.key, i);
+  });
+  return Object.keys(errors).length > 0 ? errors : null;
+}
+
+/** L7: the reported keys the locker does not have, by field. */
+export function unknownKeys(cabinets: readonly { key: number }[], unknown: readonly number[]): FieldErrors {
+  const errors: FieldErrors = {};
+  cabinets.forEach((c, i) => {
+    if (unknown.includes(c.key)) errors[`cabinets[${i}].key`] = [`this locker has no cabinet with key ${c.key}`];
+  });
+  return errors;
+}
+
+/** A refused L7 report: nothing of it was applied. */
+export function invalidReport(errors: FieldErrors): AppError {
+  const [field, problems] = Object.entries(errors)[0] ?? ['cabinets', ['is invalid']];
+  return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}; nothing was applied`, { errors });
+}
+
 /** An open code is URL-safe base64; anything else cannot be one (and is not looked up). */
 export const looksLikeOpenCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,100}$/.test(code);
 
