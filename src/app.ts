@@ -13,6 +13,7 @@ import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
+import { cfhRoutes } from './cfh/routes.ts';
 
 export interface Deps {
   config: Config;
@@ -54,6 +55,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, deps);
+  await app.register(cfhRoutes, deps);
 
   return app;
 }
