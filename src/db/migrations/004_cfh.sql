@@ -40,9 +40,9 @@ CREATE TABLE cfh_requests (
   CHECK (is_closed = (is_completed OR is_canceled)),
   CHECK (NOT is_on_the_way OR staff_on_the_way_at IS NOT NULL)
 );
--- Reports look requests up by store and time.
-CREATE INDEX cfh_requests_location_created ON cfh_requests (location_id, created_at);
-CREATE INDEX cfh_requests_organization_created ON cfh_requests (organization_id, created_at);
+-- Every operation finds its request through the unique index on message_id alone (the organization
+-- is a filter on that one row); no other index, so the planner has no worse path to pick on a
+-- young table and inserts stay cheap. Reports that scan by store and time add their own.
 
 -- One row per step (created, claimed, on_the_way, completed, canceled, timed_out): who, when, from
 -- which provider, so response times can be reported later. Only steps that took effect are kept.
