@@ -17,10 +17,17 @@ export const CFH_TIMEOUT_JOB = 'cfh.timeout';
 
 const security = [{ bearerToken: [] }];
 const tags = ['callforhelp'];
-const errors = {
+const queryErrors = {
   401: { ...ErrorBody, description: 'missing or invalid bearer token' },
   403: { ...ErrorBody, description: 'the token lacks the cfh scope' },
   422: { ...ErrorBody, description: 'the body or query is invalid' },
+  429: { ...ErrorBody, description: 'too many refused requests from this client; see Retry-After' },
+  503: { ...ErrorBody, description: 'the database is unavailable; see Retry-After' },
+};
+const errors = {
+  ...queryErrors,
+  400: { ...ErrorBody, description: 'the body is not JSON' },
+  413: { ...ErrorBody, description: 'the body is too large' },
 };
 const notFoundResponse = { 404: { ...ErrorBody, description: 'no such request (for this token\'s organization)' } };
 
@@ -155,7 +162,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
       operationId: 'getCfhRequest', tags, security,
       summary: 'Real-time status of a request, as a customer page shows it',
       querystring: TrackingQuery,
-      response: { 200: CfhStatusView, ...errors, ...notFoundResponse },
+      response: { 200: CfhStatusView, ...queryErrors, ...notFoundResponse },
     },
   }, async (request) => {
     const { organizationId } = principalOf(request);

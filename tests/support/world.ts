@@ -2,7 +2,7 @@
 // helpers that make each test's own organizations, lockers and tokens with fresh ids.
 import crypto from 'node:crypto';
 import { after } from 'node:test';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, type App, type Deps } from '../../src/app.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/db.ts';
@@ -106,12 +106,16 @@ export interface TestContext {
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
-export async function testApp(opts: { clock?: ManualClock; config?: Config } = {}): Promise<TestContext> {
+export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void; failureLimit?: Deps['failureLimit'] } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
-  const app = await buildApp({ config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET) });
+  // Suites send many refused requests on purpose; the brute-force guard has its own tests.
+  const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
+  const deps: Deps = { config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET), failureLimit };
+  const app = await buildApp(deps);
+  opts.extend?.(app, deps);
   await app.ready();
   closeAtEnd(() => app.close());
   return { app, db, clock, scheduler, config };
