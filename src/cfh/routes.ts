@@ -6,14 +6,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from '../app.ts';
 import { bearerAuth, type Principal } from '../http/auth.ts';
 import { AppError, notFound } from '../http/errors.ts';
-import { creationProblems, cancelOfClosed, decideOnTheWay, newMessageId, timeoutDeadline, toRecord, toStatusView, type Staff } from './rules.ts';
+import { creationProblems, cancelOfClosed, decideOnTheWay, newMessageId, toRecord, toStatusView, type Staff } from './rules.ts';
 import {
   CancelBody, CfhRequestRecord, CfhStatusView, CompleteBody, CreateBody, ErrorBody, StaffActionBody, Success, TrackingQuery,
   type RequestFrom,
 } from './schemas.ts';
 import * as store from './store.ts';
-
-export const CFH_TIMEOUT_JOB = 'cfh.timeout';
 
 const security = [{ bearerToken: [] }];
 const tags = ['callforhelp'];
@@ -49,7 +47,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = bearerAuth(deps.db, deps.clock, 'cfh');
 
-  deps.scheduler.register(CFH_TIMEOUT_JOB, async (q, payload, job) => {
+  deps.scheduler.register(store.CFH_TIMEOUT_JOB, async (q, payload, job) => {
     await store.markTimedOut(q, Number(payload.request_id), job.runAt);
   });
 
@@ -64,24 +62,20 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
   }, async (request, reply) => {
     const { organizationId, tokenId } = principalOf(request);
     const body = request.body;
-    const now = deps.clock.now();
-    const row = await deps.db.tx(async (q) => {
-      const inserted = await store.insertRequest(q, {
-        organizationId, tokenId, messageId: newMessageId(),
-        locationId: body.location_id, optionId: body.option_id,
-        deviceId: body.device_id ?? null, displayId: body.display_id ?? null,
-        callbuttonId: body.callbutton_id ?? null, chatChannelId: body.chat_channel_id ?? null,
-      }, now);
-      const problems = creationProblems({ location: inserted.locationFound, option: inserted.optionFound });
-      if (problems !== null) {
-        const message = Object.entries(problems).map(([field, list]) => `${field}: ${list.join(', ')}`).join('; ');
-        throw new AppError(422, 'validation_failed', message, { errors: problems });
-      }
-      if (inserted.row === null) throw new Error('a CFH request that passed its checks was not inserted');
-      await deps.scheduler.enqueue(q, CFH_TIMEOUT_JOB, { request_id: inserted.row.id },
-        timeoutDeadline(now, inserted.locationTimeoutSeconds, deps.config));
-      return inserted.row;
-    });
+    const inserted = await store.insertRequest(deps.db, {
+      organizationId, tokenId, messageId: newMessageId(),
+      locationId: body.location_id, optionId: body.option_id,
+      deviceId: body.device_id ?? null, displayId: body.display_id ?? null,
+      callbuttonId: body.callbutton_id ?? null, chatChannelId: body.chat_channel_id ?? null,
+      defaultTimeoutSeconds: deps.config.cfhTimeoutSeconds,
+    }, deps.clock.now());
+    const problems = creationProblems({ location: inserted.locationFound, option: inserted.optionFound });
+    if (problems !== null) {
+      const message = Object.entries(problems).map(([field, list]) => `${field}: ${list.join(', ')}`).join('; ');
+      throw new AppError(422, 'validation_failed', message, { errors: problems });
+    }
+    if (inserted.row === null) throw new Error('a CFH request that passed its checks was not inserted');
+    const row = inserted.row;
     return reply.code(201).send(toRecord(row));
   });
 

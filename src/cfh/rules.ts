@@ -1,7 +1,6 @@
 // The rules of a Call for Help request that are not a single SQL predicate, and its wire formats.
 // The transitions that must hold under concurrency (claim, complete, cancel) are conditional
 // UPDATEs in store.ts; their conditions are spelled out there next to the SQL.
-import type { Config } from '../config.ts';
 import type { FieldErrors } from '../http/errors.ts';
 import { randomToken } from '../http/secrets.ts';
 import { sqlSeconds } from '../db/timestamps.ts';
@@ -10,11 +9,6 @@ import type { CfhRequestRecord, CfhStatusView, RequestFrom } from './schemas.ts'
 /** 128 random bits, URL-safe: it travels in QR codes and customer page links. */
 export function newMessageId(): string {
   return randomToken(16);
-}
-
-/** When an unclaimed request times out: the location's own timeout, else the service default. */
-export function timeoutDeadline(createdAt: Date, locationTimeoutSeconds: number | null, config: Pick<Config, 'cfhTimeoutSeconds'>): Date {
-  return new Date(createdAt.getTime() + (locationTimeoutSeconds ?? config.cfhTimeoutSeconds) * 1000);
 }
 
 /** C0's own checks: the location and the option must be the token's organization's, and the option

@@ -11,6 +11,9 @@ const RECORD_COLUMNS = `r.id, r.device_id, r.is_claimed, r.claimed_at, r.claimed
 
 const EVENT_COLUMNS = 'request_id, kind, at, token_id, actor_name, actor_user_id, channel_id, request_from, detail';
 
+/** The scheduler's job kind of a request's timeout; its handler is markTimedOut. */
+export const CFH_TIMEOUT_JOB = 'cfh.timeout';
+
 export interface NewRequest {
   organizationId: number;
   locationId: number;
@@ -21,19 +24,25 @@ export interface NewRequest {
   callbuttonId: number | null;
   chatChannelId: string | null;
   tokenId: number;
+  /** The service's CFH_TIMEOUT_SECONDS, for a location without a timeout of its own. */
+  defaultTimeoutSeconds: number;
 }
 
 export interface InsertResult {
   locationFound: boolean;
   optionFound: boolean;
-  locationTimeoutSeconds: number | null;
   /** null when the location or the option did not check out (nothing was written). */
   row: RequestRow | null;
 }
 
-/** C0: the checks and the insert (with its "created" event) in one statement. */
+/**
+ * C0 in one statement: the location and option checks, the request, its "created" event and its
+ * timeout job, which is the row scheduler.enqueue(q, CFH_TIMEOUT_JOB, { request_id }, deadline)
+ * writes, inserted here so that creation is one round trip instead of a four-statement
+ * transaction. The deadline is the location's cfh_timeout_seconds, else the service default.
+ */
 export async function insertRequest(q: Queryable, input: NewRequest, now: Date): Promise<InsertResult> {
-  const [result] = await q.query<RequestRow & { location_found: boolean; option_found: boolean; location_timeout_seconds: number | null }>(
+  const [result] = await q.query<RequestRow & { location_found: boolean; option_found: boolean }>(
     `WITH loc AS (
        SELECT id, cfh_timeout_seconds FROM locations WHERE id = $1 AND organization_id = $3
      ), opt AS (
@@ -44,20 +53,20 @@ export async function insertRequest(q: Queryable, input: NewRequest, now: Date):
        RETURNING *
      ), ev AS (
        INSERT INTO cfh_request_events (request_id, kind, at, token_id) SELECT id, 'created', $9, $10 FROM r
+     ), job AS (
+       INSERT INTO jobs (kind, payload, run_at)
+       SELECT $11, jsonb_build_object('request_id', r.id),
+         $9::timestamptz + make_interval(secs => COALESCE(loc.cfh_timeout_seconds, $12::integer))
+       FROM r, loc
      )
-     SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found,
-       (SELECT cfh_timeout_seconds FROM loc) AS location_timeout_seconds, ${RECORD_COLUMNS}
+     SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found, ${RECORD_COLUMNS}
      FROM (VALUES (1)) AS one LEFT JOIN r ON true`,
-    [input.locationId, input.optionId, input.organizationId, input.messageId, input.deviceId, input.displayId, input.callbuttonId, input.chatChannelId, now, input.tokenId],
+    [input.locationId, input.optionId, input.organizationId, input.messageId, input.deviceId, input.displayId, input.callbuttonId,
+      input.chatChannelId, now, input.tokenId, CFH_TIMEOUT_JOB, input.defaultTimeoutSeconds],
   );
   if (result === undefined) throw new Error('the insert of a CFH request returned no row');
-  const { location_found, option_found, location_timeout_seconds, ...row } = result;
-  return {
-    locationFound: location_found,
-    optionFound: option_found,
-    locationTimeoutSeconds: location_timeout_seconds,
-    row: row.id === null ? null : row,
-  };
+  const { location_found, option_found, ...row } = result;
+  return { locationFound: location_found, optionFound: option_found, row: row.id === null ? null : row };
 }
 
 async function exists(q: Queryable, organizationId: number, messageId: string): Promise<boolean> {
