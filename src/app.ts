@@ -15,6 +15,7 @@ import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
 import { lockerRoutes } from './lockers/routes.ts';
+import { cfhRoutes } from './cfh/routes.ts';
 
 export interface Deps {
   config: Config;
@@ -61,6 +62,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   await app.register(healthRoutes, deps);
   await app.register(lockerRoutes, deps);
+  await app.register(cfhRoutes, deps);
 
   return app;
 }
