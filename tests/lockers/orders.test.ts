@@ -201,3 +201,16 @@ test('a completion with wrongly typed options is 422', async () => {
   // Nothing was completed.
   assert.equal((await l.cabinet(0)).occupied, 1);
 });
+
+test('concurrent completions of one order complete it once and all return that completion', async () => {
+  const l = await lockers();
+  const created = await l.placeOrder(0);
+  const results = await Promise.all([
+    ...Array.from({ length: 6 }, (_, i) => l.completeByCabinet(0, { completed_by: i })),
+    ...Array.from({ length: 6 }, (_, i) => l.completeByCode(created.open_code as string, { completed_device_id: i })),
+  ]);
+  assert.deepEqual([...new Set(results.map((r) => r.statusCode))], [200]);
+  const bodies = results.map((r) => r.json<Json>());
+  for (const b of bodies) assert.deepEqual(b, bodies[0]);
+  assert.equal((await l.cabinet(0)).occupied, 0);
+});
