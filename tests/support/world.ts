@@ -9,11 +9,26 @@ import { openDb, type Db } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
+import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
+/** An external broker for the device tests (e.g. Mosquitto); unset, each app runs its own embedded one. */
+export const TEST_MQTT_URL = process.env.TEST_MQTT_URL || null;
+/** Test processes share one PostgreSQL database but not a broker: each dispatches only the device
+ * messages its own connections queued (they carry this application_name). */
+export const TEST_ORIGIN = onPostgres ? `storeops-test-${process.pid}-${crypto.randomBytes(4).toString('hex')}` : null;
+
+/** TEST_DATABASE_URL with this process's application_name. */
+export function testDatabaseUrl(): string | null {
+  const raw = process.env.TEST_DATABASE_URL;
+  if (!raw) return null;
+  const url = new URL(raw);
+  if (TEST_ORIGIN !== null) url.searchParams.set('application_name', TEST_ORIGIN);
+  return url.toString();
+}
 
 let shared: Promise<Db> | null = null;
 
@@ -21,7 +36,7 @@ let shared: Promise<Db> | null = null;
 export function testDb(): Promise<Db> {
   if (shared === null) {
     shared = (async () => {
-      const url = process.env.TEST_DATABASE_URL;
+      const url = testDatabaseUrl();
       const db = await openDb(url ? { kind: 'postgres', url, poolSize: 20 } : { kind: 'pglite', dataDir: null });
       await migrate(db);
       return db;
@@ -66,7 +81,11 @@ export function freshId(): number {
 }
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://storeops.test', SECRET_TOKEN: TEST_SECRET, ...overrides });
+  return loadConfig({
+    LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://storeops.test', SECRET_TOKEN: TEST_SECRET, MQTT_PORT: '0',
+    ...(TEST_MQTT_URL !== null ? { MQTT_URL: TEST_MQTT_URL } : {}),
+    ...overrides,
+  });
 }
 
 export interface TestContext {
@@ -75,6 +94,15 @@ export interface TestContext {
   clock: ManualClock;
   scheduler: Scheduler;
   config: Config;
+  /** The device channel, started: dispatches on its own; `await devices.dispatchPending()` publishes now. */
+  devices: DeviceGateway;
+  /** Where a test device connects (mqtt://127.0.0.1:<embedded port>, or TEST_MQTT_URL). */
+  mqttUrl: string;
+}
+
+/** Options of a test's device gateway (one that shares the test database with other processes). */
+export function testGatewayOptions(): { origin: string | null; clientId: string } {
+  return { origin: TEST_ORIGIN, clientId: `storeops-test-${crypto.randomBytes(6).toString('hex')}` };
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
@@ -83,10 +111,15 @@ export async function testApp(opts: { clock?: ManualClock; config?: Config } = {
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
-  const app = await buildApp({ config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET) });
+  const devices = new DeviceGateway({ config, db, clock, pollMs: 100, ...testGatewayOptions() });
+  await devices.start();
+  const app = await buildApp({ config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET) });
+  after(async () => {
+    await app.close();
+    await devices.stop();
+  });
   await app.ready();
-  after(() => app.close());
-  return { app, db, clock, scheduler, config };
+  return { app, db, clock, scheduler, config, devices, mqttUrl: devices.deviceUrl ?? '' };
 }
 
 export interface World {
