@@ -23,6 +23,7 @@ test('a locker connects with its key and receives the command queued for it', as
     const message = await device.next(byKey(key));
     assert.equal(message.topic, `lockers/${world.lockerId}/commands`);
     assert.deepEqual({ ...message.body, issued_at: undefined }, { command_id: key, cabinet_key: 2, command: 'open', door: 'front', issued_at: undefined });
+    await devices.settle();
     assert.notEqual((await outboxState(db, key)).published_at, null);
   } finally {
     await device.end();

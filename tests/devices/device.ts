@@ -1,5 +1,7 @@
 // A test device: a real mqtt.js client, as locker firmware or a radio edge device would use.
 import crypto from 'node:crypto';
+import net from 'node:net';
+import { Aedes } from 'aedes';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Db } from '../../src/db/db.ts';
 import { enqueueDeviceMessage } from '../../src/devices/outbox.ts';
@@ -128,4 +130,33 @@ export async function outboxState(db: Db, key: string): Promise<OutboxState> {
   const [row] = await db.query<OutboxState>('SELECT published_at, acked_at, publish_attempts, ack FROM device_outbox WHERE message_key = $1', [key]);
   if (row === undefined) throw new Error(`no outbox message ${key}`);
   return row;
+}
+
+export interface BareBroker {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A plain aedes broker, anonymous and without our rules: the "external broker" of a test. */
+export async function startBareBroker(port = 0): Promise<BareBroker> {
+  const aedes = await Aedes.createBroker();
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    aedes.handle(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as net.AddressInfo).port;
+  return {
+    url: `mqtt://127.0.0.1:${bound}`,
+    port: bound,
+    async close() {
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -105,19 +105,31 @@ export function testGatewayOptions(): { origin: string | null; clientId: string 
   return { origin: TEST_ORIGIN, clientId: `storeops-test-${crypto.randomBytes(6).toString('hex')}` };
 }
 
+let sharedDevices: Promise<DeviceGateway> | null = null;
+let devicesClock: Clock = new ManualClock(new Date());
+
+/** One device gateway (one broker) per test process: apps sharing a database must not each
+ * publish the others' messages on brokers their devices are not connected to. It reads the clock
+ * of the latest testApp. Made from the first testApp's config; stopped when the file ends. */
+function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
+  if (sharedDevices === null) {
+    const devices = new DeviceGateway({ config, db, clock: { now: () => devicesClock.now() }, pollMs: 100, ...testGatewayOptions() });
+    sharedDevices = devices.start().then(() => devices);
+    after(() => devices.stop());
+  }
+  return sharedDevices;
+}
+
 /** A built app on the process's database with a manual clock; closed when the file ends. */
 export async function testApp(opts: { clock?: ManualClock; config?: Config } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
-  const devices = new DeviceGateway({ config, db, clock, pollMs: 100, ...testGatewayOptions() });
-  await devices.start();
+  devicesClock = clock;
+  const devices = await testDevices(db, config);
   const app = await buildApp({ config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET) });
-  after(async () => {
-    await app.close();
-    await devices.stop();
-  });
+  after(() => app.close());
   await app.ready();
   return { app, db, clock, scheduler, config, devices, mqttUrl: devices.deviceUrl ?? '' };
 }
