@@ -30,13 +30,22 @@ export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: 
  * one device's messages are published by one dispatcher at a time, in order.
  */
 export async function pickUnpublished(q: Queryable, now: Date, limit: number, origin: string | null): Promise<OutboxMessage[]> {
+  // Three steps in one statement, so the topic locks are tried only for a bounded window of the
+  // oldest messages whatever plan the first step gets: the window (read, not locked); the topics
+  // of the window this transaction can lock; the window's rows of those topics, row-locked.
   return q.query<OutboxMessage>(
-    `SELECT id, topic, payload, message_key FROM device_outbox
-     WHERE published_at IS NULL
-       AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
-       AND ($3::text IS NULL OR origin = $3)
-       AND pg_try_advisory_xact_lock(${TOPIC_LOCK}, hashtext(topic))
-     ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    `WITH window_rows AS (
+       SELECT id, topic FROM device_outbox
+       WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1) AND ($3::text IS NULL OR origin = $3)
+       ORDER BY id LIMIT $2 * 4
+     ), our_topics AS (
+       SELECT topic FROM (SELECT DISTINCT topic FROM window_rows) t
+       WHERE pg_try_advisory_xact_lock(${TOPIC_LOCK}, hashtext(topic))
+     )
+     SELECT d.id, d.topic, d.payload, d.message_key FROM device_outbox d
+     WHERE d.id IN (SELECT id FROM window_rows) AND d.topic IN (SELECT topic FROM our_topics) AND d.published_at IS NULL
+     ORDER BY d.id LIMIT $2
+     FOR UPDATE OF d SKIP LOCKED`,
     [now, limit, origin],
   );
 }

@@ -7,13 +7,15 @@ import { ManualClock } from '../../src/clock.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
-import { makeWorld, testApp, testConfig, testDb, TEST_SECRET } from '../support/world.ts';
+import { makeWorld, testConfig, testDb, testGatewayOptions, TEST_SECRET } from '../support/world.ts';
+import { byKey, outboxState, queueCommand, startBareBroker, TestDevice } from './device.ts';
 
 const BROKER_SECRET = 'broker-secret-0123456789';
 const db = await testDb();
 const clock = new ManualClock(new Date());
 // The service logs in to its broker as storeops / svc-password-123 (MQTT_URL). The gateway is not
-// started: these decisions need the database only.
+// started: these decisions need the database only. (No testApp here: its running gateway would
+// publish what the last test leaves queued.)
 const config = testConfig({ MQTT_URL: 'mqtt://storeops:svc-password-123@broker.invalid:1883', MQTT_AUTH_SECRET: BROKER_SECRET });
 const devices = new DeviceGateway({ config, db, clock });
 const app = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET) });
@@ -25,8 +27,10 @@ const auth = { authorization: `Bearer ${BROKER_SECRET}` };
 const post = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = auth) => app.inject({ method: 'POST', url, payload, headers });
 
 test('without MQTT_AUTH_SECRET the broker endpoints do not exist', async () => {
-  const plain = await testApp();
-  const response = await plain.app.inject({ method: 'POST', url: '/internal/mqtt/emqx/authn', payload: { username: 'x', password: 'y' }, headers: auth });
+  const config = testConfig();
+  const plain = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices: new DeviceGateway({ config, db, clock }), secretDigest: sha256hex(TEST_SECRET) });
+  after(() => plain.close());
+  const response = await plain.inject({ method: 'POST', url: '/internal/mqtt/emqx/authn', payload: { username: 'x', password: 'y' }, headers: auth });
   assert.equal(response.statusCode, 404);
   assert.equal(response.json().code, 'not_found');
 });
@@ -130,4 +134,31 @@ test('the broker endpoints are in the OpenAPI document', async () => {
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId?: string }>> };
   const ids = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
   for (const id of ['mqttEmqxAuthenticate', 'mqttEmqxAuthorize', 'mqttMosquittoUser', 'mqttMosquittoSuperuser', 'mqttMosquittoAcl']) assert.ok(ids.includes(id), id);
+});
+
+test('when an external broker asks about a device\'s subscription, the device is then sent what it has not acked', async () => {
+  const broker = await startBareBroker();
+  after(() => broker.close());
+  const external = testConfig({ MQTT_URL: broker.url, MQTT_AUTH_SECRET: BROKER_SECRET });
+  const gateway = new DeviceGateway({ config: external, db, clock, autoDispatch: false, ...testGatewayOptions() });
+  await gateway.start();
+  after(() => gateway.stop());
+  const service = await buildApp({ config: external, db, clock, scheduler: new Scheduler({ db, clock }), devices: gateway, secretDigest: sha256hex(TEST_SECRET) });
+  after(() => service.close());
+
+  const device = await makeWorld(db, clock);
+  const topic = `lockers/${device.lockerId}/commands`;
+  const key = await queueCommand(db, clock, device.lockerId);
+  await gateway.dispatchPending(); // published while the locker was away, with no session to keep it
+  const locker = await TestDevice.connect(broker.url, { clientId: `locker-${device.lockerId}` });
+  try {
+    await locker.subscribe(topic);
+    const answer = await service.inject({ method: 'POST', url: '/internal/mqtt/emqx/authz', headers: auth, payload: { username: `locker:${device.lockerId}`, topic, action: 'subscribe' } });
+    assert.deepEqual(answer.json(), { result: 'allow' });
+    await locker.next(byKey(key));
+    await gateway.settle();
+    assert.equal((await outboxState(db, key)).publish_attempts, 2);
+  } finally {
+    await locker.end();
+  }
 });
