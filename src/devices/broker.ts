@@ -21,9 +21,10 @@ export interface EmbeddedBrokerHooks {
 // aedes' AuthErrorCode is a const enum, which erasable TypeScript cannot import.
 const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;
+const SERVER_UNAVAILABLE = 3;
 const WEBSOCKET_PATH = '/mqtt';
-/** A device message (a WAV of a long announcement) may be large; nothing a device sends is. */
-const MAX_WS_FRAME = 16 * 1024 * 1024;
+/** Largest WebSocket frame a device may send: it only sends acks (what it receives is not limited). */
+const MAX_WS_FRAME = 256 * 1024;
 
 function refusal(message: string, returnCode: number): AuthenticateError {
   return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
@@ -67,7 +68,7 @@ export class EmbeddedBroker implements Transport {
           },
           (err: unknown) => {
             log.error({ err, device: deviceName(device) }, 'device authentication failed');
-            done(refusal('server unavailable', 3), null);
+            done(refusal('server unavailable', SERVER_UNAVAILABLE), null);
           },
         );
       },
@@ -125,7 +126,12 @@ export class EmbeddedBroker implements Transport {
         }, resolve);
       });
     }
-    await broker.#listen(opts.port, opts.host);
+    try {
+      await broker.#listen(opts.port, opts.host);
+    } catch (err) {
+      await broker.close();
+      throw err;
+    }
     return broker;
   }
 
@@ -180,10 +186,23 @@ export class EmbeddedBroker implements Transport {
     for (const ws of this.#wss.clients) ws.terminate();
   }
 
+  /**
+   * Hands the message to the broker without waiting for it to reach the device: aedes calls back
+   * only once every subscriber's socket took it, and a slow device fetching a long WAV must not
+   * hold the dispatcher's transaction (on PGlite, the one database connection). A message that
+   * never reaches the device is not acked, and is sent again when the device reconnects.
+   */
   publish(topic: string, payload: Buffer): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#aedes.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (err?: Error) => (err ? reject(err) : resolve()));
+    if (this.#closed) return Promise.reject(new Error('the embedded broker is closed'));
+    let refused: Error | undefined;
+    let returned = false;
+    this.#aedes.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (err?: Error) => {
+      if (!err) return;
+      if (returned) this.#log.warn({ topic, err: err.message }, 'the embedded broker failed a message after taking it');
+      else refused = err;
     });
+    returned = true;
+    return refused === undefined ? Promise.resolve() : Promise.reject(refused);
   }
 
   async close(): Promise<void> {
