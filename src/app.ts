@@ -15,6 +15,8 @@ import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
+import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
+import { cfhRoutes } from './cfh/routes.ts';
 
 export interface Deps {
   config: Config;
@@ -25,6 +27,8 @@ export interface Deps {
   devices: DeviceGateway;
   /** SHA-256 of the shared secret_token of L1-L6. */
   secretDigest: string;
+  /** Brute-force guard; the default unless a test needs another. */
+  failureLimit?: FailureLimit;
 }
 
 export type App = FastifyInstance;
@@ -44,6 +48,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     return503OnClosing: true,
+    trustProxy: deps.config.trustProxy,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -51,6 +56,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.decorateRequest('principal', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
+  registerFailureLimit(app, deps.clock, deps.failureLimit);
 
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, openApiOptions(deps.config));
@@ -59,6 +65,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   await app.register(healthRoutes, deps);
   await app.register(deviceRoutes, deps);
+  await app.register(cfhRoutes, deps);
 
   return app;
 }

@@ -35,9 +35,6 @@ export interface GatewayOptions {
   batchSize?: number;
   /** false: nothing is published until dispatchPending() is called (tests that stop "between"). */
   autoDispatch?: boolean;
-  /** Dispatch only messages queued by connections with this application_name (test processes
-   * sharing one PostgreSQL database, each with its own embedded broker). */
-  origin?: string | null;
   /** The client id on an external broker; default MQTT_CLIENT_ID, else a random one. */
   clientId?: string;
 }
@@ -59,7 +56,6 @@ export class DeviceGateway {
   readonly #pollMs: number;
   readonly #batchSize: number;
   readonly #autoDispatch: boolean;
-  readonly #origin: string | null;
   readonly #clientId: string;
   readonly #service: { username: string; password: string } | null;
   #broker: EmbeddedBroker | null = null;
@@ -82,10 +78,9 @@ export class DeviceGateway {
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#log = opts.log ?? silentLogger;
-    this.#pollMs = opts.pollMs ?? 200;
+    this.#pollMs = opts.pollMs ?? 100;
     this.#batchSize = opts.batchSize ?? 100;
     this.#autoDispatch = opts.autoDispatch ?? true;
-    this.#origin = opts.origin ?? null;
     this.#clientId = opts.clientId ?? opts.config.mqttClientId ?? `storeops-${crypto.randomBytes(6).toString('hex')}`;
     this.#service = opts.config.mqttUrl === null ? null : credentialsOf(opts.config.mqttUrl);
   }
@@ -189,7 +184,7 @@ export class DeviceGateway {
   redeliverDue(): Promise<number> {
     return this.#exclusive(async () => {
       let total = 0;
-      for (const topic of await topicsDueForRedelivery(this.#db, this.#clock.now(), 50, this.#origin)) {
+      for (const topic of await topicsDueForRedelivery(this.#db, this.#clock.now(), 50)) {
         total += await this.#redeliver(topic, true);
       }
       return total;
@@ -262,7 +257,7 @@ export class DeviceGateway {
 
   async #poll(): Promise<void> {
     if (!this.up) return;
-    if (this.#autoDispatch && (await hasUnpublished(this.#db, this.#clock.now(), this.#origin))) await this.dispatchPending();
+    if (this.#autoDispatch && (await hasUnpublished(this.#db, this.#clock.now()))) await this.dispatchPending();
     if (this.external && Date.now() - this.#lastSweep >= SWEEP_EVERY_MS) {
       this.#lastSweep = Date.now();
       await this.redeliverDue();
@@ -282,7 +277,7 @@ export class DeviceGateway {
     if (transport === null || !transport.up) return -1;
     const now = this.#clock.now();
     return this.#db.tx(async (q) => {
-      const rows = await pickUnpublished(q, now, this.#batchSize, this.#origin);
+      const rows = await pickUnpublished(q, now, this.#batchSize);
       if (rows.length === 0) return -1;
       const { ok, failed, error } = await publishAll(transport, rows);
       await markPublished(q, ok, now, this.external ? REDELIVER_AFTER_S : null);

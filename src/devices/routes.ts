@@ -37,11 +37,17 @@ const GoAuthAclBody = Type.Object({
 const GoAuthOk = Type.Object({ ok: Type.Boolean(), error: Type.String() });
 
 const security = [{ brokerSecret: [] }];
+const ValidationBody = Type.Object({ message: Type.String(), code: Type.String(), errors: Type.Record(Type.String(), Type.Array(Type.String())) });
 const refusals = {
-  401: ErrorBody,
-  404: ErrorBody,
-  422: Type.Object({ message: Type.String(), code: Type.String(), errors: Type.Record(Type.String(), Type.Array(Type.String())) }),
+  400: { ...ErrorBody, description: 'the body is not JSON' },
+  401: { ...ErrorBody, description: 'the broker secret (MQTT_AUTH_SECRET) is missing or wrong' },
+  404: { ...ErrorBody, description: 'MQTT_AUTH_SECRET is not set: broker authentication is disabled' },
+  413: { ...ErrorBody, description: 'the body is too large' },
+  422: { ...ValidationBody, description: 'the body is invalid' },
+  429: { ...ErrorBody, description: 'too many failed broker secrets from this client; see Retry-After' },
+  503: { ...ErrorBody, description: 'the database is unavailable; see Retry-After' },
 };
+const deny = (what: string) => ({ 403: { ...ErrorBody, description: what } });
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -117,12 +123,17 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: Deps): Promis
     return { result: allowed ? ('allow' as const) : ('deny' as const) };
   });
 
+  // A 403 below is the broker's answer about a device, not a failure of the broker's own credential:
+  // counted by the brute-force guard, a few refused devices would lock every device out.
+  const answer = { refusalIsAnswer: true };
+
   app.post('/internal/mqtt/mosquitto/user', {
     onRequest: brokerSecret,
+    config: answer,
     schema: {
       operationId: 'mqttMosquittoUser', tags: ['devices'], security, body: GoAuthUserBody,
       description: "mosquitto-go-auth HTTP backend, user check: 200 when the username and key are a device's (or the service's), else 403.",
-      response: { 200: GoAuthOk, 403: ErrorBody, ...refusals },
+      response: { 200: GoAuthOk, ...deny('unknown device or wrong key'), ...refusals },
     },
   }, async (request) => {
     if ((await login(request.body.username, request.body.password)) === null) throw denied('unknown device or wrong key');
@@ -131,10 +142,11 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: Deps): Promis
 
   app.post('/internal/mqtt/mosquitto/superuser', {
     onRequest: brokerSecret,
+    config: answer,
     schema: {
       operationId: 'mqttMosquittoSuperuser', tags: ['devices'], security, body: GoAuthSuperuserBody,
       description: 'mosquitto-go-auth HTTP backend, superuser check: only the service itself (the user of MQTT_URL) is one.',
-      response: { 200: GoAuthOk, 403: ErrorBody, ...refusals },
+      response: { 200: GoAuthOk, ...deny('not a superuser'), ...refusals },
     },
   }, async (request) => {
     if (!gateway.isServiceLogin(request.body.username, null)) throw denied('not a superuser');
@@ -143,10 +155,11 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: Deps): Promis
 
   app.post('/internal/mqtt/mosquitto/acl', {
     onRequest: brokerSecret,
+    config: answer,
     schema: {
       operationId: 'mqttMosquittoAcl', tags: ['devices'], security, body: GoAuthAclBody,
       description: 'mosquitto-go-auth HTTP backend, ACL check (acc 1 read, 2 publish, 3 both, 4 subscribe): 200 allowed, 403 denied.',
-      response: { 200: GoAuthOk, 403: ErrorBody, ...refusals },
+      response: { 200: GoAuthOk, ...deny('not allowed on this topic'), ...refusals },
     },
   }, async (request) => {
     const { username, topic, acc } = request.body;

@@ -29,14 +29,14 @@ export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: 
  * by another dispatcher is skipped, and so is every message of a topic another dispatcher holds:
  * one device's messages are published by one dispatcher at a time, in order.
  */
-export async function pickUnpublished(q: Queryable, now: Date, limit: number, origin: string | null): Promise<OutboxMessage[]> {
+export async function pickUnpublished(q: Queryable, now: Date, limit: number): Promise<OutboxMessage[]> {
   // Three steps in one statement, so the topic locks are tried only for a bounded window of the
   // oldest messages whatever plan the first step gets: the window (read, not locked); the topics
   // of the window this transaction can lock; the window's rows of those topics, row-locked.
   return q.query<OutboxMessage>(
     `WITH window_rows AS (
        SELECT id, topic FROM device_outbox
-       WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1) AND ($3::text IS NULL OR origin = $3)
+       WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
        ORDER BY id LIMIT $2 * 4
      ), our_topics AS (
        SELECT topic FROM (SELECT DISTINCT topic FROM window_rows) t
@@ -46,17 +46,15 @@ export async function pickUnpublished(q: Queryable, now: Date, limit: number, or
      WHERE d.id IN (SELECT id FROM window_rows) AND d.topic IN (SELECT topic FROM our_topics) AND d.published_at IS NULL
      ORDER BY d.id LIMIT $2
      FOR UPDATE OF d SKIP LOCKED`,
-    [now, limit, origin],
+    [now, limit],
   );
 }
 
 /** Is anything due for a first publish? One cheap read, so an idle poll opens no transaction. */
-export async function hasUnpublished(q: Queryable, now: Date, origin: string | null): Promise<boolean> {
+export async function hasUnpublished(q: Queryable, now: Date): Promise<boolean> {
   const rows = await q.query(
-    `SELECT 1 FROM device_outbox
-     WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1) AND ($2::text IS NULL OR origin = $2)
-     LIMIT 1`,
-    [now, origin],
+    'SELECT 1 FROM device_outbox WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1) LIMIT 1',
+    [now],
   );
   return rows.length > 0;
 }
@@ -133,13 +131,12 @@ export async function messagesByIds(q: Queryable, ids: readonly number[]): Promi
 }
 
 /** Topics with a redelivery due (external broker: nobody tells us when a device comes back). */
-export async function topicsDueForRedelivery(q: Queryable, now: Date, limit: number, origin: string | null): Promise<string[]> {
+export async function topicsDueForRedelivery(q: Queryable, now: Date, limit: number): Promise<string[]> {
   const rows = await q.query<{ topic: string }>(
     `SELECT DISTINCT topic FROM device_outbox
      WHERE published_at IS NOT NULL AND acked_at IS NULL AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
-       AND ($3::text IS NULL OR origin = $3)
      LIMIT $2`,
-    [now, limit, origin],
+    [now, limit],
   );
   return rows.map((r) => r.topic);
 }

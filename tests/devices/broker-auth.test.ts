@@ -162,3 +162,18 @@ test('when an external broker asks about a device\'s subscription, the device is
     await locker.end();
   }
 });
+
+test('refusals the broker relays do not trip the brute-force guard; guessing the broker secret does', async () => {
+  const guarded = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET), failureLimit: { max: 5, windowMs: 60_000 } });
+  after(() => guarded.close());
+  const ask = (headers: Record<string, string>) => guarded.inject({
+    method: 'POST', url: '/internal/mqtt/mosquitto/acl', headers,
+    payload: { username: `locker:${world.lockerId}`, topic: `lockers/${other.lockerId}/commands`, acc: 4, clientid: 'c' },
+  });
+  for (let i = 0; i < 20; i++) assert.equal((await ask({ 'user-agent': BROKER_SECRET })).statusCode, 403);
+  const login = await guarded.inject({ method: 'POST', url: '/internal/mqtt/mosquitto/user', headers: { 'user-agent': BROKER_SECRET }, payload: { username: `locker:${world.lockerId}`, password: world.lockerKey } });
+  assert.equal(login.statusCode, 200);
+  const statuses: number[] = [];
+  for (let i = 0; i < 7; i++) statuses.push((await ask({ 'user-agent': 'a-guessed-secret-value' })).statusCode);
+  assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
+});

@@ -2,7 +2,7 @@
 // helpers that make each test's own organizations, lockers and tokens with fresh ids.
 import crypto from 'node:crypto';
 import { after } from 'node:test';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, type App, type Deps } from '../../src/app.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/db.ts';
@@ -15,36 +15,52 @@ import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
-/** An external broker for the device tests (e.g. Mosquitto); unset, each app runs its own embedded one. */
+/** An external broker for the device tests (e.g. Mosquitto); unset, the apps use an embedded one. */
 export const TEST_MQTT_URL = process.env.TEST_MQTT_URL || null;
-/** Test processes share one PostgreSQL database but not a broker: each dispatches only the device
- * messages its own connections queued (they carry this application_name). */
-export const TEST_ORIGIN = onPostgres ? `storeops-test-${process.pid}-${crypto.randomBytes(4).toString('hex')}` : null;
-
-/** TEST_DATABASE_URL with this process's application_name. */
-export function testDatabaseUrl(): string | null {
-  const raw = process.env.TEST_DATABASE_URL;
-  if (!raw) return null;
-  const url = new URL(raw);
-  if (TEST_ORIGIN !== null) url.searchParams.set('application_name', TEST_ORIGIN);
-  return url.toString();
-}
 
 let shared: Promise<Db> | null = null;
+
+// Registered when this module is first imported, so it belongs to the file's root and runs after
+// its last test (an `after` called inside a hook would run when that hook's scope ends).
+const closers: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+  if (shared !== null) await (await shared).close();
+});
+/** Something for the file's end to close (an app, a gateway, a second database). */
+export function closeAtEnd(close: () => Promise<unknown>): void {
+  closers.push(close);
+}
 
 /** The process's test database, migrated; closed when the test file ends. */
 export function testDb(): Promise<Db> {
   if (shared === null) {
     shared = (async () => {
-      const url = testDatabaseUrl();
-      const db = await openDb(url ? { kind: 'postgres', url, poolSize: 20 } : { kind: 'pglite', dataDir: null });
+      const url = process.env.TEST_DATABASE_URL;
+      if (!url) {
+        const db = await openDb({ kind: 'pglite', dataDir: null });
+        await migrate(db);
+        return db;
+      }
+      // Test files run in parallel processes: each gets a schema of its own, so one file's
+      // scheduler never picks another file's jobs.
+      const schema = `storeops_test_${crypto.randomBytes(6).toString('hex')}`;
+      const admin = await openDb({ kind: 'postgres', url });
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.close();
+      const db = await openDb({ kind: 'postgres', url, poolSize: 20, schema });
       await migrate(db);
-      return db;
+      const close = db.close.bind(db);
+      return {
+        ...db,
+        close: async () => {
+          await close();
+          const cleanup = await openDb({ kind: 'postgres', url });
+          await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          await cleanup.close();
+        },
+      };
     })();
-    after(async () => {
-      const db = await shared;
-      await db?.close();
-    });
   }
   return shared;
 }
@@ -100,9 +116,9 @@ export interface TestContext {
   mqttUrl: string;
 }
 
-/** Options of a test's device gateway (one that shares the test database with other processes). */
-export function testGatewayOptions(): { origin: string | null; clientId: string } {
-  return { origin: TEST_ORIGIN, clientId: `storeops-test-${crypto.randomBytes(6).toString('hex')}` };
+/** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
+export function testGatewayOptions(): { clientId: string } {
+  return { clientId: `storeops-test-${crypto.randomBytes(6).toString('hex')}` };
 }
 
 let sharedDevices: Promise<DeviceGateway> | null = null;
@@ -110,27 +126,31 @@ let devicesClock: Clock = new ManualClock(new Date());
 
 /** One device gateway (one broker) per test process: apps sharing a database must not each
  * publish the others' messages on brokers their devices are not connected to. It reads the clock
- * of the latest testApp. Made from the first testApp's config; stopped when the file ends. */
+ * of the latest testApp and is made from the first testApp's config. */
 function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
   if (sharedDevices === null) {
     const devices = new DeviceGateway({ config, db, clock: { now: () => devicesClock.now() }, pollMs: 100, ...testGatewayOptions() });
     sharedDevices = devices.start().then(() => devices);
-    after(() => devices.stop());
+    closeAtEnd(() => devices.stop()); // closers run in reverse: after the apps, before the database
   }
   return sharedDevices;
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
-export async function testApp(opts: { clock?: ManualClock; config?: Config } = {}): Promise<TestContext> {
+export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void; failureLimit?: Deps['failureLimit'] } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
   devicesClock = clock;
   const devices = await testDevices(db, config);
-  const app = await buildApp({ config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET) });
-  after(() => app.close());
+  // Suites send many refused requests on purpose; the brute-force guard has its own tests.
+  const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
+  const deps: Deps = { config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET), failureLimit };
+  const app = await buildApp(deps);
+  opts.extend?.(app, deps);
   await app.ready();
+  closeAtEnd(() => app.close());
   return { app, db, clock, scheduler, config, devices, mqttUrl: devices.deviceUrl ?? '' };
 }
 

@@ -7,9 +7,6 @@ ALTER TABLE device_outbox ADD COLUMN next_attempt_at timestamptz;
 ALTER TABLE device_outbox ADD COLUMN last_error text;
 -- The device's ack as it sent it (it may carry a status or an error of its own).
 ALTER TABLE device_outbox ADD COLUMN ack jsonb;
--- The application_name of the connection that queued the message. Test processes that share one
--- PostgreSQL database each run their own embedded broker, and each dispatches only its own messages.
-ALTER TABLE device_outbox ADD COLUMN origin text DEFAULT NULLIF(current_setting('application_name', true), '');
 
 -- A device's messages in order: redelivery to one device, and "a later message was acked".
 CREATE INDEX device_outbox_topic ON device_outbox (topic, id);
