@@ -138,7 +138,8 @@ export class DeviceGateway {
     this.#schedulePoll(0);
   }
 
-  /** Stops taking work, lets the running dispatch finish, closes the broker connection, records the last acks. */
+  /** Stops polling, publishes what is still queued (the HTTP server is closed first, so nothing new
+   * comes), closes the broker connection and records the last acks. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
@@ -147,6 +148,7 @@ export class DeviceGateway {
     this.#timers.clear();
     this.#redeliverTopics.clear();
     await this.#chain;
+    if (this.#autoDispatch && this.up) await this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
     await this.#transport?.close();
     await this.settle();
     this.#transport = null;
