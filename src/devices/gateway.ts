@@ -16,11 +16,12 @@ import { safeEqual } from '../http/secrets.ts';
 import { EmbeddedBroker } from './broker.ts';
 import { credentialsOf, ExternalBroker } from './client.ts';
 import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './rules.ts';
+import { AckBatcher } from './acks.ts';
 import {
   checkDeviceKey, forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds,
-  pickUnpublished, recordAcks, topicsDueForRedelivery, unackedOfTopic, type AckRecord, type OutboxMessage,
+  pickUnpublished, topicsDueForRedelivery, unackedOfTopic,
 } from './store.ts';
-import { silentLogger, type GatewayLogger, type Transport } from './transport.ts';
+import { publishAll, silentLogger, type GatewayLogger, type Transport } from './transport.ts';
 
 export type { GatewayLogger } from './transport.ts';
 
@@ -39,7 +40,6 @@ export interface GatewayOptions {
   clientId?: string;
 }
 
-const PUBLISH_TIMEOUT_MS = 10_000;
 /** External broker: first redelivery of an unacked message after this long, doubling. */
 const REDELIVER_AFTER_S = 30;
 const SWEEP_EVERY_MS = 5_000;
@@ -69,8 +69,7 @@ export class DeviceGateway {
   #wakeQueued = false;
   readonly #redeliverTopics = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
-  #acks: AckRecord[] = [];
-  #flushing: Promise<void> | null = null;
+  readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
 
   constructor(opts: GatewayOptions) {
@@ -83,6 +82,7 @@ export class DeviceGateway {
     this.#autoDispatch = opts.autoDispatch ?? true;
     this.#clientId = opts.clientId ?? opts.config.mqttClientId ?? `storeops-${crypto.randomBytes(6).toString('hex')}`;
     this.#service = opts.config.mqttUrl === null ? null : credentialsOf(opts.config.mqttUrl);
+    this.#acks = new AckBatcher(this.#db, this.#clock, this.#log);
   }
 
   get external(): boolean {
@@ -333,47 +333,7 @@ export class DeviceGateway {
       return;
     }
     this.#log.debug({ device: deviceName(device), key: ack.key }, 'device ack');
-    this.#acks.push({ topic: inboxTopic(device), key: ack.key, body: ack.body });
-    this.#flushing ??= this.#track(this.#flushAcks());
+    const flush = this.#acks.add({ topic: inboxTopic(device), key: ack.key, body: ack.body });
+    if (flush !== null) void this.#track(flush);
   }
-
-  /** Acks arriving together are recorded in one statement. */
-  async #flushAcks(): Promise<void> {
-    try {
-      while (this.#acks.length > 0) {
-        const batch = this.#acks.splice(0, 500);
-        try {
-          await recordAcks(this.#db, batch, this.#clock.now());
-        } catch (err) {
-          // Not lost for good: the message is redelivered and the device acks it again.
-          this.#log.error({ err, acks: batch.length }, 'could not record device acks');
-        }
-      }
-    } finally {
-      this.#flushing = null;
-    }
-  }
-}
-
-/** Publishes rows in order (QoS 1, in flight together); the ids the broker took and those it did not. */
-async function publishAll(transport: Transport, rows: readonly OutboxMessage[]): Promise<{ ok: number[]; failed: number[]; error: string }> {
-  const done = new Map<number, boolean>();
-  let error = '';
-  const all = Promise.all(rows.map((row) =>
-    transport.publish(row.topic, Buffer.from(JSON.stringify(row.payload))).then(
-      () => void done.set(row.id, true),
-      (err: unknown) => {
-        done.set(row.id, false);
-        error ||= err instanceof Error ? err.message : String(err);
-      },
-    ),
-  ));
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, PUBLISH_TIMEOUT_MS)))]);
-  clearTimeout(timer);
-  const ok: number[] = [];
-  const failed: number[] = [];
-  for (const row of rows) (done.get(row.id) === true ? ok : failed).push(row.id);
-  if (failed.length > 0 && error === '') error = 'the broker did not confirm the publish in time';
-  return { ok, failed, error };
 }
