@@ -10,6 +10,7 @@ import { openConfiguredDb } from './db/open.ts';
 import { migrate } from './db/migrate.ts';
 import { resolveSecretToken } from './http/secret-token.ts';
 import { Scheduler } from './jobs/scheduler.ts';
+import { DeviceGateway } from './devices/gateway.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
 
 function fail(message: string): never {
@@ -56,7 +57,12 @@ async function start(): Promise<void> {
 
   let app: App | undefined = undefined;
   const scheduler = new Scheduler({ db, clock: systemClock, log: { error: (obj, msg) => app?.log.error(obj, msg) } });
-  app = await buildApp({ config, db, clock: systemClock, scheduler, secretDigest: secret.digest });
+  const deviceLog = (level: 'debug' | 'info' | 'warn' | 'error') => (obj: object, msg: string) => app?.log[level]({ ...obj, component: 'devices' }, msg);
+  const devices = new DeviceGateway({
+    config, db, clock: systemClock,
+    log: { debug: deviceLog('debug'), info: deviceLog('info'), warn: deviceLog('warn'), error: deviceLog('error') },
+  });
+  app = await buildApp({ config, db, clock: systemClock, scheduler, devices, secretDigest: secret.digest });
   const serving = app;
 
   let closing = false;
@@ -71,6 +77,7 @@ async function start(): Promise<void> {
     force.unref();
     await serving.close(); // stops accepting, lets in-flight requests finish
     await scheduler.stop();
+    await devices.stop(); // the last queued messages are published, the last acks recorded
     await db.close();
     clearTimeout(force);
     process.exit(0);
@@ -78,6 +85,12 @@ async function start(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
+  try {
+    await devices.start();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(`MQTT_PORT ${config.mqttPort} is already in use (set MQTT_PORT, or MQTT_URL for an external broker)`);
+    throw err;
+  }
   await serving.listen({ port: config.port, host: config.host });
   scheduler.start();
 }
