@@ -125,7 +125,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
   }, async (request) => {
     const req = request.body;
     const cabinetId = request.params.cabinet_id;
-    return db.tx(async (q) => {
+    const cabinet = await db.tx(async (q) => {
       const cabinet = await lockCabinetForCommand(q, cabinetId);
       if (cabinet === undefined) throw notFound(`cabinet ${cabinetId}`);
       const problem = commandProblems(req, {
@@ -139,8 +139,12 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
         thermalMode: req.thermal_mode ?? null, delaySeconds: req.command === 'close' ? (req.delay ?? null) : null,
       }, clock.now());
       if (updated === undefined) throw notFound(`cabinet ${cabinetId}`);
-      return commandedCabinetView(updated);
+      return updated;
     });
+    // Committed: the device message goes out now rather than at the dispatcher's next poll (a delayed
+    // close queues nothing yet; its job's message waits for that poll).
+    deps.devices.notify();
+    return commandedCabinetView(cabinet);
   });
 
   /** L4 and L6: complete the open order, or give back the already completed one unchanged. */
@@ -211,6 +215,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       reason: null, size: null, thermalMode: null, delaySeconds: null,
     }, clock.now()));
     if (opened === undefined) throw missing();
+    deps.devices.notify();
     return customerCabinetView(opened);
   });
 
