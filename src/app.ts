@@ -10,7 +10,7 @@ import type { Db } from './db/db.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import type { DeviceGateway } from './devices/gateway.ts';
 import { deviceRoutes } from './devices/routes.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
@@ -49,6 +49,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     return503OnClosing: true,
+    frameworkErrors,
     trustProxy: deps.config.trustProxy,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
