@@ -9,8 +9,8 @@ import { randomToken } from '../http/secrets.ts';
 import type { Queryable } from '../db/db.ts';
 import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand, registerLockerJobs } from './commands.ts';
 import {
-  commandedCabinetView, commandProblems, containsNul, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
-  invalidReport, orderMismatch, orderRecordView, orderRefusal, repeatedKeys, unknownKeys, type OrderRecordRow,
+  commandedCabinetView, commandProblems, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
+  invalidReport, orderMismatch, orderRecordView, orderRefusal, repeatedKeys, unknownKeys, unstorableJson, type OrderRecordRow,
 } from './rules.ts';
 import {
   CabinetCommandBody, CabinetParams, CommandedCabinet, CompleteOrderBody, CreatedOrder, CreateOrderBody, CustomerCabinet,
@@ -248,7 +248,8 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`);
     }
     const { cabinets, locker_info: info, event } = request.body;
-    if (containsNul(event)) throw invalidReport({ event: ['must not contain the NUL character'] });
+    const eventProblem = unstorableJson(event);
+    if (eventProblem !== null) throw invalidReport({ event: [eventProblem] });
     const repeated = repeatedKeys(cabinets);
     if (repeated !== null) throw invalidReport(repeated);
     const unknown = await applyStatusReport(db, {
