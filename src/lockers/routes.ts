@@ -38,7 +38,7 @@ const described = (description: string) => ({ ...ErrorBody, description });
 function errors<S extends number>(specific: Record<S, string>, opts: { body: boolean; credential?: string }) {
   return {
     401: described(`missing or wrong ${opts.credential ?? 'secret_token'}`),
-    ...(opts.body ? { 400: described('the body is not JSON'), 413: described('the body is too large') } : {}),
+    ...(opts.body ? { 400: described('the body is not JSON'), 413: described('the body is too large'), 415: described('unsupported content type (send application/json)') } : {}),
     429: described('too many refused requests from this client; see Retry-After'),
     503: described('the database is unavailable; see Retry-After'),
     ...(Object.fromEntries(Object.entries<string>(specific).map(([s, d]) => [s, described(d)])) as Record<S, ReturnType<typeof described>>),
