@@ -245,7 +245,10 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
     const locker = request.locker;
     if (locker === null) throw new AppError(401, 'unauthorized', 'the api-key is not valid');
     if (locker.version !== 2) {
-      throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`);
+      // A 422 always says what is wrong by field: here the version of the locker the api-key names.
+      throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`, {
+        errors: { version: [`is ${locker.version}; the status update is for version 2 lockers`] },
+      });
     }
     const { cabinets, locker_info: info, event } = request.body;
     const eventProblem = unstorableJson(event);

@@ -126,6 +126,14 @@ export async function snapshot(db: Db, world: Pick<World, 'organizationId' | 'lo
   return row.state;
 }
 
+/** The stored state of a world alone, without the row counts of whole tables (which another
+ * world's accepted request changes). */
+export async function ownState(db: Db, world: Pick<World, 'organizationId' | 'lockerId' | 'edgeId'>): Promise<string> {
+  const state = JSON.parse(await snapshot(db, world)) as Record<string, unknown>;
+  delete state.counts;
+  return JSON.stringify(state);
+}
+
 /** Sends a probe and holds its answer to the contract: no 5xx, errors in shape, and a refused
  * request (4xx) leaves every given world as it was. Returns the answer. */
 export async function probeRefusesCleanly(app: App, db: Db, worlds: readonly Pick<World, 'organizationId' | 'lockerId' | 'edgeId'>[], probe: Probe): Promise<LightMyRequestResponse> {
