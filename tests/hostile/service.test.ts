@@ -7,7 +7,7 @@ import { before, test } from 'node:test';
 import fc from 'fast-check';
 import { makeWorld, TEST_SECRET, testApp, testConfig, type TestContext, type World } from '../support/world.ts';
 import {
-  assertContractAnswer, bodyCases, describe, extraQuery, hostileString, hostileValue, pathSegment, probeRefusesCleanly, queryValue, runs,
+  assertContractAnswer, bodyCases, describe, extraQuery, hostileString, hostileValue, MIB, pathSegment, probeRefusesCleanly, queryValue, runs,
   send, withBody, type Probe,
 } from './support.ts';
 
@@ -101,6 +101,27 @@ test('every operation, with any credential, path, query and body: a 2xx or a cle
   }), { numRuns: runs(400) });
   assert.deepEqual([...undocumented].sort(), [], 'every status an operation answers is documented in the OpenAPI document');
   assert.ok(seen.size >= ops.length * 0.8, `most operations were tried: ${[...seen.keys()].join(', ')}`);
+});
+
+test('every operation answers odd bodies and content types with a status its OpenAPI entry documents', async () => {
+  const problems: string[] = [];
+  const bodies: [string | null, string][] = [
+    ['text/plain', '{}'], ['application/xml', '<a/>'], ['multipart/form-data; boundary=x', '--x--'], ['application/octet-stream', '\u0000'],
+    ['application/json', '{'], ['application/json', ''], [null, '{}'], ['application/x-www-form-urlencoded', 'a=1'],
+    ['application/json', JSON.stringify({ pad: 'z'.repeat(MIB + 1) })],
+  ];
+  for (const op of await operations()) {
+    const path = op.path.replace(/\{\w+\}/g, encodeURIComponent(world.edgeId));
+    for (const [contentType, payload] of bodies) {
+      const probe: Probe = {
+        method: op.method, url: `${path}?secret_token=${encodeURIComponent(TEST_SECRET)}`, payload,
+        headers: { authorization: `Bearer ${world.token}`, ...(contentType === null ? {} : { 'content-type': contentType }) },
+      };
+      const res = await probeRefusesCleanly(ctx.app, ctx.db, [world], probe);
+      if (!op.documented.has(String(res.statusCode))) problems.push(`${op.operationId} ${res.statusCode} for ${contentType}`);
+    }
+  }
+  assert.deepEqual(problems, []);
 });
 
 test('/healthz and /readyz answer 200 whatever the query and headers', async () => {

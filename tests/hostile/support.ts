@@ -15,7 +15,7 @@ export function runs(n: number): number {
 }
 
 export interface Probe {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
   url: string;
   headers?: Record<string, string | string[]>;
   /** A string or Buffer is sent as it is; undefined: no body. */
@@ -97,7 +97,10 @@ async function snapshotSql(db: Db): Promise<string> {
     rows('status_events', 'SELECT * FROM locker_status_events WHERE locker_id = $2'),
     rows('cfh_requests', 'SELECT * FROM cfh_requests WHERE organization_id = $1'),
     rows('cfh_events', 'SELECT e.* FROM cfh_request_events e JOIN cfh_requests r ON r.id = e.request_id WHERE r.organization_id = $1'),
-    rows('outbox', `SELECT id, topic, payload, message_key, created_at FROM device_outbox
+    // A play message carries its audio: its size stands for it (read without detoasting), since the
+    // snapshot is taken around every request.
+    rows('outbox', `SELECT id, topic, CASE WHEN topic LIKE 'radio/%' THEN to_jsonb(pg_column_size(payload)) ELSE payload END AS payload,
+      message_key, created_at FROM device_outbox
       WHERE topic IN ('lockers/' || $2::text || '/commands', 'radio/' || $3::text || '/play')`),
     rows('jobs', `SELECT id, kind, payload, run_at, dedupe_key, attempts, done_at, failed FROM jobs
       WHERE payload->>'cabinet_id' IN (SELECT id::text FROM cabinets WHERE locker_id = $2)
@@ -106,7 +109,7 @@ async function snapshotSql(db: Db): Promise<string> {
          OR payload::text LIKE '%' || $3::text || '%'`),
     rows('tokens', 'SELECT id, name, organization_id, scopes, token_hash, expires_at, revoked_at, updated_at FROM api_tokens WHERE organization_id = $1'),
     ...(have.has('radio_messages') ? [rows('radio_messages', 'SELECT * FROM radio_messages WHERE organization_id = $1 OR edge_id = $3')] : []),
-    ...(have.has('radio_transcripts') ? [rows('radio_transcripts', 'SELECT id, message_id, edge_id, md5(audio) AS audio, created_at FROM radio_transcripts WHERE edge_id = $3')] : []),
+    ...(have.has('radio_transcripts') ? [rows('radio_transcripts', 'SELECT id, message_id, edge_id, octet_length(audio) AS audio_bytes, created_at FROM radio_transcripts WHERE edge_id = $3')] : []),
     `'counts', json_build_object(${[...WRITTEN_TABLES, ...OPTIONAL_TABLES.filter((t) => have.has(t))].map((t) => `'${t}', (SELECT count(*) FROM ${t})`).join(', ')})`,
   ];
   return `SELECT json_build_object(${parts.join(',\n')})::text AS state`;
@@ -313,7 +316,7 @@ export function bodyCases(valid: fc.Arbitrary<Record<string, unknown>>, fields: 
   const wrongType = fc.tuple(valid, fc.constantFrom(...contentTypes)).map(([v, contentType]) => ({ contentType, payload: JSON.stringify(v) }));
   const form = valid.map((v) => ({
     contentType: 'application/x-www-form-urlencoded',
-    payload: new URLSearchParams(Object.entries(v).map(([k, x]) => [k, typeof x === 'string' ? x : JSON.stringify(x)])).toString(),
+    payload: new URLSearchParams(Object.entries(v).map(([k, x]): [string, string] => [k, typeof x === 'string' ? x : JSON.stringify(x)])).toString(),
   }));
   const empty = fc.oneof(
     fc.constantFrom<BodyCase>(
