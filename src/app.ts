@@ -13,6 +13,8 @@ import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
+import { radioRoutes } from './radio/routes.ts';
+import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 
 export interface Deps {
   config: Config;
@@ -21,6 +23,8 @@ export interface Deps {
   scheduler: Scheduler;
   /** SHA-256 of the shared secret_token of L1-L6. */
   secretDigest: string;
+  /** Text to speech (WAV) for the radio. */
+  speech: SpeechSynthesizer;
 }
 
 export type App = FastifyInstance;
@@ -54,6 +58,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, deps);
+  await app.register(radioRoutes, deps);
 
   return app;
 }

@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.ts';
 import { resolveSecretToken } from './http/secret-token.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { createSpeechSynthesizer } from './radio/speech/speech.ts';
 
 function fail(message: string): never {
   console.error(`storeops: ${message}`);
@@ -59,7 +60,8 @@ async function start(): Promise<void> {
 
   let app: App | undefined = undefined;
   const scheduler = new Scheduler({ db, clock: systemClock, log: { error: (obj, msg) => app?.log.error(obj, msg) } });
-  app = await buildApp({ config, db, clock: systemClock, scheduler, secretDigest: secret.digest });
+  const speech = createSpeechSynthesizer();
+  app = await buildApp({ config, db, clock: systemClock, scheduler, secretDigest: secret.digest, speech });
   const serving = app;
 
   let closing = false;
@@ -74,6 +76,7 @@ async function start(): Promise<void> {
     force.unref();
     await serving.close(); // stops accepting, lets in-flight requests finish
     await scheduler.stop();
+    await speech.close();
     await db.close();
     clearTimeout(force);
     process.exit(0);
@@ -81,6 +84,14 @@ async function start(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
+  // Warm engines before the first request, so it is not the slow one.
+  try {
+    await speech.ready();
+  } catch (err) {
+    await speech.close();
+    await db.close();
+    fail((err as Error).message);
+  }
   await serving.listen({ port: config.port, host: config.host });
   scheduler.start();
 }
