@@ -11,6 +11,7 @@ import { sha256hex } from '../../src/http/secrets.ts';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
+import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
@@ -57,6 +58,17 @@ export async function freshDb(): Promise<Db> {
   };
 }
 
+let sharedSpeech: SpeechSynthesizer | null = null;
+
+/** The process's speech engines: started on first use, closed when the test file ends. */
+export function testSpeech(): SpeechSynthesizer {
+  if (sharedSpeech === null) {
+    sharedSpeech = lazySpeechSynthesizer(() => createSpeechSynthesizer({ workers: 2 }));
+    after(() => sharedSpeech?.close());
+  }
+  return sharedSpeech;
+}
+
 let counter = 0;
 const base = crypto.randomInt(1, 2_000_000) * 1000;
 /** An id no other test (or test process) uses. */
@@ -75,18 +87,20 @@ export interface TestContext {
   clock: ManualClock;
   scheduler: Scheduler;
   config: Config;
+  speech: SpeechSynthesizer;
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
-export async function testApp(opts: { clock?: ManualClock; config?: Config } = {}): Promise<TestContext> {
+export async function testApp(opts: { clock?: ManualClock; config?: Config; speech?: SpeechSynthesizer } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
-  const app = await buildApp({ config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET) });
+  const speech = opts.speech ?? testSpeech();
+  const app = await buildApp({ config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET), speech });
   await app.ready();
   after(() => app.close());
-  return { app, db, clock, scheduler, config };
+  return { app, db, clock, scheduler, config, speech };
 }
 
 export interface World {
