@@ -13,6 +13,8 @@ import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
+import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
+import { cfhRoutes } from './cfh/routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 
@@ -23,6 +25,8 @@ export interface Deps {
   scheduler: Scheduler;
   /** SHA-256 of the shared secret_token of L1-L6. */
   secretDigest: string;
+  /** Brute-force guard; the default unless a test needs another. */
+  failureLimit?: FailureLimit;
   /** Text to speech (WAV) for the radio. */
   speech: SpeechSynthesizer;
 }
@@ -44,6 +48,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     return503OnClosing: true,
+    trustProxy: deps.config.trustProxy,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -51,6 +56,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.decorateRequest('principal', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
+  registerFailureLimit(app, deps.clock, deps.failureLimit);
 
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, openApiOptions(deps.config));
@@ -58,6 +64,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, deps);
+  await app.register(cfhRoutes, deps);
   await app.register(radioRoutes, deps);
 
   return app;

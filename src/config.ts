@@ -18,6 +18,8 @@ export interface Config {
   readonly cfhTimeoutSeconds: number;
   readonly provisionFile: string | null;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Which X-Forwarded-For hops to believe for the client address (Fastify's trustProxy). */
+  readonly trustProxy: boolean | string;
 }
 
 export class ConfigError extends Error {
@@ -61,6 +63,14 @@ function url(env: Env, name: string, protocols: readonly string[]): string | nul
   return raw;
 }
 
+function trustProxy(env: Env): boolean | string {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === null || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^[0-9a-fA-F.:/, ]+$/.test(raw)) return raw;
+  throw new ConfigError('TRUST_PROXY', 'must be true, false, or a comma-separated list of proxy addresses/CIDRs');
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = text(env, 'HOST') ?? '0.0.0.0';
@@ -86,5 +96,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     cfhTimeoutSeconds: integer(env, 'CFH_TIMEOUT_SECONDS', 300, 1, 86_400),
     provisionFile: provisionFile === null ? null : path.resolve(cwd, provisionFile),
     logLevel: logLevel as Config['logLevel'],
+    trustProxy: trustProxy(env),
   });
 }

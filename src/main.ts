@@ -5,7 +5,8 @@ import { buildApp, type App } from './app.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { openDb, type Db } from './db/db.ts';
+import type { Db } from './db/db.ts';
+import { openConfiguredDb } from './db/open.ts';
 import { migrate } from './db/migrate.ts';
 import { resolveSecretToken } from './http/secret-token.ts';
 import { Scheduler } from './jobs/scheduler.ts';
@@ -15,10 +16,6 @@ import { createSpeechSynthesizer } from './radio/speech/speech.ts';
 function fail(message: string): never {
   console.error(`storeops: ${message}`);
   process.exit(2);
-}
-
-export function openConfiguredDb(config: Config): Promise<Db> {
-  return openDb(config.databaseUrl !== null ? { kind: 'postgres', url: config.databaseUrl } : { kind: 'pglite', dataDir: config.dataDir });
 }
 
 async function start(): Promise<void> {

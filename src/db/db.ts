@@ -22,7 +22,8 @@ export interface Db extends Queryable {
 }
 
 export type DbTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number }
+  /** schema: a search_path of its own (test isolation). */
+  | { kind: 'postgres'; url: string; poolSize?: number; schema?: string }
   /** dataDir null: in memory (tests). */
   | { kind: 'pglite'; dataDir: string | null };
 
@@ -91,7 +92,7 @@ export async function openDb(target: DbTarget): Promise<Db> {
       max: target.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
       statement_timeout: 15_000,
-      options: '-c TimeZone=UTC',
+      options: `-c TimeZone=UTC${target.schema ? ` -c search_path=${target.schema}` : ''}`,
       types: typeParsers,
     });
     return fromPool('postgres', pool, async () => {});

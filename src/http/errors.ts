@@ -50,6 +50,10 @@ export function fieldOf(issue: AjvIssue, prefix = ''): string {
 export function describeIssue(issue: AjvIssue): string {
   if (issue.keyword === 'required') return 'is required';
   if (issue.keyword === 'additionalProperties') return 'is not allowed';
+  if (issue.keyword === 'type' && typeof issue.params?.type === 'string') {
+    const type = issue.params.type.replace(/,/g, ' or ');
+    return `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+  }
   return issue.message ?? 'is invalid';
 }
 

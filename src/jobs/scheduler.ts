@@ -119,13 +119,14 @@ export class Scheduler {
       await this.#db.tx(async (q) => {
         [picked] = await q.query<DueJob>(
           `SELECT id, kind, payload, run_at, attempts FROM jobs
-           WHERE done_at IS NULL AND run_at <= $1
+           WHERE done_at IS NULL AND run_at <= $1 AND kind = ANY($2::text[])
            ORDER BY run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [now],
+          [now, [...this.#handlers.keys()]],
         );
         if (picked === undefined) return;
-        const handler = this.#handlers.get(picked.kind);
-        if (handler === undefined) throw new Error(`no handler for job "${picked.kind}"`);
+        // Only kinds this instance knows are picked: during a rolling deploy an older instance
+        // leaves a newer kind of job to the instances that have its handler.
+        const handler = this.#handlers.get(picked.kind) as JobHandler;
         await handler(q, picked.payload, { id: picked.id, runAt: picked.run_at });
         await q.query('UPDATE jobs SET done_at = $2, attempts = attempts + 1 WHERE id = $1', [picked.id, now]);
       });

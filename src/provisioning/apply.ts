@@ -157,7 +157,9 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
            ON CONFLICT (name) DO UPDATE SET organization_id = EXCLUDED.organization_id, scopes = EXCLUDED.scopes,
              token_hash = EXCLUDED.token_hash, expires_at = EXCLUDED.expires_at,
              revoked_at = CASE WHEN $6::boolean THEN COALESCE(api_tokens.revoked_at, EXCLUDED.revoked_at) END,
-             updated_at = EXCLUDED.updated_at`,
+             updated_at = EXCLUDED.updated_at
+           WHERE (api_tokens.organization_id, api_tokens.scopes, api_tokens.token_hash, api_tokens.expires_at, api_tokens.revoked_at IS NOT NULL)
+             IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.scopes, EXCLUDED.token_hash, EXCLUDED.expires_at, $6::boolean)`,
           [t.name, t.organization_id, t.scopes, sha256hex(t.token), t.expires_at ?? null, t.revoked ?? false, now],
         );
       });

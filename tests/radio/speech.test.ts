@@ -5,14 +5,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   createSpeechSynthesizer, SpeechBusyError, SpeechInputError, SpeechTimeoutError, SpeechUnavailableError, type SpeechSynthesizer,
 } from '../../src/radio/speech/speech.ts';
-import { makeWorld, testApp, testDb, testSpeech } from '../support/world.ts';
+import { makeWorld, testApp, testSpeech } from '../support/world.ts';
 import { assertSpeechWav, parseWav } from './audio.ts';
 import { edgeKey, outboxCount, playText, SENTENCE } from './support.ts';
 
-// Started at the top, so the engines and the database live (and close) with this file, not with
-// the first test that uses them.
 const shared = testSpeech();
-await testDb();
 
 const LONG = 'Attention shoppers, the store will close in fifteen minutes. Please bring your purchases to the front registers. '.repeat(5);
 

@@ -2,7 +2,7 @@
 // helpers that make each test's own organizations, lockers and tokens with fresh ids.
 import crypto from 'node:crypto';
 import { after } from 'node:test';
-import { buildApp, type App } from '../../src/app.ts';
+import { buildApp, type App, type Deps } from '../../src/app.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/db.ts';
@@ -18,19 +18,47 @@ export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}
 
 let shared: Promise<Db> | null = null;
 
+// Registered when this module is first imported, so it belongs to the file's root and runs after
+// its last test (an `after` called inside a hook would run when that hook's scope ends).
+const closers: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+  if (shared !== null) await (await shared).close();
+});
+/** Something for the file's end to close (an app, a gateway, a second database). */
+export function closeAtEnd(close: () => Promise<unknown>): void {
+  closers.push(close);
+}
+
 /** The process's test database, migrated; closed when the test file ends. */
 export function testDb(): Promise<Db> {
   if (shared === null) {
     shared = (async () => {
       const url = process.env.TEST_DATABASE_URL;
-      const db = await openDb(url ? { kind: 'postgres', url, poolSize: 20 } : { kind: 'pglite', dataDir: null });
+      if (!url) {
+        const db = await openDb({ kind: 'pglite', dataDir: null });
+        await migrate(db);
+        return db;
+      }
+      // Test files run in parallel processes: each gets a schema of its own, so one file's
+      // scheduler never picks another file's jobs.
+      const schema = `storeops_test_${crypto.randomBytes(6).toString('hex')}`;
+      const admin = await openDb({ kind: 'postgres', url });
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.close();
+      const db = await openDb({ kind: 'postgres', url, poolSize: 20, schema });
       await migrate(db);
-      return db;
+      const close = db.close.bind(db);
+      return {
+        ...db,
+        close: async () => {
+          await close();
+          const cleanup = await openDb({ kind: 'postgres', url });
+          await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+          await cleanup.close();
+        },
+      };
     })();
-    after(async () => {
-      const db = await shared;
-      await db?.close();
-    });
   }
   return shared;
 }
@@ -64,7 +92,8 @@ let sharedSpeech: SpeechSynthesizer | null = null;
 export function testSpeech(): SpeechSynthesizer {
   if (sharedSpeech === null) {
     sharedSpeech = lazySpeechSynthesizer(() => createSpeechSynthesizer({ workers: 2 }));
-    after(() => sharedSpeech?.close());
+    const speech = sharedSpeech;
+    closeAtEnd(() => speech.close());
   }
   return sharedSpeech;
 }
@@ -91,15 +120,19 @@ export interface TestContext {
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
-export async function testApp(opts: { clock?: ManualClock; config?: Config; speech?: SpeechSynthesizer } = {}): Promise<TestContext> {
+export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void; failureLimit?: Deps['failureLimit']; speech?: SpeechSynthesizer } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
   const speech = opts.speech ?? testSpeech();
-  const app = await buildApp({ config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET), speech });
+  // Suites send many refused requests on purpose; the brute-force guard has its own tests.
+  const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
+  const deps: Deps = { config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET), failureLimit, speech };
+  const app = await buildApp(deps);
+  opts.extend?.(app, deps);
   await app.ready();
-  after(() => app.close());
+  closeAtEnd(() => app.close());
   return { app, db, clock, scheduler, config, speech };
 }
 

@@ -1,0 +1,74 @@
+// A server under test in a child process: started on free ports, its peak RSS read from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface Server {
+  url: string;
+  mqttPort: number;
+  pid: number;
+  peakRssKb(): number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function vmHwmKb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function startServer(root: string, args: string[], env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const mqttPort = await freePort();
+  const child: ChildProcess = spawn(process.execPath, args.map((a) => (a.endsWith('.ts') ? path.join(root, a) : a)), {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), MQTT_PORT: String(mqttPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  const pid = child.pid as number;
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, vmHwmKb(pid))), 500);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const probe = args.some((a) => a.includes('hello')) ? '/' : '/readyz';
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited: ${output}`);
+    try {
+      if ((await fetch(`${url}${probe}`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 1200) throw new Error(`the server did not start: ${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    mqttPort,
+    pid,
+    peakRssKb: () => Math.max(peak, vmHwmKb(pid)),
+    async stop() {
+      peak = Math.max(peak, vmHwmKb(pid));
+      clearInterval(sampler);
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// The benchmark's world: a chain of realistic size, provisioned through the service's own file format.
+import crypto from 'node:crypto';
+
+export interface BenchWorld {
+  file: Record<string, unknown>;
+  organizationId: number;
+  locations: number[];
+  /** locker id -> its location, api key and cabinet ids */
+  lockers: { id: number; locationId: number; apiKey: string; cabinets: { id: number; key: number }[] }[];
+  optionByLocation: Map<number, number>;
+  token: string;
+  edge: { edgeId: string; key: string };
+}
+
+export function makeBenchWorld(opts: { locations: number; lockersPerLocation: number; cabinetsPerLocker: number }): BenchWorld {
+  const organizationId = 1;
+  const token = `bench-token-${crypto.randomBytes(12).toString('hex')}`;
+  const edge = { edgeId: 'bench-radio', key: `bench-edge-${crypto.randomBytes(12).toString('hex')}` };
+  const locations: number[] = [];
+  const lockers: BenchWorld['lockers'] = [];
+  const optionByLocation = new Map<number, number>();
+  for (let l = 1; l <= opts.locations; l++) {
+    const locationId = 1000 + l;
+    locations.push(locationId);
+    optionByLocation.set(locationId, 5000 + l);
+    for (let k = 1; k <= opts.lockersPerLocation; k++) {
+      const id = locationId * 100 + k;
+      lockers.push({
+        id,
+        locationId,
+        apiKey: `bench-locker-${id}-${crypto.randomBytes(8).toString('hex')}`,
+        cabinets: Array.from({ length: opts.cabinetsPerLocker }, (_, c) => ({ id: id * 100 + c + 1, key: c + 1 })),
+      });
+    }
+  }
+  const file = {
+    organizations: [{ id: organizationId, name: 'Bench Grocery' }],
+    locations: locations.map((id) => ({ id, organization_id: organizationId, name: `Store ${id}`, cfh_timeout_seconds: 3600 })),
+    lockers: lockers.map((k) => ({
+      id: k.id, location_id: k.locationId, name: `Lockers ${k.id}`, version: 2, rear_loading_available: true, timer: 30, api_key: k.apiKey,
+      cabinets: k.cabinets.map((c) => ({ id: c.id, key: c.key, size: 'medium', thermal_mode: 'ambient' })),
+    })),
+    cfh_options: [...optionByLocation].map(([locationId, id]) => ({
+      id, organization_id: organizationId, location_id: locationId, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive",
+    })),
+    radio_edges: [{ edge_id: edge.edgeId, location_id: locations[0], name: 'Bench radio', device_key: edge.key, voice_handlers: [] }],
+    api_tokens: [{ name: 'bench', organization_id: organizationId, scopes: ['cfh', 'radio'], token }],
+  };
+  return { file, organizationId, locations, lockers, optionByLocation, token, edge };
+}

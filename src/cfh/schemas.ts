@@ -1,0 +1,137 @@
+// Wire shapes of Call for Help (seed "CFH request", "CFH status view", "CFH option"). Response
+// schemas are exact, so Fastify serializes them with a compiled serializer and nothing extra leaks.
+import { Type, type Static, type TSchema } from 'typebox';
+
+const INT32_MAX = 2_147_483_647;
+
+/** `type: [T, 'null']` rather than anyOf: same meaning, and the serializer stays on its fast path. */
+function nullable<T extends TSchema>(schema: T) {
+  const base = schema as unknown as { type: string };
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [base.type, 'null'] });
+}
+
+const Id = Type.Integer({ minimum: 1, maximum: INT32_MAX });
+const OptionalId = Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })));
+const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SS.ffffffZ' });
+const SqlSeconds = Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS' });
+
+export const REQUEST_FROM = ['provider_a', 'provider_b', 'provider_c', 'web_interface'] as const;
+export type RequestFrom = (typeof REQUEST_FROM)[number];
+
+// --- requests ---
+
+export const CreateBody = Type.Object({
+  location_id: Id,
+  option_id: Id,
+  device_id: OptionalId,
+  display_id: OptionalId,
+  callbutton_id: OptionalId,
+  chat_channel_id: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+});
+export type CreateBody = Static<typeof CreateBody>;
+
+const MessageId = Type.String({ minLength: 1, maxLength: 64, description: 'the request, as C0 returned it' });
+
+const StaffAction = {
+  message_id: MessageId,
+  channel_id: Type.String({ minLength: 1, maxLength: 200, description: 'the channel id at the provider' }),
+  claimed_by: Type.String({ minLength: 1, maxLength: 200, description: 'name of the employee' }),
+  claimed_by_user_id: Type.String({ minLength: 1, maxLength: 200, description: 'the user id at the provider' }),
+  request_from: Type.Optional(Type.Enum([...REQUEST_FROM], { type: 'string', default: 'provider_a' })),
+};
+
+export const StaffActionBody = Type.Object(StaffAction);
+export type StaffActionBody = Static<typeof StaffActionBody>;
+
+export const CompleteBody = Type.Object({
+  ...StaffAction,
+  customer_status: Type.String({ minLength: 1, maxLength: 200, description: 'how the employee completed the request, e.g. not_interested' }),
+});
+export type CompleteBody = Static<typeof CompleteBody>;
+
+export const CancelBody = Type.Object({ message_id: MessageId });
+export type CancelBody = Static<typeof CancelBody>;
+
+export const TrackingQuery = Type.Object({ message_id: MessageId });
+export type TrackingQuery = Static<typeof TrackingQuery>;
+
+// --- responses ---
+
+export const Success = Type.Object({ success: Type.Boolean() });
+
+export const CfhRequestRecord = Type.Object({
+  id: Type.Integer(),
+  device_id: nullable(Type.Integer()),
+  is_claimed: Type.Boolean(),
+  claimed_at: nullable(Timestamp),
+  claimed_by: nullable(Type.String()),
+  organization_id: Type.Integer(),
+  location_id: Type.Integer(),
+  option_id: Type.Integer(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  chat_channel_id: nullable(Type.String()),
+  message_id: Type.String(),
+  is_timeout: Type.Boolean(),
+  timeout_at: nullable(Timestamp),
+  is_closed: Type.Boolean(),
+  closed_at: nullable(SqlSeconds),
+  is_on_the_way: Type.Boolean(),
+  staff_on_the_way_at: nullable(Timestamp),
+  completed_at: nullable(Timestamp),
+  is_completed: Type.Integer({ minimum: 0, maximum: 1 }),
+  completion_reason: nullable(Type.String()),
+  is_canceled: Type.Boolean(),
+  customer_canceled_at: nullable(SqlSeconds),
+  display_id: nullable(Type.Integer()),
+  callbutton_id: nullable(Type.Integer()),
+});
+export type CfhRequestRecord = Static<typeof CfhRequestRecord>;
+
+export const CfhOption = Type.Object({
+  id: Type.Integer(),
+  text_en: Type.String(),
+  text_fr: Type.String(),
+  prompt_en: Type.String(),
+  prompt_fr: Type.String(),
+  organization_id: Type.Integer(),
+  location_id: nullable(Type.Integer()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type CfhOption = Static<typeof CfhOption>;
+
+export const CfhStatusView = Type.Object({
+  device_id: nullable(Type.Integer()),
+  option: CfhOption,
+  location_id: Type.Integer(),
+  message_id: nullable(Type.String()),
+  cfh_request: Type.Object({
+    option_id: Type.Integer(),
+    is_claimed: Type.Boolean(),
+    claimed_at: nullable(Timestamp),
+    claimed_by: nullable(Type.String()),
+    location_id: Type.Integer(),
+    organization_id: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    is_timeout: Type.Boolean(),
+    timeout_at: nullable(Timestamp),
+    is_closed: Type.Boolean(),
+    closed_at: nullable(SqlSeconds),
+    is_on_the_way: Type.Boolean(),
+    staff_on_the_way_at: nullable(Timestamp),
+    is_canceled: Type.Boolean(),
+    customer_canceled_at: nullable(SqlSeconds),
+    employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
+    employee_arrived_at: nullable(Type.String({ description: 'mirrors staff_on_the_way_at' })),
+  }),
+  show_survey: Type.Boolean({ description: 'true once the request is completed' }),
+});
+export type CfhStatusView = Static<typeof CfhStatusView>;
+
+export const ErrorBody = Type.Object({
+  message: Type.String(),
+  code: Type.String(),
+  errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+});

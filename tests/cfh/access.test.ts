@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { before, test } from 'node:test';
+import { applyProvisioning } from '../../src/provisioning/apply.ts';
+import { makeWorld, testApp, type TestContext } from '../support/world.ts';
+import { ann, cfhClient, createRequest, eventKinds, success } from './support.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await testApp();
+});
+
+/** A token of the organization with the given scopes. */
+async function tokenWith(organizationId: number, scopes: string[], opts: { revoked?: boolean } = {}): Promise<string> {
+  const token = crypto.randomBytes(18).toString('base64url');
+  await applyProvisioning(ctx.db, ctx.clock, {
+    api_tokens: [{ name: `t-${crypto.randomBytes(6).toString('hex')}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false }],
+  });
+  return token;
+}
+
+async function everyOperation(client: ReturnType<typeof cfhClient>, locationId: number, optionId: number, messageId: string) {
+  return {
+    create: await client.create({ location_id: locationId, option_id: optionId }),
+    claim: await client.claim(messageId),
+    on_the_way: await client.onTheWay(messageId),
+    complete: await client.complete(messageId),
+    cancel: await client.cancel(messageId),
+    track: await client.track(messageId),
+  };
+}
+
+test('without a bearer token, or with an invalid one, every operation is 401', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const { message_id } = await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  const revoked = await tokenWith(w.organizationId, ['cfh'], { revoked: true });
+  for (const client of [cfhClient(ctx.app, null), cfhClient(ctx.app, 'not-a-token'), cfhClient(ctx.app, revoked)]) {
+    for (const [op, res] of Object.entries(await everyOperation(client, w.locationId, w.optionId, message_id))) {
+      assert.equal(res.statusCode, 401, `${op}: ${res.body}`);
+      assert.equal(res.json().code, 'unauthorized');
+    }
+  }
+  const basic = await ctx.app.inject({ method: 'GET', url: `/api/callforhelp/v1/tracking?message_id=${message_id}`, headers: { authorization: `Basic ${w.token}` } });
+  assert.equal(basic.statusCode, 401);
+  assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created'], 'nothing happened to the request');
+});
+
+test('a token without the cfh scope is refused with 403', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const { message_id } = await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  const radioOnly = cfhClient(ctx.app, await tokenWith(w.organizationId, ['radio']));
+  for (const [op, res] of Object.entries(await everyOperation(radioOnly, w.locationId, w.optionId, message_id))) {
+    assert.equal(res.statusCode, 403, `${op}: ${res.body}`);
+    assert.equal(res.json().code, 'insufficient_scope');
+  }
+  assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created']);
+});
+
+test("a second organization's token sees another organization's request as not found", async () => {
+  const mine = await makeWorld(ctx.db, ctx.clock);
+  const theirs = await makeWorld(ctx.db, ctx.clock);
+  const { message_id } = await createRequest(cfhClient(ctx.app, mine.token), { location_id: mine.locationId, option_id: mine.optionId });
+  const intruder = cfhClient(ctx.app, theirs.token);
+  const unknown = await intruder.track('no-such-request');
+  for (const res of [
+    await intruder.claim(message_id), await intruder.onTheWay(message_id), await intruder.complete(message_id),
+    await intruder.cancel(message_id), await intruder.track(message_id),
+  ]) {
+    assert.equal(res.statusCode, 404, res.body);
+    assert.deepEqual(res.json(), unknown.json(), 'the same answer as for a request that does not exist');
+  }
+  const view = (await cfhClient(ctx.app, mine.token).track(message_id)).json();
+  assert.deepEqual([view.cfh_request.is_claimed, view.cfh_request.is_closed], [false, false]);
+  assert.equal(success(await cfhClient(ctx.app, mine.token).claim(message_id, ann)), true);
+});
+
+test("a request cannot be created at another organization's location or with its option", async () => {
+  const mine = await makeWorld(ctx.db, ctx.clock);
+  const theirs = await makeWorld(ctx.db, ctx.clock);
+  const client = cfhClient(ctx.app, mine.token);
+  const atTheirs = await client.create({ location_id: theirs.locationId, option_id: mine.optionId });
+  assert.equal(atTheirs.statusCode, 422, atTheirs.body);
+  assert.deepEqual(Object.keys(atTheirs.json().errors).sort(), ['location_id', 'option_id']);
+  const theirOption = await client.create({ location_id: mine.locationId, option_id: theirs.optionId });
+  assert.equal(theirOption.statusCode, 422, theirOption.body);
+  assert.deepEqual(theirOption.json(), {
+    message: 'option_id: is not a Call for Help option of this organization and location',
+    code: 'validation_failed',
+    errors: { option_id: ['is not a Call for Help option of this organization and location'] },
+  });
+  const [count] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE organization_id = $1', [mine.organizationId]);
+  assert.equal(count?.n, 0);
+});

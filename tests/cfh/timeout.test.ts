@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { ManualClock } from '../../src/clock.ts';
+import { makeWorld, testApp, testConfig, type TestContext, type World } from '../support/world.ts';
+import { ann, cfhClient, createRequest, eventKinds, iso, success, type CfhClient } from './support.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await testApp({ clock: new ManualClock('2026-05-20T08:00:00.500Z') });
+});
+
+async function store(timeoutSeconds: number | undefined, c: TestContext = ctx): Promise<{ w: World; client: CfhClient }> {
+  const w = await makeWorld(c.db, c.clock, { cfhTimeoutSeconds: timeoutSeconds });
+  return { w, client: cfhClient(c.app, w.token) };
+}
+
+async function cfhRequest(client: CfhClient, message_id: string) {
+  const res = await client.track(message_id);
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json().cfh_request;
+}
+
+test('an unclaimed request times out after its location\'s 2 seconds, and stays open and claimable', async () => {
+  const { w, client } = await store(2);
+  const created = ctx.clock.now();
+  const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+
+  ctx.clock.advance(1_999);
+  await ctx.scheduler.runDue();
+  assert.equal((await cfhRequest(client, message_id)).is_timeout, false, 'not before its time');
+
+  ctx.clock.advance(1);
+  await ctx.scheduler.runDue();
+  const timedOut = await cfhRequest(client, message_id);
+  const deadline = iso(new Date(created.getTime() + 2_000));
+  assert.equal(timedOut.is_timeout, true);
+  assert.equal(timedOut.timeout_at, deadline);
+  assert.equal(timedOut.updated_at, deadline);
+  assert.equal(timedOut.is_closed, false);
+  assert.equal(timedOut.is_claimed, false);
+
+  ctx.clock.advance(30_000);
+  assert.equal(success(await client.claim(message_id, ann)), true, 'a timed-out request is still claimable');
+  const claimed = await cfhRequest(client, message_id);
+  assert.deepEqual([claimed.is_claimed, claimed.is_timeout, claimed.timeout_at], [true, true, deadline]);
+  assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created', 'timed_out', 'claimed']);
+});
+
+test('a claim before the timeout prevents it', async () => {
+  const { w, client } = await store(2);
+  const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  ctx.clock.advance(1_000);
+  assert.equal(success(await client.claim(message_id, ann)), true);
+  ctx.clock.advance(60_000);
+  await ctx.scheduler.runDue();
+  const view = await cfhRequest(client, message_id);
+  assert.deepEqual([view.is_timeout, view.timeout_at], [false, null]);
+  assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created', 'claimed']);
+});
+
+test('a request closed before its deadline never times out', async () => {
+  const { w, client } = await store(2);
+  const canceled = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  const completed = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  ctx.clock.advance(500);
+  assert.equal((await client.cancel(canceled.message_id)).statusCode, 200);
+  assert.equal(success(await client.complete(completed.message_id)), true);
+  ctx.clock.advance(10_000);
+  await ctx.scheduler.runDue();
+  assert.equal((await cfhRequest(client, canceled.message_id)).is_timeout, false);
+  assert.equal((await cfhRequest(client, completed.message_id)).is_timeout, false);
+});
+
+test('a timeout that runs late judges the request as it stood at its deadline', async () => {
+  const { w, client } = await store(2);
+  const created = ctx.clock.now();
+  const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  // Nobody ran the scheduler for 5 seconds (the service was down); the claim came after the deadline.
+  ctx.clock.advance(5_000);
+  const claimedAt = ctx.clock.now();
+  assert.equal(success(await client.claim(message_id, ann)), true);
+  await ctx.scheduler.runDue();
+  const view = await cfhRequest(client, message_id);
+  assert.deepEqual([view.is_timeout, view.timeout_at, view.is_claimed], [true, iso(new Date(created.getTime() + 2_000)), true]);
+  assert.equal(view.updated_at, iso(claimedAt), 'updated_at does not go back in time');
+});
+
+test('the timeout is kept in the database: another instance started later runs it', async () => {
+  const { w, client } = await store(2);
+  const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  const other = await testApp({ clock: new ManualClock(new Date(ctx.clock.now().getTime() + 2_000)) });
+  await other.scheduler.runDue();
+  assert.equal((await cfhRequest(client, message_id)).is_timeout, true);
+});
+
+test('without a timeout of its own, a location uses CFH_TIMEOUT_SECONDS', async () => {
+  const c = await testApp({ clock: new ManualClock(ctx.clock.now()), config: testConfig({ CFH_TIMEOUT_SECONDS: '30' }) });
+  const { w, client } = await store(undefined, c);
+  const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  c.clock.advance(29_999);
+  await c.scheduler.runDue();
+  assert.equal((await cfhRequest(client, message_id)).is_timeout, false);
+  c.clock.advance(1);
+  await c.scheduler.runDue();
+  assert.equal((await cfhRequest(client, message_id)).is_timeout, true);
+});

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+test('the defaults run the embedded service', () => {
+  const config = loadConfig({}, '/srv/storeops');
+  assert.equal(config.port, 3000);
+  assert.equal(config.host, '0.0.0.0');
+  assert.equal(config.databaseUrl, null);
+  assert.equal(config.dataDir, '/srv/storeops/data');
+  assert.equal(config.mqttUrl, null);
+  assert.equal(config.mqttPort, 1883);
+  assert.equal(config.cfhTimeoutSeconds, 300);
+  assert.equal(config.publicBaseUrl, 'http://localhost:3000');
+  assert.ok(Object.isFrozen(config));
+});
+
+test('a bad value stops the start naming its variable', () => {
+  const cases: [Record<string, string>, string][] = [
+    [{ PORT: 'not-a-port' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ MQTT_URL: 'nope' }, 'MQTT_URL'],
+    [{ MQTT_PORT: '-1' }, 'MQTT_PORT'],
+    [{ CFH_TIMEOUT_SECONDS: '0' }, 'CFH_TIMEOUT_SECONDS'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+    [{ SECRET_TOKEN: 'short' }, 'SECRET_TOKEN'],
+  ];
+  for (const [env, variable] of cases) {
+    assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(`${variable}:`), variable);
+  }
+});
+
+test('values are read from the environment given', () => {
+  const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@db/storeops', MQTT_URL: 'mqtt://broker:1883', PUBLIC_BASE_URL: 'https://ops.example.com/', SECRET_TOKEN: 'a-long-enough-secret' });
+  assert.equal(config.port, 8080);
+  assert.equal(config.databaseUrl, 'postgres://u@db/storeops');
+  assert.equal(config.mqttUrl, 'mqtt://broker:1883');
+  assert.equal(config.publicBaseUrl, 'https://ops.example.com');
+  assert.equal(config.secretToken, 'a-long-enough-secret');
+});

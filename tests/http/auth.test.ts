@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { bearerAuth, lockerKeyAuth, secretTokenAuth } from '../../src/http/auth.ts';
+import { makeWorld, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
+
+let ctx: TestContext;
+let world: World;
+before(async () => {
+  ctx = await testApp({
+    extend: (app, deps) => {
+      app.get('/t/secret', { onRequest: secretTokenAuth(deps.secretDigest) }, async () => ({ ok: true }));
+      app.get('/t/locker', { onRequest: lockerKeyAuth(deps.db) }, async (request) => ({ locker: request.locker }));
+      app.get('/t/cfh', { onRequest: bearerAuth(deps.db, deps.clock, 'cfh') }, async (request) => ({ principal: request.principal }));
+      app.get('/t/radio', { onRequest: bearerAuth(deps.db, deps.clock, 'radio', { failStatus: 403 }) }, async () => ({ ok: true }));
+    },
+  });
+  world = await makeWorld(ctx.db, ctx.clock);
+});
+
+const get = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url, headers });
+
+test('the shared secret token opens L1-L6 routes, and its absence or a wrong one is a 401', async () => {
+  assert.equal((await get(withSecret('/t/secret'))).statusCode, 200);
+  const missing = await get('/t/secret');
+  assert.equal(missing.statusCode, 401);
+  assert.equal(missing.json().code, 'unauthorized');
+  assert.equal((await get(`/t/secret?secret_token=${TEST_SECRET}x`)).statusCode, 401);
+  assert.equal((await get(`/t/secret?secret_token=${TEST_SECRET.slice(0, -1)}`)).statusCode, 401);
+  assert.equal((await get('/t/secret?secret_token=')).statusCode, 401);
+});
+
+test("a locker's own api-key identifies it; an unknown or missing key is a 401", async () => {
+  const ok = await get('/t/locker', { 'api-key': world.lockerKey });
+  assert.equal(ok.statusCode, 200);
+  assert.deepEqual(ok.json().locker, { id: world.lockerId, organizationId: world.organizationId, locationId: world.locationId, version: 2 });
+  assert.equal((await get('/t/locker', { 'api-key': `${world.lockerKey}-nope` })).statusCode, 401);
+  assert.equal((await get('/t/locker')).statusCode, 401);
+});
+
+test('a bearer token identifies its organization; missing or invalid is a 401 on CFH', async () => {
+  const ok = await get('/t/cfh', { authorization: `Bearer ${world.token}` });
+  assert.equal(ok.statusCode, 200);
+  assert.equal(ok.json().principal.organizationId, world.organizationId);
+  assert.equal((await get('/t/cfh')).statusCode, 401);
+  assert.equal((await get('/t/cfh', { authorization: `Bearer ${world.token}x` })).statusCode, 401);
+  assert.equal((await get('/t/cfh', { authorization: `Basic ${world.token}` })).statusCode, 401);
+  assert.equal((await get('/t/radio', { authorization: 'Bearer nope' })).statusCode, 403, 'R1 refuses with 403');
+});
+
+test('a token without the scope is refused', async () => {
+  const token = 'only-radio-token-abcdefghijkl';
+  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{radio}', encode(sha256($3::bytea), 'hex'))", [`radio-only-${world.organizationId}`, world.organizationId, token]);
+  const res = await get('/t/cfh', { authorization: `Bearer ${token}` });
+  assert.equal(res.statusCode, 403);
+  assert.equal(res.json().code, 'insufficient_scope');
+  assert.equal((await get('/t/radio', { authorization: `Bearer ${token}` })).statusCode, 200);
+});
+
+test('an expired or revoked token is refused', async () => {
+  const expired = 'expired-token-abcdefghijklmnop';
+  const revoked = 'revoked-token-abcdefghijklmnop';
+  const now = ctx.clock.now();
+  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash, expires_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)", [`expired-${world.organizationId}`, world.organizationId, expired, new Date(now.getTime() + 1000)]);
+  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash, revoked_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)", [`revoked-${world.organizationId}`, world.organizationId, revoked, now]);
+  assert.equal((await get('/t/cfh', { authorization: `Bearer ${expired}` })).statusCode, 200, 'valid until it expires');
+  ctx.clock.advance(1000);
+  assert.equal((await get('/t/cfh', { authorization: `Bearer ${expired}` })).statusCode, 401);
+  assert.equal((await get('/t/cfh', { authorization: `Bearer ${revoked}` })).statusCode, 401);
+});
