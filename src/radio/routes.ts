@@ -23,11 +23,17 @@ const SpeakableText = (description: string) =>
   Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, pattern: String.raw`\S`, description });
 const EdgeId = Type.String({ minLength: 1, maxLength: 100, description: 'The radio edge device id' });
 
+const described = (description: string) => ({ ...ErrorBody, description });
 const errors = {
-  403: ErrorBody,
-  404: ErrorBody,
-  422: ErrorBody,
-  503: ErrorBody,
+  403: described('missing or invalid credential, a token without the radio scope or of another organization, another edge device\'s key'),
+  404: described('unknown edge device (told only to a caller with a valid credential)'),
+  422: described('the body or query is invalid; text over the limit'),
+  429: described('too many refused requests from this client; see Retry-After'),
+  503: described('the speech engine is busy or too slow, or the database is unavailable; see Retry-After'),
+};
+const bodyErrors = {
+  400: described('the body cannot be parsed'),
+  413: described('the body is too large'),
 };
 
 const PlayBody = Type.Object({
@@ -104,7 +110,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: Deps): Promise
         `Unknown edge device: 404. Text over ${MAX_TEXT_LENGTH} characters: 422. Speech engine busy or too slow: 503 with Retry-After.`,
       security: edgeSecurity,
       body: PlayBody,
-      response: { 200: Played, ...errors },
+      response: { 200: Played, ...bodyErrors, ...errors },
     },
   }, async (request) => {
     const body = request.body as Static<typeof PlayBody>;
@@ -130,9 +136,17 @@ export async function radioRoutes(fastify: FastifyInstance, deps: Deps): Promise
         "Unknown account, an account of another organization than the edge device's, missing or bad signature: 403. Unknown edge device: 404. " +
         'Missing fields: 422. Another content type: 415.',
       security: [{ messagingSignature: [] }],
+      consumes: ['application/x-www-form-urlencoded'],
       params: Type.Object({ edgeId: EdgeId }),
       body: MessagingBody,
-      response: { 200: Played, 415: ErrorBody, ...errors },
+      response: {
+        200: Played,
+        ...bodyErrors,
+        ...errors,
+        403: described("missing or bad signature, unknown account, an account of another organization than the edge device's"),
+        404: described('unknown edge device (told only to a correctly signed request)'),
+        415: described('the body is not application/x-www-form-urlencoded'),
+      },
     },
   }, async (request) => {
     if (!isForm(request)) throw new AppError(415, 'unsupported_media_type', 'the body must be application/x-www-form-urlencoded');
@@ -189,7 +203,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: Deps): Promise
       description: 'Same credentials as playRadioText.',
       security: edgeSecurity,
       params: Type.Object({ edgeId: EdgeId, messageId: Type.String({ minLength: 1, maxLength: 100 }) }),
-      response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', contentMediaType: 'audio/wav' }), ...errors },
+      response: { 200: { description: 'The WAV', content: { 'audio/wav': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } } }, ...errors },
     },
   }, async (request, reply) => {
     const { edgeId, messageId } = request.params as { edgeId: string; messageId: string };
