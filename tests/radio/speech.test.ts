@@ -92,10 +92,11 @@ test('a closed synthesizer refuses work instead of hanging', async () => {
 });
 
 test('over HTTP, a full speech queue is 503 with Retry-After and queues nothing', async () => {
-  await withSynthesizer({ workers: 1, queueLimit: 0 }, async (speech) => {
+  await withSynthesizer({ workers: 1, queueLimit: 2 }, async (speech) => {
     const { app, db, clock } = await testApp({ speech });
     const w = await makeWorld(db, clock);
-    const busy = speech.synthesize(LONG);
+    // One long text speaking and two waiting: the queue is full for a good while.
+    const busy = Promise.all([speech.synthesize(LONG), speech.synthesize(LONG), speech.synthesize(LONG)]);
     const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: SENTENCE, actor: 'x' });
     assert.equal(res.statusCode, 503, res.body);
     assert.equal(res.json<{ code: string }>().code, 'speech_busy');
