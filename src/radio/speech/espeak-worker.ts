@@ -30,10 +30,18 @@ function concat(chunks: Int16Array[], total: number): Int16Array<ArrayBuffer> {
   return out;
 }
 
+// Loading a voice costs a millisecond or two: done only when it changes.
+let currentVoice = '';
+
 function run(engine: ESpeakNGWorker, request: SynthesisRequest): void {
-  if (engine.set_voice(request.voice) !== 0) {
-    reply({ kind: 'failed', id: request.id, reason: 'unknown_voice', message: `unknown voice "${request.voice}"` });
-    return;
+  if (request.voice !== currentVoice) {
+    if (engine.set_voice(request.voice) !== 0) {
+      // eSpeak keeps its previous voice; reload ours on the next call to be sure.
+      currentVoice = '';
+      reply({ kind: 'failed', id: request.id, reason: 'unknown_voice', message: `unknown voice "${request.voice}"` });
+      return;
+    }
+    currentVoice = request.voice;
   }
   const deadline = performance.now() + request.budgetMs;
   const chunks: Int16Array[] = [];
@@ -64,6 +72,7 @@ try {
   const espeak = await initialize();
   engine = new espeak.eSpeakNGWorker();
   if (engine.set_voice('en-us') !== 0) throw new Error('the en-us voice is missing');
+  currentVoice = 'en-us';
   for (let round = 0; round < 4; round++) for (const ssml of WARM_UP) engine.synthesize(ssml, () => false);
 } catch (err) {
   reply({ kind: 'init_failed', message: err instanceof Error ? err.message : String(err) });
