@@ -8,6 +8,8 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
+import type { DeviceGateway } from './devices/gateway.ts';
+import { deviceRoutes } from './devices/routes.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -23,6 +25,8 @@ export interface Deps {
   db: Db;
   clock: Clock;
   scheduler: Scheduler;
+  /** The device channel (MQTT): call notify() after a transaction that queued device messages. */
+  devices: DeviceGateway;
   /** SHA-256 of the shared secret_token of L1-L6. */
   secretDigest: string;
   /** Brute-force guard; the default unless a test needs another. */
@@ -64,6 +68,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, deps);
+  await app.register(deviceRoutes, deps);
   await app.register(cfhRoutes, deps);
   await app.register(radioRoutes, deps);
 

@@ -15,6 +15,10 @@ export interface Config {
   /** mqtt:// or mqtts:// URL of an external broker; null runs the embedded broker. */
   readonly mqttUrl: string | null;
   readonly mqttPort: number;
+  /** Shared secret an external broker's HTTP auth plugin presents to /internal/mqtt/*; null disables them. */
+  readonly mqttAuthSecret: string | null;
+  /** The service's client id on an external broker; set, it keeps a persistent session there. */
+  readonly mqttClientId: string | null;
   readonly cfhTimeoutSeconds: number;
   readonly provisionFile: string | null;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -84,6 +88,14 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   }
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
   const provisionFile = text(env, 'PROVISION_FILE');
+  const mqttAuthSecret = text(env, 'MQTT_AUTH_SECRET');
+  if (mqttAuthSecret !== null && mqttAuthSecret.length < 16) {
+    throw new ConfigError('MQTT_AUTH_SECRET', 'must be at least 16 characters');
+  }
+  const mqttClientId = text(env, 'MQTT_CLIENT_ID');
+  if (mqttClientId !== null && !/^[A-Za-z0-9_.:-]{1,128}$/.test(mqttClientId)) {
+    throw new ConfigError('MQTT_CLIENT_ID', 'must be 1 to 128 letters, digits or _ . : -');
+  }
   return Object.freeze({
     port,
     host,
@@ -93,6 +105,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     mqttUrl: url(env, 'MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),
     mqttPort: integer(env, 'MQTT_PORT', 1883, 0, 65535),
+    mqttAuthSecret,
+    mqttClientId,
     cfhTimeoutSeconds: integer(env, 'CFH_TIMEOUT_SECONDS', 300, 1, 86_400),
     provisionFile: provisionFile === null ? null : path.resolve(cwd, provisionFile),
     logLevel: logLevel as Config['logLevel'],

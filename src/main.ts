@@ -10,6 +10,7 @@ import { openConfiguredDb } from './db/open.ts';
 import { migrate } from './db/migrate.ts';
 import { resolveSecretToken } from './http/secret-token.ts';
 import { Scheduler } from './jobs/scheduler.ts';
+import { DeviceGateway } from './devices/gateway.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
 import { createSpeechSynthesizer } from './radio/speech/speech.ts';
 
@@ -57,8 +58,13 @@ async function start(): Promise<void> {
 
   let app: App | undefined = undefined;
   const scheduler = new Scheduler({ db, clock: systemClock, log: { error: (obj, msg) => app?.log.error(obj, msg) } });
+  const deviceLog = (level: 'debug' | 'info' | 'warn' | 'error') => (obj: object, msg: string) => app?.log[level]({ ...obj, component: 'devices' }, msg);
+  const devices = new DeviceGateway({
+    config, db, clock: systemClock,
+    log: { debug: deviceLog('debug'), info: deviceLog('info'), warn: deviceLog('warn'), error: deviceLog('error') },
+  });
   const speech = createSpeechSynthesizer();
-  app = await buildApp({ config, db, clock: systemClock, scheduler, secretDigest: secret.digest, speech });
+  app = await buildApp({ config, db, clock: systemClock, scheduler, devices, secretDigest: secret.digest, speech });
   const serving = app;
 
   let closing = false;
@@ -73,6 +79,7 @@ async function start(): Promise<void> {
     force.unref();
     await serving.close(); // stops accepting, lets in-flight requests finish
     await scheduler.stop();
+    await devices.stop(); // the last queued messages are published, the last acks recorded
     await speech.close();
     await db.close();
     clearTimeout(force);
@@ -88,6 +95,12 @@ async function start(): Promise<void> {
     await speech.close();
     await db.close();
     fail((err as Error).message);
+  }
+  try {
+    await devices.start();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(`MQTT_PORT ${config.mqttPort} is already in use (set MQTT_PORT, or MQTT_URL for an external broker)`);
+    throw err;
   }
   await serving.listen({ port: config.port, host: config.host });
   scheduler.start();

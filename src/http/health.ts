@@ -6,6 +6,8 @@ import type { Deps } from '../app.ts';
 const READY_TIMEOUT_MS = 2_000;
 
 export async function healthRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  // Reported, not required: with the broker away the API still works and device messages wait in the outbox.
+  const mqtt = () => (deps.devices.up ? 'up' : 'down');
   app.get('/healthz', { schema: { tags: ['service'], operationId: 'healthz', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
 
   app.get('/readyz', { schema: { tags: ['service'], operationId: 'readyz' } }, async (_request, reply) => {
@@ -15,9 +17,9 @@ export async function healthRoutes(app: FastifyInstance, deps: Deps): Promise<vo
     });
     try {
       await Promise.race([deps.db.ping(), timeout]);
-      return { status: 'ready', database: 'up' };
+      return { status: 'ready', database: 'up', mqtt: mqtt() };
     } catch {
-      return reply.code(503).header('retry-after', '5').send({ message: 'the database is not reachable', code: 'unavailable', database: 'down' });
+      return reply.code(503).header('retry-after', '5').send({ message: 'the database is not reachable', code: 'unavailable', database: 'down', mqtt: mqtt() });
     } finally {
       clearTimeout(timer);
     }

@@ -17,6 +17,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'callforhelp', description: 'Call for Help requests' },
         { name: 'radio', description: 'Text to speech on the store radio' },
         { name: 'service', description: 'Health of the service' },
+        { name: 'devices', description: "Device channel: an external MQTT broker's HTTP auth plugin asks these" },
       ],
       components: {
         securitySchemes: {
@@ -25,6 +26,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
           edgeApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The radio edge device's key" },
           bearerToken: { type: 'http', scheme: 'bearer' },
           messagingSignature: { type: 'apiKey', in: 'header', name: 'X-Messaging-Signature' },
+          brokerSecret: { type: 'http', scheme: 'bearer', description: 'MQTT_AUTH_SECRET (mosquitto-go-auth may send it as its User-Agent instead)' },
         },
       },
     },

@@ -7,6 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { AppError } from './errors.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's 403 answers a question about someone else (a broker asking whether a device
+     * may do something), so it is no failed credential of the caller and is not counted. */
+    refusalIsAnswer?: boolean;
+  }
+}
+
 export interface FailureLimit {
   /** failures allowed per client in one window */
   max: number;
@@ -46,6 +54,7 @@ export function registerFailureLimit(app: FastifyInstance, clock: Clock, limit: 
     const status = reply.statusCode;
     const guessed = status === 401 || status === 403 || (status === 404 && request.routeOptions.url !== undefined);
     if (!guessed) return;
+    if (status === 403 && request.routeOptions.config.refusalIsAnswer === true) return;
     const now = clock.now().getTime();
     let bucket = current(request.ip, now);
     if (bucket === undefined) {

@@ -9,12 +9,15 @@ import { openDb, type Db } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
+import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
+/** An external broker for the device tests (e.g. Mosquitto); unset, the apps use an embedded one. */
+export const TEST_MQTT_URL = process.env.TEST_MQTT_URL || null;
 
 let shared: Promise<Db> | null = null;
 
@@ -107,7 +110,11 @@ export function freshId(): number {
 }
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://storeops.test', SECRET_TOKEN: TEST_SECRET, ...overrides });
+  return loadConfig({
+    LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://storeops.test', SECRET_TOKEN: TEST_SECRET, MQTT_PORT: '0',
+    ...(TEST_MQTT_URL !== null ? { MQTT_URL: TEST_MQTT_URL } : {}),
+    ...overrides,
+  });
 }
 
 export interface TestContext {
@@ -117,6 +124,30 @@ export interface TestContext {
   scheduler: Scheduler;
   config: Config;
   speech: SpeechSynthesizer;
+  /** The device channel, started: dispatches on its own; `await devices.dispatchPending()` publishes now. */
+  devices: DeviceGateway;
+  /** Where a test device connects (mqtt://127.0.0.1:<embedded port>, or TEST_MQTT_URL). */
+  mqttUrl: string;
+}
+
+/** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
+export function testGatewayOptions(): { clientId: string } {
+  return { clientId: `storeops-test-${crypto.randomBytes(6).toString('hex')}` };
+}
+
+let sharedDevices: Promise<DeviceGateway> | null = null;
+let devicesClock: Clock = new ManualClock(new Date());
+
+/** One device gateway (one broker) per test process: apps sharing a database must not each
+ * publish the others' messages on brokers their devices are not connected to. It reads the clock
+ * of the latest testApp and is made from the first testApp's config. */
+function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
+  if (sharedDevices === null) {
+    const devices = new DeviceGateway({ config, db, clock: { now: () => devicesClock.now() }, pollMs: 100, ...testGatewayOptions() });
+    sharedDevices = devices.start().then(() => devices);
+    closeAtEnd(() => devices.stop()); // closers run in reverse: after the apps, before the database
+  }
+  return sharedDevices;
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
@@ -125,15 +156,17 @@ export async function testApp(opts: { clock?: ManualClock; config?: Config; exte
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   const scheduler = new Scheduler({ db, clock });
+  devicesClock = clock;
+  const devices = await testDevices(db, config);
   const speech = opts.speech ?? testSpeech();
   // Suites send many refused requests on purpose; the brute-force guard has its own tests.
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
-  const deps: Deps = { config, db, clock, scheduler, secretDigest: sha256hex(TEST_SECRET), failureLimit, speech };
+  const deps: Deps = { config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET), failureLimit, speech };
   const app = await buildApp(deps);
   opts.extend?.(app, deps);
   await app.ready();
   closeAtEnd(() => app.close());
-  return { app, db, clock, scheduler, config, speech };
+  return { app, db, clock, scheduler, config, speech, devices, mqttUrl: devices.deviceUrl ?? '' };
 }
 
 export interface World {

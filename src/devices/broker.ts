@@ -1,0 +1,218 @@
+// The embedded MQTT broker (aedes): plain MQTT on MQTT_PORT and MQTT over WebSocket on the HTTP
+// server's /mqtt. Devices are authenticated and confined to their own topics here; the service
+// itself publishes and subscribes inside the process, without a connection.
+import type { IncomingMessage } from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client } from 'aedes';
+import { WebSocketServer, createWebSocketStream } from 'ws';
+import { ACK_SUBSCRIPTIONS, deviceName, inboxTopic, mayPublish, mayReceive, maySubscribe, parseDeviceUsername, type DeviceIdentity } from './rules.ts';
+import type { GatewayLogger, Transport } from './transport.ts';
+
+export interface EmbeddedBrokerHooks {
+  /** Checks a device's key against the database. */
+  authenticate(device: DeviceIdentity, key: string): Promise<boolean>;
+  /** A device published on its ack topic (already authorized). */
+  onAck(topic: string, payload: Buffer): void;
+  /** A device is (again) subscribed to its inbox: time to send what it has not acked. */
+  onDeviceListening(device: DeviceIdentity): void;
+}
+
+// aedes' AuthErrorCode is a const enum, which erasable TypeScript cannot import.
+const BAD_USERNAME_OR_PASSWORD = 4;
+const NOT_AUTHORIZED = 5;
+const SERVER_UNAVAILABLE = 3;
+const WEBSOCKET_PATH = '/mqtt';
+/** Largest WebSocket frame a device may send: it only sends acks (what it receives is not limited). */
+const MAX_WS_FRAME = 256 * 1024;
+
+function refusal(message: string, returnCode: number): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+export class EmbeddedBroker implements Transport {
+  readonly #aedes: Aedes;
+  readonly #server: net.Server;
+  readonly #wss: WebSocketServer;
+  readonly #sockets = new Set<net.Socket | Duplex>();
+  readonly #log: GatewayLogger;
+  #closed = false;
+
+  private constructor(aedes: Aedes, log: GatewayLogger) {
+    this.#aedes = aedes;
+    this.#log = log;
+    this.#server = net.createServer((socket) => this.#accept(socket));
+    this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_FRAME });
+  }
+
+  static async start(opts: { port: number; host: string; hooks: EmbeddedBrokerHooks; log: GatewayLogger }): Promise<EmbeddedBroker> {
+    const { hooks, log } = opts;
+    const devices = new WeakMap<Client, DeviceIdentity>();
+    const aedes = await Aedes.createBroker({
+      authenticate(client, username, password, done) {
+        const device = parseDeviceUsername(username);
+        if (device === null || password === undefined) {
+          log.warn({ username: username ?? null, clientId: client.id }, 'device refused: unknown username');
+          done(refusal('not authorized', username === undefined ? NOT_AUTHORIZED : BAD_USERNAME_OR_PASSWORD), null);
+          return;
+        }
+        hooks.authenticate(device, password.toString('utf8')).then(
+          (ok) => {
+            if (!ok) {
+              log.warn({ device: deviceName(device), clientId: client.id }, 'device refused: wrong key');
+              done(refusal('bad username or password', BAD_USERNAME_OR_PASSWORD), null);
+              return;
+            }
+            devices.set(client, device);
+            done(null, true);
+          },
+          (err: unknown) => {
+            log.error({ err, device: deviceName(device) }, 'device authentication failed');
+            done(refusal('server unavailable', SERVER_UNAVAILABLE), null);
+          },
+        );
+      },
+      authorizeSubscribe(client, sub, done) {
+        const device = devices.get(client);
+        if (device === undefined || !maySubscribe(device, sub.topic)) {
+          log.warn({ device: device ? deviceName(device) : null, topic: sub.topic }, 'subscription refused');
+          done(null, null); // SUBACK 0x80 for this filter; the connection stays
+          return;
+        }
+        done(null, sub);
+      },
+      authorizePublish(client, packet, done) {
+        const device = client === null ? undefined : devices.get(client);
+        if (device === undefined || !mayPublish(device, packet.topic)) {
+          log.warn({ device: device ? deviceName(device) : null, topic: packet.topic }, 'publish refused, disconnecting');
+          done(new Error('not authorized to publish on this topic')); // MQTT 3.1.1 can only disconnect
+          return;
+        }
+        packet.retain = false; // an ack is an event, not a state to keep
+        done(null);
+      },
+      authorizeForward(client, packet) {
+        const device = devices.get(client);
+        return device !== undefined && mayReceive(device, packet.topic) ? packet : null;
+      },
+    });
+    const broker = new EmbeddedBroker(aedes, log);
+    aedes.on('subscribe', (subscriptions, client) => {
+      const device = devices.get(client);
+      if (device === undefined) return;
+      const inbox = inboxTopic(device);
+      if (subscriptions.some((s) => s.topic === inbox && (s.qos as number) !== 128)) hooks.onDeviceListening(device);
+    });
+    aedes.on('clientReady', (client) => {
+      const device = devices.get(client);
+      if (device === undefined) return;
+      log.info({ device: deviceName(device), clientId: client.id, clean: client.clean }, 'device connected');
+      // A persistent session gets its subscriptions back without a SUBSCRIBE.
+      const restored = (client as Client & { subscriptions?: Record<string, unknown> }).subscriptions ?? {};
+      if (!client.clean && inboxTopic(device) in restored) hooks.onDeviceListening(device);
+    });
+    aedes.on('clientDisconnect', (client) => {
+      const device = devices.get(client);
+      if (device !== undefined) log.info({ device: deviceName(device), clientId: client.id }, 'device disconnected');
+    });
+    aedes.on('clientError', (client, err) => log.debug({ clientId: client.id, err: err.message }, 'device connection error'));
+    for (const filter of ACK_SUBSCRIPTIONS) {
+      await new Promise<void>((resolve) => {
+        aedes.subscribe(filter, (packet: AedesPublishPacket, cb: () => void) => {
+          // Only a device's own ack topic gets here (authorizePublish); recording is asynchronous.
+          if (packet.topic.startsWith('$')) return cb();
+          hooks.onAck(packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
+          cb();
+        }, resolve);
+      });
+    }
+    try {
+      await broker.#listen(opts.port, opts.host);
+    } catch (err) {
+      await broker.close();
+      throw err;
+    }
+    return broker;
+  }
+
+  #accept(socket: net.Socket | Duplex, req?: IncomingMessage): void {
+    if (this.#closed) {
+      socket.destroy();
+      return;
+    }
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+    socket.on('error', () => {}); // a device vanishing mid-write is routine; aedes sees the close
+    this.#aedes.handle(socket, req);
+  }
+
+  #listen(port: number, host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /** The TCP port devices connect to (the bound one when MQTT_PORT is 0). */
+  get port(): number {
+    const address = this.#server.address();
+    return typeof address === 'object' && address !== null ? address.port : 0;
+  }
+
+  get up(): boolean {
+    return !this.#closed && this.#server.listening;
+  }
+
+  /** Takes over an HTTP upgrade to /mqtt; returns false for any other path. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== WEBSOCKET_PATH) return false;
+    if (this.#closed) {
+      socket.destroy();
+      return true;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      const stream = createWebSocketStream(ws);
+      this.#accept(stream, req);
+    });
+    return true;
+  }
+
+  /** Drops the WebSocket devices (the HTTP server is closing and waits for its sockets). */
+  closeWebSockets(): void {
+    for (const ws of this.#wss.clients) ws.terminate();
+  }
+
+  /**
+   * Hands the message to the broker without waiting for it to reach the device: aedes calls back
+   * only once every subscriber's socket took it, and a slow device fetching a long WAV must not
+   * hold the dispatcher's transaction (on PGlite, the one database connection). A message that
+   * never reaches the device is not acked, and is sent again when the device reconnects.
+   */
+  publish(topic: string, payload: Buffer): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the embedded broker is closed'));
+    let refused: Error | undefined;
+    let returned = false;
+    this.#aedes.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (err?: Error) => {
+      if (!err) return;
+      if (returned) this.#log.warn({ topic, err: err.message }, 'the embedded broker failed a message after taking it');
+      else refused = err;
+    });
+    returned = true;
+    return refused === undefined ? Promise.resolve() : Promise.reject(refused);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.closeWebSockets();
+    await new Promise<void>((resolve) => this.#aedes.close(() => resolve()));
+    // Connections that never sent CONNECT are not aedes clients yet.
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#wss.close();
+  }
+}

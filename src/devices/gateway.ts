@@ -1,0 +1,339 @@
+// The device channel: the broker (embedded, or an external one the service is a client of), the
+// dispatcher that publishes the transactional outbox, the acks coming back, and redelivery of what
+// a device has not acknowledged.
+//
+// Delivery is at least once. A message is published by one dispatcher (rows are locked with
+// FOR UPDATE SKIP LOCKED and the per-topic advisory lock keeps one device's messages in order), but
+// a crash between the broker's PUBACK and the commit, or a redelivery, can bring a copy: devices
+// dedupe by command_id / message_id and ack every copy.
+import type { IncomingMessage } from 'node:http';
+import crypto from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/db.ts';
+import { safeEqual } from '../http/secrets.ts';
+import { EmbeddedBroker } from './broker.ts';
+import { credentialsOf, ExternalBroker } from './client.ts';
+import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './rules.ts';
+import { AckBatcher } from './acks.ts';
+import {
+  checkDeviceKey, forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds,
+  pickUnpublished, topicsDueForRedelivery, unackedOfTopic,
+} from './store.ts';
+import { publishAll, silentLogger, type GatewayLogger, type Transport } from './transport.ts';
+
+export type { GatewayLogger } from './transport.ts';
+
+export interface GatewayOptions {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log?: GatewayLogger;
+  /** How often the dispatcher looks for queued messages (ms); notify() wakes it sooner. */
+  pollMs?: number;
+  /** Messages locked and published per transaction. */
+  batchSize?: number;
+  /** false: nothing is published until dispatchPending() is called (tests that stop "between"). */
+  autoDispatch?: boolean;
+  /** The client id on an external broker; default MQTT_CLIENT_ID, else a random one. */
+  clientId?: string;
+}
+
+/** External broker: first redelivery of an unacked message after this long, doubling. */
+const REDELIVER_AFTER_S = 30;
+const SWEEP_EVERY_MS = 5_000;
+/** After an external broker asks about a device's SUBSCRIBE, the subscription exists shortly after. */
+const SUBSCRIBE_SETTLE_MS = 1_000;
+const REDELIVERY_CHUNK = 50;
+const REDELIVERY_MAX = 1_000;
+
+export class DeviceGateway {
+  readonly #config: Config;
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #log: GatewayLogger;
+  readonly #pollMs: number;
+  readonly #batchSize: number;
+  readonly #autoDispatch: boolean;
+  readonly #clientId: string;
+  readonly #service: { username: string; password: string } | null;
+  #broker: EmbeddedBroker | null = null;
+  #transport: Transport | null = null;
+  #stopped = true;
+  #pollTimer: NodeJS.Timeout | null = null;
+  #lastSweep = 0;
+  #lastPollError = 0;
+  /** Dispatches and redeliveries of this process run one after another. */
+  #chain: Promise<unknown> = Promise.resolve();
+  #wakeQueued = false;
+  readonly #redeliverTopics = new Set<string>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #acks: AckBatcher;
+  readonly #busy = new Set<Promise<unknown>>();
+
+  constructor(opts: GatewayOptions) {
+    this.#config = opts.config;
+    this.#db = opts.db;
+    this.#clock = opts.clock;
+    this.#log = opts.log ?? silentLogger;
+    this.#pollMs = opts.pollMs ?? 100;
+    this.#batchSize = opts.batchSize ?? 100;
+    this.#autoDispatch = opts.autoDispatch ?? true;
+    this.#clientId = opts.clientId ?? opts.config.mqttClientId ?? `storeops-${crypto.randomBytes(6).toString('hex')}`;
+    this.#service = opts.config.mqttUrl === null ? null : credentialsOf(opts.config.mqttUrl);
+    this.#acks = new AckBatcher(this.#db, this.#clock, this.#log);
+  }
+
+  get external(): boolean {
+    return this.#config.mqttUrl !== null;
+  }
+
+  /** The broker is reachable (embedded: listening; external: connected). */
+  get up(): boolean {
+    return this.#transport?.up ?? false;
+  }
+
+  /** The embedded broker's bound TCP port (null with an external broker or before start). */
+  get brokerPort(): number | null {
+    return this.#broker?.port ?? null;
+  }
+
+  /** Where a device connects over TCP: the embedded broker on this host, or MQTT_URL without the service's credentials. */
+  get deviceUrl(): string | null {
+    if (this.#broker !== null) return `mqtt://127.0.0.1:${this.#broker.port}`;
+    if (this.#config.mqttUrl === null) return null;
+    const url = new URL(this.#config.mqttUrl);
+    url.username = '';
+    url.password = '';
+    return url.toString();
+  }
+
+  async start(): Promise<void> {
+    if (!this.#stopped) return;
+    if (this.#config.mqttUrl === null) {
+      this.#broker = await EmbeddedBroker.start({
+        port: this.#config.mqttPort,
+        host: this.#config.host,
+        log: this.#log,
+        hooks: {
+          authenticate: (device, key) => checkDeviceKey(this.#db, device, key),
+          onAck: (topic, payload) => this.#onAck(topic, payload),
+          onDeviceListening: (device) => this.#queueRedelivery(inboxTopic(device)),
+        },
+      });
+      this.#transport = this.#broker;
+      this.#log.info({ port: this.#broker.port }, 'embedded MQTT broker listening');
+    } else {
+      this.#transport = await ExternalBroker.connect({
+        url: this.#config.mqttUrl,
+        clientId: this.#clientId,
+        persistentSession: this.#config.mqttClientId !== null,
+        onAck: (topic, payload) => this.#onAck(topic, payload),
+        onConnect: () => this.notify(),
+        log: this.#log,
+      });
+    }
+    this.#stopped = false;
+    this.#schedulePoll(0);
+  }
+
+  /** Stops polling, publishes what is still queued (the HTTP server is closed first, so nothing new
+   * comes), closes the broker connection and records the last acks. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    this.#redeliverTopics.clear();
+    await this.#chain;
+    if (this.#autoDispatch && this.up) await this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
+    await this.#transport?.close();
+    await this.settle();
+    this.#transport = null;
+    this.#broker = null;
+  }
+
+  /** Wakes the dispatcher now (after a transaction that queued device messages). Never blocks. */
+  notify(): void {
+    if (this.#stopped || !this.#autoDispatch || this.#wakeQueued) return;
+    this.#wakeQueued = true;
+    setImmediate(() => {
+      this.#wakeQueued = false;
+      this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
+    });
+  }
+
+  /** Publishes everything queued and due, batch after batch; returns how many were published. */
+  dispatchPending(): Promise<number> {
+    return this.#exclusive(async () => {
+      let total = 0;
+      for (;;) {
+        const published = await this.#dispatchBatch();
+        if (published < 0) return total;
+        total += published;
+      }
+    });
+  }
+
+  /** Sends a device again, in order, what it was sent and has not acked (it just (re)subscribed). */
+  redeliverTo(topic: string): Promise<number> {
+    return this.#exclusive(() => this.#redeliver(topic, false));
+  }
+
+  /** External broker: redelivers the topics whose unacked messages are due again. */
+  redeliverDue(): Promise<number> {
+    return this.#exclusive(async () => {
+      let total = 0;
+      for (const topic of await topicsDueForRedelivery(this.#db, this.#clock.now(), 50)) {
+        total += await this.#redeliver(topic, true);
+      }
+      return total;
+    });
+  }
+
+  /** Resolves once nothing is in flight: dispatches, redeliveries, acks being recorded. */
+  async settle(): Promise<void> {
+    while (this.#busy.size > 0) await Promise.allSettled([...this.#busy]);
+  }
+
+  /** The device behind MQTT credentials, or null. For an external broker's HTTP auth calls. */
+  async authenticateDevice(username: string, password: string): Promise<DeviceIdentity | null> {
+    const device = parseDeviceUsername(username);
+    if (device === null) return null;
+    return (await checkDeviceKey(this.#db, device, password)) ? device : null;
+  }
+
+  /** Are these the service's own credentials on the external broker (from MQTT_URL)? */
+  isServiceLogin(username: string, password: string | null): boolean {
+    if (this.#service === null) return false;
+    const sameUser = safeEqual(username, this.#service.username);
+    return password === null ? sameUser : safeEqual(password, this.#service.password) && sameUser;
+  }
+
+  /** An external broker let a device subscribe to its inbox: redeliver once the subscription exists. */
+  deviceSubscribing(device: DeviceIdentity): void {
+    if (this.#stopped) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.#queueRedelivery(inboxTopic(device));
+    }, SUBSCRIBE_SETTLE_MS);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  /** MQTT over WebSocket on the HTTP server: takes over an upgrade to /mqtt (embedded broker only). */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    if (this.#broker === null) return false;
+    return this.#broker.handleUpgrade(req, socket, head);
+  }
+
+  /** The HTTP server is closing: its WebSocket devices must go, or it would wait for them. */
+  closeWebSockets(): void {
+    this.#broker?.closeWebSockets();
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#busy.add(promise);
+    void promise.finally(() => this.#busy.delete(promise)).catch(() => {});
+    return promise;
+  }
+
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(fn);
+    this.#chain = run.catch(() => {});
+    return this.#track(run);
+  }
+
+  #schedulePoll(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#pollTimer = setTimeout(() => {
+      this.#pollTimer = null;
+      this.#poll()
+        .catch((err: unknown) => this.#pollFailed(err))
+        .finally(() => this.#schedulePoll(this.#pollMs));
+    }, delayMs);
+    this.#pollTimer.unref();
+  }
+
+  async #poll(): Promise<void> {
+    if (!this.up) return;
+    if (this.#autoDispatch && (await hasUnpublished(this.#db, this.#clock.now()))) await this.dispatchPending();
+    if (this.external && Date.now() - this.#lastSweep >= SWEEP_EVERY_MS) {
+      this.#lastSweep = Date.now();
+      await this.redeliverDue();
+    }
+  }
+
+  #pollFailed(err: unknown): void {
+    // The database or broker being away is logged once a minute, not at every poll.
+    if (Date.now() - this.#lastPollError < 60_000) return;
+    this.#lastPollError = Date.now();
+    this.#log.error({ err }, 'device dispatcher failed; retrying');
+  }
+
+  /** One transaction: lock a batch, publish it, mark it. -1 when there was nothing to publish. */
+  async #dispatchBatch(): Promise<number> {
+    const transport = this.#transport;
+    if (transport === null || !transport.up) return -1;
+    const now = this.#clock.now();
+    return this.#db.tx(async (q) => {
+      const rows = await pickUnpublished(q, now, this.#batchSize);
+      if (rows.length === 0) return -1;
+      const { ok, failed, error } = await publishAll(transport, rows);
+      await markPublished(q, ok, now, this.external ? REDELIVER_AFTER_S : null);
+      await markFailed(q, failed, now, error);
+      if (failed.length > 0) this.#log.warn({ failed: failed.length, error }, 'device messages not published; will retry');
+      // A batch that published nothing ends this drain: its rows wait for their retry time.
+      return ok.length === 0 ? -1 : ok.length;
+    });
+  }
+
+  async #redeliver(topic: string, onlyIfDue: boolean): Promise<number> {
+    const transport = this.#transport;
+    if (transport === null || !transport.up) return 0;
+    const now = this.#clock.now();
+    const sent = await this.#db.tx(async (q) => {
+      if (onlyIfDue) {
+        if (!(await lockTopic(q, topic, false)) || !(await hasDueRedelivery(q, topic, now))) return 0;
+        await forgetSuperseded(q, topic);
+      } else {
+        await lockTopic(q, topic, true);
+      }
+      const ids = await unackedOfTopic(q, topic, REDELIVERY_MAX);
+      for (let i = 0; i < ids.length; i += REDELIVERY_CHUNK) {
+        const rows = await messagesByIds(q, ids.slice(i, i + REDELIVERY_CHUNK));
+        const { ok, failed, error } = await publishAll(transport, rows);
+        // A gap would break the order: stop at the first failure, the rest waits for the next time.
+        if (failed.length > 0) throw new Error(`redelivery to ${topic} failed: ${error}`);
+        await markPublished(q, ok, now, this.external ? REDELIVER_AFTER_S : null);
+      }
+      return ids.length;
+    });
+    if (sent > 0) this.#log.info({ topic, messages: sent }, 'redelivered unacknowledged device messages');
+    return sent;
+  }
+
+  #queueRedelivery(topic: string): void {
+    if (this.#stopped || this.#redeliverTopics.has(topic)) return;
+    this.#redeliverTopics.add(topic);
+    void this.#track(
+      this.redeliverTo(topic)
+        .catch((err: unknown) => this.#log.error({ err, topic }, 'redelivery failed'))
+        .finally(() => this.#redeliverTopics.delete(topic)),
+    );
+  }
+
+  #onAck(topic: string, payload: Buffer): void {
+    const device = deviceOfAckTopic(topic);
+    const ack = device === null ? null : parseAck(payload);
+    if (device === null || ack === null) {
+      this.#log.warn({ topic }, 'ignored a device ack that carries no command_id / message_id');
+      return;
+    }
+    this.#log.debug({ device: deviceName(device), key: ack.key }, 'device ack');
+    const flush = this.#acks.add({ topic: inboxTopic(device), key: ack.key, body: ack.body });
+    if (flush !== null) void this.#track(flush);
+  }
+}

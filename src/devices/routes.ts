@@ -1,0 +1,172 @@
+// HTTP side of the device channel: MQTT over WebSocket at /mqtt (embedded broker), and the
+// authentication / authorization endpoints an external broker's HTTP auth plugin calls, so devices
+// are checked against the same database and topic rules as on the embedded broker.
+//   EMQX 5: HTTP authentication -> /internal/mqtt/emqx/authn, HTTP authorization -> /internal/mqtt/emqx/authz
+//   Mosquitto + mosquitto-go-auth (HTTP backend): /internal/mqtt/mosquitto/{user,superuser,acl}
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Deps } from '../app.ts';
+import { AppError } from '../http/errors.ts';
+import { safeEqual } from '../http/secrets.ts';
+import { mayAccess, parseDeviceUsername, type BrokerAccess } from './rules.ts';
+
+const ErrorBody = Type.Object({ message: Type.String(), code: Type.String() });
+const Field = (maxLength: number) => Type.String({ maxLength });
+
+const EmqxAuthnBody = Type.Object({ username: Field(300), password: Field(1000), clientid: Type.Optional(Field(300)) });
+const EmqxAuthzBody = Type.Object({
+  username: Field(300),
+  topic: Field(1000),
+  action: Type.Union([Type.Literal('publish'), Type.Literal('subscribe'), Type.Literal('all')]),
+  clientid: Type.Optional(Field(300)),
+});
+const EmqxResult = Type.Object({ result: Type.Union([Type.Literal('allow'), Type.Literal('deny')]), is_superuser: Type.Optional(Type.Boolean()) });
+
+const GoAuthUserBody = Type.Object({ username: Field(300), password: Field(1000), clientid: Type.Optional(Field(300)) });
+const GoAuthSuperuserBody = Type.Object({ username: Field(300) });
+/** acc: 1 read (a message delivered to the client), 2 write (publish), 3 read and write, 4 subscribe. */
+const GoAuthAclBody = Type.Object({
+  username: Field(300),
+  topic: Field(1000),
+  acc: Type.Union([Type.Integer({ minimum: 1, maximum: 4 }), Type.String({ pattern: '^[1-4]$' })]),
+  clientid: Type.Optional(Field(300)),
+});
+const GoAuthOk = Type.Object({ ok: Type.Boolean(), error: Type.String() });
+
+const security = [{ brokerSecret: [] }];
+const ValidationBody = Type.Object({ message: Type.String(), code: Type.String(), errors: Type.Record(Type.String(), Type.Array(Type.String())) });
+const refusals = {
+  400: { ...ErrorBody, description: 'the body is not JSON' },
+  401: { ...ErrorBody, description: 'the broker secret (MQTT_AUTH_SECRET) is missing or wrong' },
+  404: { ...ErrorBody, description: 'MQTT_AUTH_SECRET is not set: broker authentication is disabled' },
+  413: { ...ErrorBody, description: 'the body is too large' },
+  422: { ...ValidationBody, description: 'the body is invalid' },
+  429: { ...ErrorBody, description: 'too many failed broker secrets from this client; see Retry-After' },
+  503: { ...ErrorBody, description: 'the database is unavailable; see Retry-After' },
+};
+const deny = (what: string) => ({ 403: { ...ErrorBody, description: what } });
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const GO_AUTH_ACCESS: Record<string, BrokerAccess | null> = { '1': 'read', '2': 'publish', '3': null, '4': 'subscribe' };
+
+export async function deviceRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const gateway = deps.devices;
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (gateway.handleUpgrade(req, socket, head)) return;
+    // No one else takes upgrades: refuse rather than leave the socket hanging.
+    if (app.server.listenerCount('upgrade') === 1) socket.destroy();
+  };
+  app.server.on('upgrade', onUpgrade);
+  app.addHook('preClose', async () => gateway.closeWebSockets());
+  app.addHook('onClose', async () => {
+    app.server.off('upgrade', onUpgrade);
+  });
+
+  // The broker presents MQTT_AUTH_SECRET as a bearer token (EMQX: a request header in the
+  // authenticator's settings) or as its User-Agent (mosquitto-go-auth sets no other header).
+  const brokerSecret = async (request: FastifyRequest) => {
+    const secret = deps.config.mqttAuthSecret;
+    if (secret === null) throw new AppError(404, 'not_found', 'broker authentication is disabled: set MQTT_AUTH_SECRET');
+    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(header(request, 'authorization') ?? '')?.[1];
+    const presented = bearer ?? header(request, 'user-agent');
+    if (presented === undefined || !safeEqual(presented, secret)) throw new AppError(401, 'unauthorized', 'the broker secret is missing or wrong');
+  };
+
+  /** Who is logging in: the service itself (its MQTT_URL credentials), a device, or nobody. */
+  const login = async (username: string, password: string) => {
+    if (gateway.isServiceLogin(username, password)) return 'service' as const;
+    return (await gateway.authenticateDevice(username, password)) === null ? null : ('device' as const);
+  };
+
+  /** An authorization decision; the service may do anything (it only publishes commands and reads acks). */
+  const decide = (username: string, access: BrokerAccess, topic: string): boolean => {
+    if (gateway.isServiceLogin(username, null)) return true;
+    const device = parseDeviceUsername(username);
+    if (device === null || !mayAccess(device, access, topic)) return false;
+    if (access === 'subscribe') gateway.deviceSubscribing(device);
+    return true;
+  };
+
+  const denied = (what: string) => new AppError(403, 'forbidden', what);
+
+  app.post('/internal/mqtt/emqx/authn', {
+    onRequest: brokerSecret,
+    schema: {
+      operationId: 'mqttEmqxAuthenticate', tags: ['devices'], security, body: EmqxAuthnBody,
+      description: "EMQX HTTP authentication: a device's MQTT username and key. Always 200; the decision is `result`.",
+      response: { 200: EmqxResult, ...refusals },
+    },
+  }, async (request) => {
+    const who = await login(request.body.username, request.body.password);
+    return who === null ? { result: 'deny' as const } : { result: 'allow' as const, is_superuser: who === 'service' };
+  });
+
+  app.post('/internal/mqtt/emqx/authz', {
+    onRequest: brokerSecret,
+    schema: {
+      operationId: 'mqttEmqxAuthorize', tags: ['devices'], security, body: EmqxAuthzBody,
+      description: 'EMQX HTTP authorization: may this client publish on / subscribe to this topic? Always 200; the decision is `result`.',
+      response: { 200: EmqxResult, ...refusals },
+    },
+  }, async (request) => {
+    const { username, topic, action } = request.body;
+    const allowed = action === 'all' ? decide(username, 'subscribe', topic) && decide(username, 'publish', topic) : decide(username, action, topic);
+    return { result: allowed ? ('allow' as const) : ('deny' as const) };
+  });
+
+  // A 403 below is the broker's answer about a device, not a failure of the broker's own credential:
+  // counted by the brute-force guard, a few refused devices would lock every device out.
+  const answer = { refusalIsAnswer: true };
+
+  app.post('/internal/mqtt/mosquitto/user', {
+    onRequest: brokerSecret,
+    config: answer,
+    schema: {
+      operationId: 'mqttMosquittoUser', tags: ['devices'], security, body: GoAuthUserBody,
+      description: "mosquitto-go-auth HTTP backend, user check: 200 when the username and key are a device's (or the service's), else 403.",
+      response: { 200: GoAuthOk, ...deny('unknown device or wrong key'), ...refusals },
+    },
+  }, async (request) => {
+    if ((await login(request.body.username, request.body.password)) === null) throw denied('unknown device or wrong key');
+    return { ok: true, error: '' };
+  });
+
+  app.post('/internal/mqtt/mosquitto/superuser', {
+    onRequest: brokerSecret,
+    config: answer,
+    schema: {
+      operationId: 'mqttMosquittoSuperuser', tags: ['devices'], security, body: GoAuthSuperuserBody,
+      description: 'mosquitto-go-auth HTTP backend, superuser check: only the service itself (the user of MQTT_URL) is one.',
+      response: { 200: GoAuthOk, ...deny('not a superuser'), ...refusals },
+    },
+  }, async (request) => {
+    if (!gateway.isServiceLogin(request.body.username, null)) throw denied('not a superuser');
+    return { ok: true, error: '' };
+  });
+
+  app.post('/internal/mqtt/mosquitto/acl', {
+    onRequest: brokerSecret,
+    config: answer,
+    schema: {
+      operationId: 'mqttMosquittoAcl', tags: ['devices'], security, body: GoAuthAclBody,
+      description: 'mosquitto-go-auth HTTP backend, ACL check (acc 1 read, 2 publish, 3 both, 4 subscribe): 200 allowed, 403 denied.',
+      response: { 200: GoAuthOk, ...deny('not allowed on this topic'), ...refusals },
+    },
+  }, async (request) => {
+    const { username, topic, acc } = request.body;
+    const access = GO_AUTH_ACCESS[String(acc)] ?? null;
+    // acc 3 (read and write) is never one device's right: it reads one topic and writes another.
+    const allowed = access === null ? gateway.isServiceLogin(username, null) : decide(username, access, topic);
+    if (!allowed) throw denied('not allowed on this topic');
+    return { ok: true, error: '' };
+  });
+}

@@ -1,0 +1,93 @@
+// Who a device is and which topics it may touch (contract section 6). Plain functions: the embedded
+// broker, the HTTP endpoints for an external broker's auth plugin and the dispatcher share them.
+
+export type DeviceIdentity =
+  | { readonly kind: 'locker'; readonly lockerId: number }
+  | { readonly kind: 'edge'; readonly edgeId: string };
+
+/** The same pattern as provisioning: no MQTT wildcard or level separator can hide in a topic. */
+const EDGE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+const LOCKER_ID = /^[1-9][0-9]{0,9}$/;
+const MAX_ID = 2_147_483_647;
+
+export const lockerCommandTopic = (lockerId: number) => `lockers/${lockerId}/commands`;
+export const lockerAckTopic = (lockerId: number) => `lockers/${lockerId}/acks`;
+export const edgePlayTopic = (edgeId: string) => `radio/${edgeId}/play`;
+export const edgePlayedTopic = (edgeId: string) => `radio/${edgeId}/played`;
+
+/** The service's subscriptions: every device's acks. */
+export const ACK_SUBSCRIPTIONS = ['lockers/+/acks', 'radio/+/played'] as const;
+
+/** `locker:<locker_id>` or `edge:<edge_id>`; anything else is no device. */
+export function parseDeviceUsername(username: string | null | undefined): DeviceIdentity | null {
+  if (typeof username !== 'string') return null;
+  const colon = username.indexOf(':');
+  if (colon < 0) return null;
+  const kind = username.slice(0, colon);
+  const id = username.slice(colon + 1);
+  if (kind === 'locker' && LOCKER_ID.test(id) && Number(id) <= MAX_ID) return { kind: 'locker', lockerId: Number(id) };
+  if (kind === 'edge' && EDGE_ID.test(id)) return { kind: 'edge', edgeId: id };
+  return null;
+}
+
+export function deviceName(device: DeviceIdentity): string {
+  return device.kind === 'locker' ? `locker:${device.lockerId}` : `edge:${device.edgeId}`;
+}
+
+/** The one topic a device subscribes to and receives on. */
+export function inboxTopic(device: DeviceIdentity): string {
+  return device.kind === 'locker' ? lockerCommandTopic(device.lockerId) : edgePlayTopic(device.edgeId);
+}
+
+/** The one topic a device publishes on. */
+export function ackTopic(device: DeviceIdentity): string {
+  return device.kind === 'locker' ? lockerAckTopic(device.lockerId) : edgePlayedTopic(device.edgeId);
+}
+
+/** A filter is compared as a string: a device's own topic has no wildcard, so any wildcard is refused. */
+export const maySubscribe = (device: DeviceIdentity, filter: string) => filter === inboxTopic(device);
+export const mayReceive = (device: DeviceIdentity, topic: string) => topic === inboxTopic(device);
+export const mayPublish = (device: DeviceIdentity, topic: string) => topic === ackTopic(device);
+
+/** The device behind an ack topic, or null when the topic is not an ack topic. */
+export function deviceOfAckTopic(topic: string): DeviceIdentity | null {
+  const parts = topic.split('/');
+  if (parts.length !== 3) return null;
+  const [root, id, leaf] = parts as [string, string, string];
+  if (root === 'lockers' && leaf === 'acks') return parseDeviceUsername(`locker:${id}`);
+  if (root === 'radio' && leaf === 'played') return parseDeviceUsername(`edge:${id}`);
+  return null;
+}
+
+export interface DeviceAck {
+  /** The message_key of the acknowledged outbox message (its command_id / message_id). */
+  key: string;
+  body: Record<string, unknown>;
+}
+
+const MAX_KEY_LENGTH = 200;
+
+/** An ack is a JSON object carrying `command_id` or `message_id` (a string, or a number written as one). */
+export function parseAck(payload: Buffer | string): DeviceAck | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const record = body as Record<string, unknown>;
+  const raw = record.command_id ?? record.message_id;
+  const key = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
+  if (typeof key !== 'string' || key === '' || key.length > MAX_KEY_LENGTH) return null;
+  return { key, body: record };
+}
+
+export type BrokerAccess = 'subscribe' | 'publish' | 'read';
+
+/** One authorization decision, as a broker asks it: subscribe to a filter, publish on or receive from a topic. */
+export function mayAccess(device: DeviceIdentity, access: BrokerAccess, topic: string): boolean {
+  if (access === 'subscribe') return maySubscribe(device, topic);
+  if (access === 'publish') return mayPublish(device, topic);
+  return mayReceive(device, topic);
+}
