@@ -26,6 +26,8 @@ export interface PlayDeps {
   db: Db;
   clock: Clock;
   speech: SpeechSynthesizer;
+  /** The device channel, woken once the play is committed (else it finds it at its next poll). */
+  devices: { notify(): void };
 }
 
 /** The speech engine's refusals as the contract's errors; anything else is the service's fault. */
@@ -64,5 +66,6 @@ export async function playOnEdge(deps: PlayDeps, request: PlayRequest): Promise<
     if (handlers.includes('transcript')) await insertTranscript(q, messageId, request.edge.edgeId, wav, now);
     await enqueueDeviceMessage(q, { topic: playTopic(request.edge.edgeId), payload: playPayload(messageId, spokenText, request.actor, wav, now), key: messageId }, now);
   });
+  deps.devices.notify();
   return { messageId };
 }
