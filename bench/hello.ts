@@ -3,6 +3,6 @@ import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });
 app.get('/', async () => ({ hello: 'world' }));
-const address = await app.listen({ port: 0, host: '127.0.0.1' });
+const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.stdout.write(`listening ${address}\n`);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

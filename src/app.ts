@@ -10,12 +10,13 @@ import type { Db } from './db/db.ts';
 import type { Scheduler } from './jobs/scheduler.ts';
 import type { DeviceGateway } from './devices/gateway.ts';
 import { deviceRoutes } from './devices/routes.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
+import { lockerRoutes } from './lockers/routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
@@ -52,6 +53,7 @@ export async function buildApp(deps: Deps): Promise<App> {
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     return503OnClosing: true,
+    frameworkErrors,
     trustProxy: deps.config.trustProxy,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -69,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<App> {
 
   await app.register(healthRoutes, deps);
   await app.register(deviceRoutes, deps);
+  await app.register(lockerRoutes, deps);
   await app.register(cfhRoutes, deps);
   await app.register(radioRoutes, deps);
 

@@ -57,7 +57,12 @@ async function start(): Promise<void> {
   }
 
   let app: App | undefined = undefined;
-  const scheduler = new Scheduler({ db, clock: systemClock, log: { error: (obj, msg) => app?.log.error(obj, msg) } });
+  const scheduler = new Scheduler({
+    db,
+    clock: systemClock,
+    log: { error: (obj, msg) => app?.log.error(obj, msg) },
+    afterCommit: () => devices.notify(), // a delayed close reaches the locker without waiting for a poll
+  });
   const deviceLog = (level: 'debug' | 'info' | 'warn' | 'error') => (obj: object, msg: string) => app?.log[level]({ ...obj, component: 'devices' }, msg);
   const devices = new DeviceGateway({
     config, db, clock: systemClock,

@@ -1,6 +1,6 @@
 // One error type and one handler that renders the contract's body:
 // { message, code } and, for validation failures, errors by field.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export type FieldErrors = Record<string, string[]>;
@@ -71,6 +71,16 @@ export function fieldErrors(issues: readonly AjvIssue[], prefix = ''): FieldErro
 }
 
 const PART_PREFIX: Record<string, string> = { body: '', querystring: '', params: '', headers: '' };
+
+/** Fastify's own refusals before routing (a path parameter over the length limit, a malformed
+ * URL), in the contract's shape. Passed as the `frameworkErrors` option. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.code(414).send({ message: 'a path parameter is too long', code: 'uri_too_long' });
+    return;
+  }
+  void reply.code(400).send({ message: 'the URL is malformed', code: 'bad_url' });
+}
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {

@@ -33,11 +33,15 @@ export class Scheduler {
   readonly #handlers = new Map<string, JobHandler>();
   readonly #pollMs: number;
   readonly #log: SchedulerLogger | undefined;
+  readonly #afterCommit: (() => void) | undefined;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<number> | null = null;
   #stopped = true;
 
-  constructor(opts: { db: Db; clock: Clock; pollMs?: number; log?: SchedulerLogger }) {
+  /** afterCommit: called once a job's transaction has committed (e.g. to wake the device dispatcher
+   * for the messages the job put into the outbox). */
+  constructor(opts: { db: Db; clock: Clock; pollMs?: number; log?: SchedulerLogger; afterCommit?: () => void }) {
+    this.#afterCommit = opts.afterCommit;
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#pollMs = opts.pollMs ?? 250;
@@ -108,7 +112,10 @@ export class Scheduler {
     for (;;) {
       const outcome = await this.#runOne();
       if (outcome === 'none') return ran;
-      if (outcome === 'ran') ran++;
+      if (outcome === 'ran') {
+        ran++;
+        this.#afterCommit?.();
+      }
     }
   }
 

@@ -74,6 +74,15 @@ test('an unsupported content type is a 415', async () => {
   assert.equal(res.json().code, 'unsupported_media_type');
 });
 
+test('an over-long path parameter or a malformed URL is refused in the contract shape', async () => {
+  const long = await ctx.app.inject({ method: 'GET', url: `/api/lockers/locations/${'9'.repeat(500)}` });
+  assert.equal(long.statusCode, 414);
+  assert.deepEqual(long.json(), { message: 'a path parameter is too long', code: 'uri_too_long' });
+  const bad = await ctx.app.inject({ method: 'GET', url: '/api/lockers/locations/%E0%A4%A' });
+  assert.ok(bad.statusCode === 400 || bad.statusCode === 404, `status ${bad.statusCode}`);
+  assert.ok(typeof bad.json().message === 'string' && typeof bad.json().code === 'string');
+});
+
 test('an AppError keeps its status and code', async () => {
   const res = await ctx.app.inject({ method: 'GET', url: '/t/conflict' });
   assert.equal(res.statusCode, 409);

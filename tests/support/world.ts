@@ -155,9 +155,9 @@ export async function testApp(opts: { clock?: ManualClock; config?: Config; exte
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
-  const scheduler = new Scheduler({ db, clock });
   devicesClock = clock;
   const devices = await testDevices(db, config);
+  const scheduler = new Scheduler({ db, clock, afterCommit: () => devices.notify() });
   const speech = opts.speech ?? testSpeech();
   // Suites send many refused requests on purpose; the brute-force guard has its own tests.
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
