@@ -94,7 +94,8 @@ let sharedSpeech: SpeechSynthesizer | null = null;
 /** The process's speech engines: started on first use, closed when the test file ends. */
 export function testSpeech(): SpeechSynthesizer {
   if (sharedSpeech === null) {
-    sharedSpeech = lazySpeechSynthesizer(() => createSpeechSynthesizer({ workers: 2 }));
+    // A generous time limit: test files run side by side on few CPUs, and speed is the benchmark's.
+    sharedSpeech = lazySpeechSynthesizer(() => createSpeechSynthesizer({ workers: 2, timeoutMs: 60_000 }));
     const speech = sharedSpeech;
     closeAtEnd(() => speech.close());
   }

@@ -63,7 +63,12 @@ export function lazySpeechSynthesizer(create: () => SpeechSynthesizer): SpeechSy
   let inner: SpeechSynthesizer | null = null;
   const get = () => (inner ??= create());
   return {
-    synthesize: (text, voice) => get().synthesize(text, voice),
+    // The engines' start is not counted against the first synthesis's time limit.
+    synthesize: async (text, voice) => {
+      const speech = get();
+      await speech.ready();
+      return speech.synthesize(text, voice);
+    },
     ready: () => get().ready(),
     close: async () => {
       await inner?.close();
