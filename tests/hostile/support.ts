@@ -137,20 +137,37 @@ export async function ownState(db: Db, world: Pick<World, 'organizationId' | 'lo
   return JSON.stringify(state);
 }
 
+type WorldRef = Pick<World, 'organizationId' | 'lockerId' | 'edgeId'>;
+
 /** Sends a probe and holds its answer to the contract: no 5xx, errors in shape, and a refused
  * request (4xx) leaves every given world as it was. Returns the answer. */
-export async function probeRefusesCleanly(app: App, db: Db, worlds: readonly Pick<World, 'organizationId' | 'lockerId' | 'edgeId'>[], probe: Probe): Promise<LightMyRequestResponse> {
-  const before = await Promise.all(worlds.map((w) => snapshot(db, w)));
-  const res = await send(app, probe);
-  const what = describe(probe);
-  assertContractAnswer(res, what);
-  if (res.statusCode >= 400) {
-    const after = await Promise.all(worlds.map((w) => snapshot(db, w)));
-    worlds.forEach((_, i) => {
-      if (after[i] !== before[i]) assert.fail(`a refused request (${res.statusCode}) changed stored state: ${what}\n${firstDifference(before[i] ?? '', after[i] ?? '')}`);
-    });
-  }
-  return res;
+export async function probeRefusesCleanly(app: App, db: Db, worlds: readonly WorldRef[], probe: Probe): Promise<LightMyRequestResponse> {
+  return refusalGuard(app, db, worlds)(probe);
+}
+
+/**
+ * probeRefusesCleanly for a sequence of probes: the state after a refused probe is the state
+ * before the next one (nothing else writes the snapshotted rows), so a run of refusals costs one
+ * snapshot per probe instead of two. Only an accepted probe makes it look again.
+ */
+export function refusalGuard(app: App, db: Db, worlds: readonly WorldRef[]): (probe: Probe) => Promise<LightMyRequestResponse> {
+  let known: string[] | null = null;
+  const states = () => Promise.all(worlds.map((w) => snapshot(db, w)));
+  return async (probe) => {
+    const before = known ?? (await states());
+    known = null;
+    const res = await send(app, probe);
+    const what = describe(probe);
+    assertContractAnswer(res, what);
+    if (res.statusCode >= 400) {
+      const after = await states();
+      worlds.forEach((_, i) => {
+        if (after[i] !== before[i]) assert.fail(`a refused request (${res.statusCode}) changed stored state: ${what}\n${firstDifference(before[i] ?? '', after[i] ?? '')}`);
+      });
+      known = after;
+    }
+    return res;
+  };
 }
 
 function firstDifference(a: string, b: string): string {
@@ -197,9 +214,7 @@ export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
 
 /** Values that have broken a database layer somewhere: NUL (text cannot hold it), lone surrogates
  * (jsonb refuses their escapes), NUL in an object key. */
-export const POISON: readonly unknown[] = [
-  '\u0000', 'a\u0000b', '\uD800', 'a\uDC00b', '\uDFFF\uD800', { 'k\u0000': 1 }, { k: '\u0000' }, { k: ['\uD800'] }, ['\u0000'], { '\uD800': true },
-];
+export const POISON: readonly unknown[] = ['\u0000', 'a\u0000b', '\uD800', 'a\uDC00b', { 'k\u0000': 1 }, { k: ['\uD800'] }, ['\u0000']];
 export const poisonValue: fc.Arbitrary<unknown> = fc.constantFrom(...POISON);
 
 /** JSON-ish values of every type, including nested containers. */
@@ -329,6 +344,8 @@ export function bodyCases(valid: fc.Arbitrary<Record<string, unknown>>, fields: 
   );
   const huge = fc.tuple(valid, fc.constantFrom(MIB + 1, 2 * MIB)).map(([v, n]) => json(JSON.stringify({ ...v, pad: 'z'.repeat(n) })));
   return fc.oneof(
+    // Valid bodies as they are: the business rules behind validation are reached too.
+    { weight: 8, arbitrary: valid.map((v) => json(JSON.stringify(v))) },
     { weight: 10, arbitrary: edited },
     { weight: 2, arbitrary: extraOnly },
     { weight: 4, arbitrary: raw },
@@ -359,7 +376,7 @@ export function withBody(probe: Omit<Probe, 'payload'>, body: BodyCase): Probe {
  * negative, fractional, unicode, NUL, percent-encoding that does not decode, 1 MiB. */
 export function pathSegment(good: readonly string[] = []): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: good.length > 0 ? 4 : 0, arbitrary: good.length > 0 ? fc.constantFrom(...good) : fc.constant('1') },
+    { weight: good.length > 0 ? 12 : 0, arbitrary: good.length > 0 ? fc.constantFrom(...good) : fc.constant('1') },
     { weight: 3, arbitrary: hostileNumber.map((n) => encodeURIComponent(String(n))) },
     {
       weight: 3,
@@ -386,8 +403,7 @@ export const extraQuery: fc.Arbitrary<string> = fc.oneof(
 /** Raw JSON that has broken a parser, a validator or a database somewhere: deep nesting, escapes
  * of NUL and of lone surrogates, numbers past every range. */
 export const RAW_POISON: readonly string[] = [
-  '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), '['.repeat(100_000) + ']'.repeat(100_000), '"\\ud800"', '"x\\udc00"', '"\\u0000"',
-  '{"\\u0000":1}', '{"k":"\\ud800"}', '1e999', '-1e999', '123456789012345678901234567890', '-0', '1.0', '2147483648',
+  '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), '"\\ud800"', '"\\u0000"', '{"\\u0000":1}', '1e999', '123456789012345678901234567890', '-0', '2147483648',
 ];
 
 /** Every poison at every field of a valid body, as JSON texts: the exhaustive companion of the
@@ -402,6 +418,7 @@ export function poisonBodies(valid: Record<string, unknown>, fields: readonly st
 }
 
 /** Holds every probe to the contract (no 5xx, errors in shape, a refusal changes nothing). */
-export async function holdEach(app: App, db: Db, worlds: readonly Pick<World, 'organizationId' | 'lockerId' | 'edgeId'>[], probes: readonly Probe[]): Promise<void> {
-  for (const probe of probes) await probeRefusesCleanly(app, db, worlds, probe);
+export async function holdEach(app: App, db: Db, worlds: readonly WorldRef[], probes: readonly Probe[]): Promise<void> {
+  const guard = refusalGuard(app, db, worlds);
+  for (const probe of probes) await guard(probe);
 }

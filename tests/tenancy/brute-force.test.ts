@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { messagingSignature } from '../../src/radio/signature.ts';
 import { makeWorld, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
 import { assertContractAnswer, describe, probeRefusesCleanly, snapshot, type Probe } from '../hostile/support.ts';
 
@@ -114,4 +115,25 @@ test("guessing a locker's api-key on L7 is stopped with 429", async () => {
     payload: JSON.stringify({ cabinets: [{ key: 1, front_status: 'open' }] }),
   });
   await guessingIsStopped(w, 401, (i) => report(`${w.lockerKey}${i}`), report(w.lockerKey), 200);
+});
+
+test("guessing an edge device's key on R1 is stopped with 429", async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const playText = (key: string): Probe => ({
+    method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': key, 'content-type': 'application/json' },
+    payload: JSON.stringify({ edgeId: w.edgeId, text: 'Aisle 5', actor: 'Ann' }),
+  });
+  await guessingIsStopped(w, 403, (i) => playText(`${w.edgeKey}${i}`), playText(w.edgeKey), 200);
+});
+
+test('guessing R2 signatures is stopped with 429', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const path = `/webhooks/incoming/messaging/${w.edgeId}`;
+  const fields = { AccountSid: w.accountSid, Body: 'Aisle 5', From: '+15550001111', To: '+15550002222' };
+  const webhook = (signature: string): Probe => ({
+    method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-signature': signature },
+    payload: new URLSearchParams(fields).toString(),
+  });
+  const right = messagingSignature(w.authToken, `${ctx.config.publicBaseUrl}${path}`, fields);
+  await guessingIsStopped(w, 403, (i) => webhook(`${right.slice(0, -3)}${i}x=`), webhook(right), 200);
 });
