@@ -8,6 +8,9 @@ import type { App } from '../../src/app.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { World } from '../support/world.ts';
 
+// HOSTILE_SEED=<the seed fast-check printed> replays a failure (every property then starts from it).
+if (process.env.HOSTILE_SEED) fc.configureGlobal({ seed: Number(process.env.HOSTILE_SEED) });
+
 /** Runs per property; HOSTILE_RUNS_SCALE=10 makes a long hunt of the same suites. */
 export function runs(n: number): number {
   const scale = Number(process.env.HOSTILE_RUNS_SCALE ?? '1');
