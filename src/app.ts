@@ -18,6 +18,8 @@ import { healthRoutes } from './http/health.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
 import { lockerRoutes } from './lockers/routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
+import { radioRoutes } from './radio/routes.ts';
+import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 
 export interface Deps {
   config: Config;
@@ -30,6 +32,8 @@ export interface Deps {
   secretDigest: string;
   /** Brute-force guard; the default unless a test needs another. */
   failureLimit?: FailureLimit;
+  /** Text to speech (WAV) for the radio. */
+  speech: SpeechSynthesizer;
 }
 
 export type App = FastifyInstance;
@@ -69,6 +73,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(deviceRoutes, deps);
   await app.register(lockerRoutes, deps);
   await app.register(cfhRoutes, deps);
+  await app.register(radioRoutes, deps);
 
   return app;
 }

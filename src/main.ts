@@ -12,6 +12,7 @@ import { resolveSecretToken } from './http/secret-token.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { DeviceGateway } from './devices/gateway.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { createSpeechSynthesizer } from './radio/speech/speech.ts';
 
 function fail(message: string): never {
   console.error(`storeops: ${message}`);
@@ -67,7 +68,8 @@ async function start(): Promise<void> {
     config, db, clock: systemClock,
     log: { debug: deviceLog('debug'), info: deviceLog('info'), warn: deviceLog('warn'), error: deviceLog('error') },
   });
-  app = await buildApp({ config, db, clock: systemClock, scheduler, devices, secretDigest: secret.digest });
+  const speech = createSpeechSynthesizer();
+  app = await buildApp({ config, db, clock: systemClock, scheduler, devices, secretDigest: secret.digest, speech });
   const serving = app;
 
   let closing = false;
@@ -83,6 +85,7 @@ async function start(): Promise<void> {
     await serving.close(); // stops accepting, lets in-flight requests finish
     await scheduler.stop();
     await devices.stop(); // the last queued messages are published, the last acks recorded
+    await speech.close();
     await db.close();
     clearTimeout(force);
     process.exit(0);
@@ -90,6 +93,14 @@ async function start(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
+  // Warm engines before the first request, so it is not the slow one.
+  try {
+    await speech.ready();
+  } catch (err) {
+    await speech.close();
+    await db.close();
+    fail((err as Error).message);
+  }
   try {
     await devices.start();
   } catch (err) {

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
-import { makeWorld, testConfig, testDb, testGatewayOptions, TEST_SECRET } from '../support/world.ts';
+import { makeWorld, testConfig, testDb, testGatewayOptions, testSpeech, TEST_SECRET } from '../support/world.ts';
 import { byKey, outboxState, queueCommand, startBareBroker, TestDevice } from './device.ts';
 
 const BROKER_SECRET = 'broker-secret-0123456789';
@@ -18,7 +18,7 @@ const clock = new ManualClock(new Date());
 // publish what the last test leaves queued.)
 const config = testConfig({ MQTT_URL: 'mqtt://storeops:svc-password-123@broker.invalid:1883', MQTT_AUTH_SECRET: BROKER_SECRET });
 const devices = new DeviceGateway({ config, db, clock });
-const app = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET) });
+const app = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET), speech: testSpeech() });
 after(() => app.close());
 const world = await makeWorld(db, clock);
 const other = await makeWorld(db, clock);
@@ -28,7 +28,7 @@ const post = (url: string, payload: Record<string, unknown>, headers: Record<str
 
 test('without MQTT_AUTH_SECRET the broker endpoints do not exist', async () => {
   const config = testConfig();
-  const plain = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices: new DeviceGateway({ config, db, clock }), secretDigest: sha256hex(TEST_SECRET) });
+  const plain = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices: new DeviceGateway({ config, db, clock }), secretDigest: sha256hex(TEST_SECRET), speech: testSpeech() });
   after(() => plain.close());
   const response = await plain.inject({ method: 'POST', url: '/internal/mqtt/emqx/authn', payload: { username: 'x', password: 'y' }, headers: auth });
   assert.equal(response.statusCode, 404);
@@ -143,7 +143,7 @@ test('when an external broker asks about a device\'s subscription, the device is
   const gateway = new DeviceGateway({ config: external, db, clock, autoDispatch: false, ...testGatewayOptions() });
   await gateway.start();
   after(() => gateway.stop());
-  const service = await buildApp({ config: external, db, clock, scheduler: new Scheduler({ db, clock }), devices: gateway, secretDigest: sha256hex(TEST_SECRET) });
+  const service = await buildApp({ config: external, db, clock, scheduler: new Scheduler({ db, clock }), devices: gateway, secretDigest: sha256hex(TEST_SECRET), speech: testSpeech() });
   after(() => service.close());
 
   const device = await makeWorld(db, clock);
@@ -164,7 +164,7 @@ test('when an external broker asks about a device\'s subscription, the device is
 });
 
 test('refusals the broker relays do not trip the brute-force guard; guessing the broker secret does', async () => {
-  const guarded = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET), failureLimit: { max: 5, windowMs: 60_000 } });
+  const guarded = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET), speech: testSpeech(), failureLimit: { max: 5, windowMs: 60_000 } });
   after(() => guarded.close());
   const ask = (headers: Record<string, string>) => guarded.inject({
     method: 'POST', url: '/internal/mqtt/mosquitto/acl', headers,

@@ -12,6 +12,7 @@ import { Scheduler } from '../../src/jobs/scheduler.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
+import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
@@ -88,6 +89,19 @@ export async function freshDb(): Promise<Db> {
   };
 }
 
+let sharedSpeech: SpeechSynthesizer | null = null;
+
+/** The process's speech engines: started on first use, closed when the test file ends. */
+export function testSpeech(): SpeechSynthesizer {
+  if (sharedSpeech === null) {
+    // A generous time limit: test files run side by side on few CPUs, and speed is the benchmark's.
+    sharedSpeech = lazySpeechSynthesizer(() => createSpeechSynthesizer({ workers: 2, timeoutMs: 60_000 }));
+    const speech = sharedSpeech;
+    closeAtEnd(() => speech.close());
+  }
+  return sharedSpeech;
+}
+
 let counter = 0;
 const base = crypto.randomInt(1, 2_000_000) * 1000;
 /** An id no other test (or test process) uses. */
@@ -110,6 +124,7 @@ export interface TestContext {
   clock: ManualClock;
   scheduler: Scheduler;
   config: Config;
+  speech: SpeechSynthesizer;
   /** The device channel, started: dispatches on its own; `await devices.dispatchPending()` publishes now. */
   devices: DeviceGateway;
   /** Where a test device connects (mqtt://127.0.0.1:<embedded port>, or TEST_MQTT_URL). */
@@ -137,21 +152,22 @@ function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
 }
 
 /** A built app on the process's database with a manual clock; closed when the file ends. */
-export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void; failureLimit?: Deps['failureLimit'] } = {}): Promise<TestContext> {
+export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void; failureLimit?: Deps['failureLimit']; speech?: SpeechSynthesizer } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   devicesClock = clock;
   const devices = await testDevices(db, config);
   const scheduler = new Scheduler({ db, clock, afterCommit: () => devices.notify() });
+  const speech = opts.speech ?? testSpeech();
   // Suites send many refused requests on purpose; the brute-force guard has its own tests.
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
-  const deps: Deps = { config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET), failureLimit };
+  const deps: Deps = { config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET), failureLimit, speech };
   const app = await buildApp(deps);
   opts.extend?.(app, deps);
   await app.ready();
   closeAtEnd(() => app.close());
-  return { app, db, clock, scheduler, config, devices, mqttUrl: devices.deviceUrl ?? '' };
+  return { app, db, clock, scheduler, config, speech, devices, mqttUrl: devices.deviceUrl ?? '' };
 }
 
 export interface World {

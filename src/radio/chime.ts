@@ -1,0 +1,48 @@
+// The "chime" voice handler: a two-note attention tone ("ding-dong") before the speech, generated
+// here as samples, so there is no audio asset to ship or download.
+import { encodeWav, SAMPLE_RATE, samplesOfWav, sampleRateOfWav } from './speech/wav.ts';
+
+/** The notes of the chime, in Hz, and how long each rings, in seconds. */
+export const CHIME_NOTES: readonly { hz: number; seconds: number }[] = [
+  { hz: 880, seconds: 0.35 },
+  { hz: 659.25, seconds: 0.5 },
+];
+const PAUSE_AFTER_SECONDS = 0.25;
+const PEAK = 0.45 * 32_767;
+const ATTACK_SECONDS = 0.005;
+const DECAY_SECONDS = 0.18;
+
+function bell(hz: number, seconds: number, sampleRate: number): Float64Array {
+  const out = new Float64Array(Math.round(seconds * sampleRate));
+  for (let i = 0; i < out.length; i++) {
+    const t = i / sampleRate;
+    const envelope = Math.min(1, t / ATTACK_SECONDS) * Math.exp(-t / DECAY_SECONDS);
+    // A few harmonics make it sound like a chime rather than a test tone.
+    const wave = Math.sin(2 * Math.PI * hz * t) + 0.3 * Math.sin(4 * Math.PI * hz * t) + 0.1 * Math.sin(6 * Math.PI * hz * t);
+    out[i] = (envelope * wave) / 1.4;
+  }
+  return out;
+}
+
+/** The chime and the pause after it, as 16-bit samples. */
+export function chimeSamples(sampleRate: number = SAMPLE_RATE): Int16Array {
+  const parts = CHIME_NOTES.map((n) => bell(n.hz, n.seconds, sampleRate));
+  const pause = Math.round(PAUSE_AFTER_SECONDS * sampleRate);
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0) + pause);
+  let at = 0;
+  for (const part of parts) {
+    for (const v of part) out[at++] = Math.round(v * PEAK);
+  }
+  return out;
+}
+
+/** The WAV with the chime in front. */
+export function withChime(wav: Buffer): Buffer {
+  const sampleRate = sampleRateOfWav(wav);
+  const speech = samplesOfWav(wav);
+  const chime = chimeSamples(sampleRate);
+  const out = new Int16Array(chime.length + speech.length);
+  out.set(chime, 0);
+  out.set(speech, chime.length);
+  return encodeWav(out, sampleRate);
+}

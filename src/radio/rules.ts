@@ -1,0 +1,71 @@
+// Rules of the radio that are not HTTP: limits, which voice handlers run and in what order, who
+// may play on an edge device, and the play message an edge device receives.
+import { isoMicros } from '../db/timestamps.ts';
+import { AppError } from '../http/errors.ts';
+import type { Principal } from '../http/auth.ts';
+import { normalizeForSpeech } from './normalize.ts';
+import type { Edge, VoiceHandler } from './store.ts';
+
+/** Longest text accepted (R1 text, R2 Body): about 40 seconds of speech. */
+export const MAX_TEXT_LENGTH = 600;
+/** Longest text after the handlers (normalizing "$3.50" makes it longer). */
+export const MAX_SPOKEN_LENGTH = 2_000;
+
+/** Handlers that run for a message, in their fixed order: text, then audio, then keeping. */
+export function handlersFor(edge: Edge, process: boolean): VoiceHandler[] {
+  if (!process) return [];
+  const order: VoiceHandler[] = ['normalize', 'chime', 'transcript'];
+  return order.filter((h) => edge.voiceHandlers.includes(h));
+}
+
+/** The text the engine speaks. */
+export function spokenTextOf(text: string, handlers: readonly VoiceHandler[]): string {
+  const spoken = handlers.includes('normalize') ? normalizeForSpeech(text) : text.trim();
+  if (spoken === '') throw new AppError(422, 'nothing_to_say', 'the text has nothing to say', { errors: { text: ['has nothing to say'] } });
+  if (spoken.length > MAX_SPOKEN_LENGTH) {
+    throw new AppError(422, 'text_too_long', `the text is too long to speak (over ${MAX_SPOKEN_LENGTH} characters once normalized)`, {
+      errors: { text: [`is too long once normalized (${spoken.length} characters, at most ${MAX_SPOKEN_LENGTH})`] },
+    });
+  }
+  return spoken;
+}
+
+/** Who asked for a play: the edge device itself (its key) or an API token. */
+export type RadioCaller = { kind: 'edge'; edge: Edge } | { kind: 'token'; principal: Principal };
+
+const forbidden = (message: string) => new AppError(403, 'forbidden', message);
+
+/**
+ * Decides whether the caller may use the edge device `edgeId` (R1 and the transcripts). The
+ * credential itself was checked before (a missing or invalid one is 403 whatever the edge id).
+ * An edge device's key is good for that edge device only, and its holder learns nothing about
+ * others: another edge id, known or not, is 403. A token learns whether an edge id exists (404)
+ * only once it is a valid token with the radio scope; another organization's edge device is 403.
+ */
+export function authorizeEdgeUse(caller: RadioCaller, edgeId: string, edge: Edge | null): Edge {
+  if (caller.kind === 'edge') {
+    if (caller.edge.edgeId !== edgeId) throw forbidden('this api-key belongs to another edge device');
+    return caller.edge;
+  }
+  if (edge === null) throw new AppError(404, 'not_found', 'edge device not found');
+  if (edge.organizationId !== caller.principal.organizationId) throw forbidden("the token is not of this edge device's organization");
+  return edge;
+}
+
+export interface PlayPayload {
+  message_id: string;
+  text: string;
+  actor: string;
+  mime: 'audio/wav';
+  audio: string;
+  queued_at: string;
+  [key: string]: unknown;
+}
+
+export function playTopic(edgeId: string): string {
+  return `radio/${edgeId}/play`;
+}
+
+export function playPayload(messageId: string, spokenText: string, actor: string, wav: Buffer, queuedAt: Date): PlayPayload {
+  return { message_id: messageId, text: spokenText, actor, mime: 'audio/wav', audio: wav.toString('base64'), queued_at: isoMicros(queuedAt) };
+}

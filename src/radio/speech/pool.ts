@@ -1,0 +1,205 @@
+// A fixed pool of speech workers with a bounded queue and a time limit per synthesis. Work never
+// piles up: when the queue is full a request is refused at once (SpeechBusyError), and a request
+// that cannot finish in time is given up (SpeechTimeoutError), its worker replaced if it hangs.
+import { Worker } from 'node:worker_threads';
+import type { SynthesisFailure, SynthesisRequest, WorkerReply } from './protocol.ts';
+import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, SpeechUnavailableError } from './errors.ts';
+
+export interface PoolOptions {
+  /** Worker threads, one engine each. */
+  size: number;
+  /** Requests that may wait for a free worker; more are refused. */
+  queueLimit: number;
+  /** Milliseconds from submission to result, waiting included. */
+  timeoutMs: number;
+  /** Script each worker runs. */
+  workerUrl: URL;
+}
+
+interface Job {
+  id: number;
+  ssml: string;
+  voice: string;
+  maxSamples: number;
+  deadline: number;
+  resolve: (samples: Int16Array) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout | null;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: Job | null;
+}
+
+// Time the main thread leaves a worker to abort by itself before it is terminated.
+const HANG_GRACE_MS = 2_000;
+
+export class WorkerPool {
+  readonly #opts: PoolOptions;
+  readonly #slots = new Set<Slot>();
+  readonly #queue: Job[] = [];
+  #nextId = 1;
+  #closed = false;
+  #initError: Error | null = null;
+  readonly #ready: Promise<void>;
+  #markReady: () => void = () => {};
+  #markFailed: (err: Error) => void = () => {};
+
+  constructor(opts: PoolOptions) {
+    this.#opts = opts;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      this.#markReady = resolve;
+      this.#markFailed = reject;
+    });
+    // Whoever does not await ready() must not see an unhandled rejection.
+    this.#ready.catch(() => {});
+    for (let i = 0; i < opts.size; i++) this.#spawn();
+  }
+
+  /** Resolves when every worker has started and warmed its engine; rejects if one cannot start. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  run(ssml: string, voice: string, maxSamples: number): Promise<Int16Array> {
+    if (this.#closed) return Promise.reject(new SpeechUnavailableError('the speech synthesizer is closed'));
+    if (this.#initError !== null) return Promise.reject(new SpeechUnavailableError(`the speech engine cannot start: ${this.#initError.message}`));
+    const idle = this.#idleSlot();
+    if (idle === null && this.#queue.length >= this.#opts.queueLimit) {
+      return Promise.reject(new SpeechBusyError('every speech worker is busy and the queue is full'));
+    }
+    return new Promise<Int16Array>((resolve, reject) => {
+      const job: Job = { id: this.#nextId++, ssml, voice, maxSamples, deadline: performance.now() + this.#opts.timeoutMs, resolve, reject, timer: null };
+      if (idle !== null) {
+        this.#dispatch(idle, job);
+      } else {
+        job.timer = setTimeout(() => this.#expireQueued(job), this.#opts.timeoutMs);
+        this.#queue.push(job);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const job of this.#queue.splice(0)) this.#settle(job, new SpeechUnavailableError('the speech synthesizer is closing'));
+    const slots = [...this.#slots];
+    this.#slots.clear();
+    for (const slot of slots) if (slot.job !== null) this.#settle(slot.job, new SpeechUnavailableError('the speech synthesizer is closing'));
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    this.#markFailed(new SpeechUnavailableError('the speech synthesizer was closed before it was ready'));
+  }
+
+  #idleSlot(): Slot | null {
+    for (const slot of this.#slots) if (slot.ready && slot.job === null) return slot;
+    return null;
+  }
+
+  #spawn(): void {
+    const worker = new Worker(this.#opts.workerUrl);
+    // Idle workers must not keep a process alive that has nothing else to do.
+    worker.unref();
+    const slot: Slot = { worker, ready: false, job: null };
+    this.#slots.add(slot);
+    worker.on('message', (message: WorkerReply) => this.#onMessage(slot, message));
+    worker.on('error', (err) => this.#onExit(slot, err));
+    worker.on('exit', (code) => this.#onExit(slot, new Error(`speech worker exited with code ${code}`)));
+  }
+
+  #onMessage(slot: Slot, message: WorkerReply): void {
+    switch (message.kind) {
+      case 'ready':
+        slot.ready = true;
+        if ([...this.#slots].every((s) => s.ready)) this.#markReady();
+        this.#next(slot);
+        return;
+      case 'init_failed':
+        this.#failInit(message.message);
+        return;
+      case 'done':
+      case 'failed': {
+        const job = slot.job;
+        if (job === null || job.id !== message.id) return; // a reply to a job already given up
+        slot.job = null;
+        if (message.kind === 'done') this.#settle(job, null, message.samples);
+        else this.#settle(job, failureError(message.reason, message.message));
+        this.#next(slot);
+        return;
+      }
+    }
+  }
+
+  #onExit(slot: Slot, err: Error): void {
+    if (!this.#slots.delete(slot)) return; // already handled (error is followed by exit)
+    if (slot.job !== null) this.#settle(slot.job, new SpeechUnavailableError(`the speech worker stopped: ${err.message}`));
+    slot.job = null;
+    if (this.#closed || this.#initError !== null) return;
+    if (!slot.ready) {
+      // It never got its engine going: another would fail the same way, so say so and stop.
+      this.#failInit(err.message);
+      return;
+    }
+    // A worker that was serving died (out of memory, a hang we terminated): replace it.
+    this.#spawn();
+  }
+
+  #failInit(message: string): void {
+    this.#initError = new Error(message);
+    this.#markFailed(new SpeechUnavailableError(`the speech engine cannot start: ${message}`));
+    for (const job of this.#queue.splice(0)) this.#settle(job, new SpeechUnavailableError(`the speech engine cannot start: ${message}`));
+  }
+
+  #next(slot: Slot): void {
+    const job = this.#queue.shift();
+    if (job === undefined) return;
+    if (job.timer !== null) clearTimeout(job.timer);
+    job.timer = null;
+    this.#dispatch(slot, job);
+  }
+
+  #dispatch(slot: Slot, job: Job): void {
+    const budgetMs = Math.max(1, Math.floor(job.deadline - performance.now()));
+    slot.job = job;
+    const request: SynthesisRequest = { id: job.id, ssml: job.ssml, voice: job.voice, budgetMs, maxSamples: job.maxSamples };
+    slot.worker.postMessage(request);
+    // The worker aborts by itself at its budget; one that does not answer is stuck: replace it.
+    job.timer = setTimeout(() => {
+      if (slot.job !== job) return;
+      slot.job = null;
+      this.#settle(job, new SpeechTimeoutError('the speech synthesis did not finish in time'));
+      void slot.worker.terminate();
+    }, budgetMs + HANG_GRACE_MS);
+  }
+
+  #expireQueued(job: Job): void {
+    const at = this.#queue.indexOf(job);
+    if (at < 0) return;
+    this.#queue.splice(at, 1);
+    this.#settle(job, new SpeechTimeoutError('no speech worker became free in time'));
+  }
+
+  #settle(job: Job, err: Error | null, samples?: Int16Array): void {
+    if (job.timer !== null) clearTimeout(job.timer);
+    job.timer = null;
+    if (err !== null) job.reject(err);
+    else job.resolve(samples ?? new Int16Array(0));
+  }
+}
+
+function failureError(reason: SynthesisFailure, message: string): Error {
+  switch (reason) {
+    case 'timeout':
+      return new SpeechTimeoutError(message);
+    case 'unknown_voice':
+    case 'too_long':
+      return new SpeechInputError(reason, message);
+    case 'engine_error':
+      return new SpeechUnavailableError(message);
+  }
+}

@@ -1,0 +1,139 @@
+// SQL of the radio: edge devices and messaging accounts (provisioned), played messages, transcripts.
+import type { Queryable } from '../db/db.ts';
+import { matchesDigest, sha256hex } from '../http/secrets.ts';
+
+export type VoiceHandler = 'normalize' | 'chime' | 'transcript';
+
+export interface Edge {
+  edgeId: string;
+  organizationId: number;
+  locationId: number;
+  voiceHandlers: VoiceHandler[];
+}
+
+interface EdgeRow {
+  edge_id: string;
+  organization_id: number;
+  location_id: number;
+  voice_handlers: VoiceHandler[];
+  device_key_hash: string;
+}
+
+const edgeOf = (row: EdgeRow): Edge => ({
+  edgeId: row.edge_id,
+  organizationId: row.organization_id,
+  locationId: row.location_id,
+  voiceHandlers: row.voice_handlers,
+});
+
+export async function findEdge(q: Queryable, edgeId: string): Promise<Edge | null> {
+  const [row] = await q.query<EdgeRow>(
+    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash FROM radio_edges WHERE edge_id = $1',
+    [edgeId],
+  );
+  return row === undefined ? null : edgeOf(row);
+}
+
+/** The edge device whose own key this is, if any. */
+export async function findEdgeByKey(q: Queryable, deviceKey: string): Promise<Edge | null> {
+  const [row] = await q.query<EdgeRow>(
+    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash FROM radio_edges WHERE device_key_hash = $1',
+    [sha256hex(deviceKey)],
+  );
+  return row === undefined || !matchesDigest(deviceKey, row.device_key_hash) ? null : edgeOf(row);
+}
+
+export interface MessagingAccount {
+  accountSid: string;
+  organizationId: number;
+  authToken: string;
+}
+
+export async function findMessagingAccount(q: Queryable, accountSid: string): Promise<MessagingAccount | null> {
+  const [row] = await q.query<{ account_sid: string; organization_id: number; auth_token: string }>(
+    'SELECT account_sid, organization_id, auth_token FROM messaging_accounts WHERE account_sid = $1',
+    [accountSid],
+  );
+  return row === undefined ? null : { accountSid: row.account_sid, organizationId: row.organization_id, authToken: row.auth_token };
+}
+
+export type Credential = 'edge_key' | 'token' | 'messaging_signature';
+
+export interface RadioMessageRow {
+  messageId: string;
+  edge: Edge;
+  source: 'generic' | 'messaging';
+  actor: string;
+  text: string;
+  spokenText: string;
+  processed: boolean;
+  handlers: VoiceHandler[];
+  credential: Credential;
+  apiTokenId: number | null;
+  messaging: { accountSid: string; from: string; to: string } | null;
+  audioBytes: number;
+  durationMs: number;
+  createdAt: Date;
+}
+
+export async function insertMessage(q: Queryable, m: RadioMessageRow): Promise<void> {
+  await q.query(
+    `INSERT INTO radio_messages (message_id, edge_id, organization_id, source, actor, text, spoken_text, processed, handlers,
+       credential, api_token_id, account_sid, from_number, to_number, audio_bytes, duration_ms, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+    [
+      m.messageId, m.edge.edgeId, m.edge.organizationId, m.source, m.actor, m.text, m.spokenText, m.processed, m.handlers,
+      m.credential, m.apiTokenId, m.messaging?.accountSid ?? null, m.messaging?.from ?? null, m.messaging?.to ?? null,
+      m.audioBytes, m.durationMs, m.createdAt,
+    ],
+  );
+}
+
+export async function insertTranscript(q: Queryable, messageId: string, edgeId: string, audio: Buffer, createdAt: Date): Promise<void> {
+  await q.query('INSERT INTO radio_transcripts (message_id, edge_id, audio, created_at) VALUES ($1, $2, $3, $4)', [messageId, edgeId, audio, createdAt]);
+}
+
+export interface TranscriptRow {
+  message_id: string;
+  edge_id: string;
+  source: 'generic' | 'messaging';
+  actor: string;
+  text: string;
+  spoken_text: string;
+  handlers: VoiceHandler[];
+  account_sid: string | null;
+  from_number: string | null;
+  to_number: string | null;
+  audio_bytes: number;
+  duration_ms: number;
+  created_at: string;
+}
+
+/**
+ * The newest transcripts of an edge device first; with `before` (a message_id of this edge's
+ * transcripts), those older than it. Null when `before` is not one of them.
+ */
+export async function listTranscripts(q: Queryable, edgeId: string, limit: number, before: string | null): Promise<TranscriptRow[] | null> {
+  let cursor: { created_at: string; id: number } | undefined;
+  if (before !== null) {
+    [cursor] = await q.query<{ created_at: string; id: number }>(
+      'SELECT created_at, id FROM radio_transcripts WHERE edge_id = $1 AND message_id = $2',
+      [edgeId, before],
+    );
+    if (cursor === undefined) return null;
+  }
+  return q.query<TranscriptRow>(
+    `SELECT t.message_id, t.edge_id, m.source, m.actor, m.text, m.spoken_text, m.handlers, m.account_sid, m.from_number,
+       m.to_number, m.audio_bytes, m.duration_ms, t.created_at
+     FROM radio_transcripts t JOIN radio_messages m ON m.message_id = t.message_id
+     WHERE t.edge_id = $1 AND ($2::timestamptz IS NULL OR (t.created_at, t.id) < ($2::timestamptz, $3::bigint))
+     ORDER BY t.created_at DESC, t.id DESC
+     LIMIT $4`,
+    [edgeId, cursor?.created_at ?? null, cursor?.id ?? null, limit],
+  );
+}
+
+export async function transcriptAudio(q: Queryable, edgeId: string, messageId: string): Promise<Buffer | null> {
+  const [row] = await q.query<{ audio: Buffer }>('SELECT audio FROM radio_transcripts WHERE edge_id = $1 AND message_id = $2', [edgeId, messageId]);
+  return row?.audio ?? null;
+}

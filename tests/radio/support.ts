@@ -1,0 +1,49 @@
+// Helpers of the radio tests: requests as an edge integration or a messaging provider would send
+// them, and the play messages they leave in the device outbox.
+import crypto from 'node:crypto';
+import type { App } from '../../src/app.ts';
+import type { Clock } from '../../src/clock.ts';
+import type { Db } from '../../src/db/db.ts';
+import { applyProvisioning } from '../../src/provisioning/apply.ts';
+import { freshId, type World } from '../support/world.ts';
+
+export interface OutboxPlay {
+  topic: string;
+  payload: { message_id: string; text: string; actor: string; mime: string; audio: string; queued_at: string };
+  audio: Buffer;
+}
+
+export async function outboxPlay(db: Db, messageId: string): Promise<OutboxPlay | null> {
+  const [row] = await db.query<{ topic: string; payload: OutboxPlay['payload'] }>('SELECT topic, payload FROM device_outbox WHERE message_key = $1', [messageId]);
+  return row === undefined ? null : { ...row, audio: Buffer.from(row.payload.audio, 'base64') };
+}
+
+export async function outboxCount(db: Db, edgeId: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM device_outbox WHERE topic = $1', [`radio/${edgeId}/play`]);
+  return row?.n ?? 0;
+}
+
+export function playText(app: App, headers: Record<string, string>, body: Record<string, unknown>) {
+  return app.inject({ method: 'POST', url: '/webhooks/incoming/generic', headers, payload: body });
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+export const edgeKey = (key: string) => ({ 'api-key': key });
+
+/** A token of the world's organization with only these scopes. */
+export async function tokenWithScopes(db: Db, clock: Clock, world: World, scopes: ('cfh' | 'radio')[], extra: { revoked?: boolean } = {}): Promise<string> {
+  const token = crypto.randomBytes(18).toString('base64url');
+  await applyProvisioning(db, clock, { api_tokens: [{ name: `token-${freshId()}`, organization_id: world.organizationId, scopes, token, ...extra }] });
+  return token;
+}
+
+/** A second edge device in the world's location. */
+export async function anotherEdge(db: Db, clock: Clock, world: World, voiceHandlers: ('normalize' | 'chime' | 'transcript')[] = []): Promise<{ edgeId: string; edgeKey: string }> {
+  const edge = { edgeId: `edge-${freshId()}`, edgeKey: crypto.randomBytes(18).toString('base64url') };
+  await applyProvisioning(db, clock, {
+    radio_edges: [{ edge_id: edge.edgeId, location_id: world.locationId, name: 'Back radio', device_key: edge.edgeKey, voice_handlers: voiceHandlers }],
+  });
+  return edge;
+}
+
+export const SENTENCE = 'Attention shoppers, a cleanup is needed in aisle 5. Thank you.';
