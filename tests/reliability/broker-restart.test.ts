@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { api, LockerDevice, SECRET, writeWorld } from './clients.ts';
-import { cleanupAll, freshDatabase, inspect, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
+import { freshDatabase, inspect } from './postgres.ts';
+import { cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
 
 const skip = mosquittoBinary() === null ? 'needs mosquitto (set MOSQUITTO_BIN) for a broker this test may restart' : false;
 

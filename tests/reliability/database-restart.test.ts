@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { api, SECRET, writeWorld, type Api, type RelWorld } from './clients.ts';
 import { checkLedgerAndInvariants, healthy, Load, type Outcome } from './load.ts';
-import { cleanupAll, inspect, postgresBinaries, startCluster, startService, tempDir, waitFor, type Cluster, type Service } from './processes.ts';
+import { inspect, postgresBinaries, startCluster, type Cluster } from './postgres.ts';
+import { cleanupAll, startService, tempDir, waitFor, type Service } from './processes.ts';
 
 const binaries = postgresBinaries();
 const skip = 'reason' in binaries ? `cannot start a private PostgreSQL: ${binaries.reason}` : false;
@@ -59,7 +60,9 @@ test('PostgreSQL restarted under load: 503 while it is down, readiness says whic
     await locker.query('SELECT 1 FROM cabinets WHERE id = $1 FOR UPDATE', [heldCabinet]);
     const caught = S.command(heldCabinet, { command: 'open' });
     await waitFor('the command to wait on the lock', async () => {
-      const { rows } = await db.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+      const { rows } = await db.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%current_order_id%'", // L3's cabinet lock
+      );
       return rows[0].n > 0;
     });
 

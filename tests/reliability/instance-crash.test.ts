@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { api, LockerDevice, SECRET, writeWorld } from './clients.ts';
 import { checkLedgerAndInvariants, healthy, Load, type Target } from './load.ts';
-import { cleanupAll, freshDatabase, inspect, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
+import { freshDatabase, inspect } from './postgres.ts';
+import { cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
 
 const skip = !process.env.TEST_DATABASE_URL
   ? 'needs TEST_DATABASE_URL: two processes can share only a real PostgreSQL'

@@ -1,17 +1,20 @@
-// Real processes for the reliability tests: service instances (node src/main.ts), a private
-// Mosquitto, a private PostgreSQL cluster, a database of the file's own on TEST_DATABASE_URL.
+// Real processes for the reliability tests: service instances (node src/main.ts) and a private
+// Mosquitto (PostgreSQL: postgres.ts).
 // Everything listens on 127.0.0.1 on free ports, and everything started is registered so the
 // file's `after` can end it (and remove its temp dirs) even when a test failed half-way.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 const cleanups: (() => Promise<unknown>)[] = [];
+
+/** Something for cleanupAll to end (newest first). */
+export function atCleanup(cleanup: () => Promise<unknown>): void {
+  cleanups.push(cleanup);
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Ends everything this file started, newest first; call it in `after`. Never throws. */
@@ -182,127 +185,9 @@ export async function startMosquitto(): Promise<Broker> {
   return broker;
 }
 
-function userIds(user: string): { uid: number; gid: number } | null {
+export function userIds(user: string): { uid: number; gid: number } | null {
   const uid = spawnSync('id', ['-u', user], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', user], { encoding: 'utf8' });
   if (uid.status !== 0 || gid.status !== 0) return null;
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-// --- PostgreSQL ------------------------------------------------------------------------------
-
-/** Where initdb and pg_ctl are, or why a private cluster cannot be made here. */
-export function postgresBinaries(): { bindir: string } | { reason: string } {
-  const fromEnv = process.env.PG_BINDIR;
-  const dirs = fromEnv ? [fromEnv] : [];
-  if (fs.existsSync('/usr/lib/postgresql')) {
-    for (const v of fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))) dirs.push(`/usr/lib/postgresql/${v}/bin`);
-  }
-  const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
-  if (pgConfig.status === 0) dirs.push(pgConfig.stdout.trim());
-  const bindir = dirs.find((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
-  if (bindir === undefined) return { reason: 'no PostgreSQL server binaries (initdb, pg_ctl) found; set PG_BINDIR' };
-  if (process.getuid?.() === 0 && userIds('postgres') === null) return { reason: 'running as root and there is no postgres user to run initdb as' };
-  return { bindir };
-}
-
-export interface Cluster {
-  url: string;
-  port: number;
-  /** pg_ctl stop -m immediate: every backend dies at once, as in a crash; restart does recovery. */
-  stop(): Promise<void>;
-  start(): Promise<void>;
-  /** SIGSTOP / SIGCONT to the server and its backends: connections stay open, nothing answers
-   * (a paused VM, or a network that drops packets instead of refusing them). */
-  freeze(): void;
-  thaw(): void;
-}
-
-/** The postmaster (first line of postmaster.pid) and its children, from /proc. */
-function clusterPids(data: string): number[] {
-  const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return ppid === postmaster ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
-  return [postmaster, ...children];
-}
-
-/** A throwaway PostgreSQL cluster (initdb into a temp dir) on a free port of 127.0.0.1. */
-export async function startCluster(): Promise<Cluster> {
-  const found = postgresBinaries();
-  if ('reason' in found) throw new Error(found.reason);
-  const dir = tempDir('pg');
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    const ids = userIds('postgres') as { uid: number; gid: number };
-    fs.chownSync(dir, ids.uid, ids.gid);
-  }
-  // initdb refuses to run as root: run the server's tools as the postgres user.
-  const run = (tool: string, args: string[]) => {
-    const cmd = path.join(found.bindir, tool);
-    const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', cmd, ...args], { encoding: 'utf8' }) : spawnSync(cmd, args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr}${r.stdout}`);
-  };
-  const data = path.join(dir, 'data');
-  const port = await freePort();
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=50 -c shared_buffers=16MB`;
-  let started = false;
-  const cluster: Cluster = {
-    port,
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    async start() {
-      run('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
-      started = true;
-    },
-    async stop() {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-      started = false;
-    },
-    freeze() {
-      for (const pid of clusterPids(data)) process.kill(pid, 'SIGSTOP');
-    },
-    thaw() {
-      for (const pid of clusterPids(data)) process.kill(pid, 'SIGCONT');
-    },
-  };
-  cleanups.push(async () => {
-    if (!started) return;
-    cluster.thaw();
-    await cluster.stop();
-  });
-  await cluster.start();
-  return cluster;
-}
-
-/** A database of this file's own on the server of `serverUrl`, dropped at the end. */
-export async function freshDatabase(serverUrl: string): Promise<string> {
-  const name = `storeops_rel_${crypto.randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new pg.Client({ connectionString: serverUrl });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  });
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-/** A plain pg pool onto a test's database, for reading what the services wrote; closed at the end. */
-export function inspect(url: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  pool.on('error', () => {});
-  cleanups.push(() => pool.end());
-  return pool;
 }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { api, LockerDevice, SECRET, writeWorld, type Api, type RelWorld } from './clients.ts';
-import { cleanupAll, freshDatabase, inspect, mosquittoBinary, startMosquitto, startService, tempDir, waitFor, type Service } from './processes.ts';
+import { freshDatabase, inspect } from './postgres.ts';
+import { cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor, type Service } from './processes.ts';
 
 const skip = !process.env.TEST_DATABASE_URL
   ? 'needs TEST_DATABASE_URL: two processes can share only a real PostgreSQL'
