@@ -24,8 +24,8 @@ test('an instance killed under load: the other serves on, and after its restart 
   const broker = await startMosquitto();
   const w = writeWorld(tempDir('crash'), 36);
   const env = (id: string) => ({ DATABASE_URL: url, MQTT_URL: broker.url, MQTT_CLIENT_ID: id, SECRET_TOKEN: SECRET, PROVISION_FILE: w.file });
-  const b = await startService('B', env('storeops-b'));
-  let a = await startService('A', env('storeops-a'));
+  const [b, first] = await Promise.all([startService('B', env('storeops-b')), startService('A', env('storeops-a'))]);
+  let a = first;
   device = await LockerDevice.connect(broker.url, w.lockerId, w.lockerKey);
 
   let targets: Target[] = [{ name: 'A', api: api(a.url, w) }, { name: 'B', api: api(b.url, w) }];

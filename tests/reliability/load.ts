@@ -70,6 +70,8 @@ export class Load {
     const target = targets[this.#next++ % targets.length] as Target;
     const phase = this.phase;
     const answer = await call(target.api);
+    // As a real client would: no answer at all (an instance down) is not retried in a tight loop.
+    if (answer.status === 0) await new Promise((r) => setTimeout(r, 20));
     this.outcomes.push({ target: target.name, phase, crossed: phase !== this.phase, op, status: answer.status, code: answer.body.code, error: answer.error, retryAfter: answer.retryAfter, ms: answer.ms });
     return answer;
   }
