@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { freshPostgres } from './database.ts';
 import { measureRadio, type RadioResult } from './radio.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
 import { seed } from './seed.ts';
@@ -50,25 +50,6 @@ function summarize(name: string, result: Result, perCycle: number, ceiling: numb
     requests: result.requests.total,
     errors,
     ratioToCeiling: ceiling > 0 ? Math.round((result.requests.average / ceiling) * 1000) / 1000 : 1,
-  };
-}
-
-async function freshPostgres(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `storeops_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
   };
 }
 
@@ -141,7 +122,7 @@ const ceilingRps = ceiling.requests.average;
 const backends: BackendResult[] = [await benchBackend('embedded (PGlite)', null, ceilingRps)];
 const benchUrl = process.env.BENCH_DATABASE_URL;
 if (benchUrl) {
-  const db = await freshPostgres(benchUrl);
+  const db = await freshPostgres(benchUrl, 'storeops_bench');
   try {
     backends.push(await benchBackend('PostgreSQL', db.url, ceilingRps));
   } finally {

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { freshPostgres } from './database.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { startServer } from './server.ts';
@@ -28,25 +28,9 @@ function sample(pid: number): { rssMb: number; fds: number } {
   return { rssMb: Math.round(rss / 1024), fds: fs.readdirSync(`/proc/${pid}/fd`).length };
 }
 
-let databaseUrl: string | null = null;
-let dropDb: (() => Promise<void>) | null = null;
 const benchUrl = process.env.BENCH_DATABASE_URL;
-if (benchUrl) {
-  const name = `storeops_soak_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: benchUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(benchUrl);
-  u.pathname = `/${name}`;
-  databaseUrl = u.toString();
-  dropDb = async () => {
-    const c = new pg.Client({ connectionString: benchUrl });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  };
-}
+const fresh = benchUrl ? await freshPostgres(benchUrl, 'storeops_soak') : null;
+const databaseUrl = fresh?.url ?? null;
 
 const world = makeBenchWorld({ locations: 20, lockersPerLocation: 4, cabinetsPerLocker: 24 });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-soak-'));
@@ -95,7 +79,7 @@ try {
   }
 } finally {
   await server.stop();
-  await dropDb?.();
+  await fresh?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 process.exitCode = failed ? 1 : 0;

@@ -27,6 +27,13 @@ export type DbTarget =
   /** dataDir null: in memory (tests). */
   | { kind: 'pglite'; dataDir: string | null };
 
+/** node-postgres's error when query_timeout passes without an answer. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+/** Longer than statement_timeout, so a live server reports its own error first; it bounds a
+ * request on a connection whose server stopped answering (paused, or behind a network that drops
+ * packets instead of refusing them), which would otherwise wait forever. */
+const QUERY_TIMEOUT_MS = 20_000;
+
 const TIMESTAMPTZ = 1184;
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -59,12 +66,26 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
     async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken = false;
+      // While checked out a client has no pool listener: a server that dies mid-transaction would
+      // make its 'error' event unhandled and end the process. The pending query rejects anyway
+      // (a 503); the client is then discarded instead of going back to the pool.
+      const onError = () => {
+        broken = true;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(wrap(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {
+        // A connection that died, or whose server stopped answering, is not asked to roll back (a
+        // ROLLBACK queued behind a timed-out query would wait as long again): it is closed, and
+        // the server rolls back when it sees it go.
+        if (broken || (err as Error)?.message === QUERY_READ_TIMEOUT) {
+          broken = true;
+          throw err;
+        }
         try {
           await client.query('ROLLBACK');
         } catch {
@@ -72,6 +93,7 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
         }
         throw err;
       } finally {
+        client.removeListener('error', onError);
         client.release(broken);
       }
     },
@@ -92,6 +114,7 @@ export async function openDb(target: DbTarget): Promise<Db> {
       max: target.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
       statement_timeout: 15_000,
+      query_timeout: QUERY_TIMEOUT_MS,
       options: `-c TimeZone=UTC${target.schema ? ` -c search_path=${target.schema}` : ''}`,
       types: typeParsers,
     });

@@ -37,6 +37,7 @@ export class Scheduler {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<number> | null = null;
   #stopped = true;
+  #lastPollError = 0;
 
   /** afterCommit: called once a job's transaction has committed (e.g. to wake the device dispatcher
    * for the messages the job put into the outbox). */
@@ -101,10 +102,17 @@ export class Scheduler {
     this.#timer = setTimeout(() => {
       this.#timer = null;
       this.runDue()
-        .catch((err: unknown) => this.#log?.error({ err }, 'scheduler poll failed'))
+        .catch((err: unknown) => this.#pollFailed(err))
         .finally(() => this.#schedule(this.#pollMs));
     }, delayMs);
     this.#timer.unref();
+  }
+
+  #pollFailed(err: unknown): void {
+    // A database that is away fails every poll (4 a second): logged once a minute, not each time.
+    if (Date.now() - this.#lastPollError < 60_000) return;
+    this.#lastPollError = Date.now();
+    this.#log?.error({ err }, 'scheduler poll failed; retrying');
   }
 
   async #drain(): Promise<number> {

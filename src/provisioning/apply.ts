@@ -1,5 +1,10 @@
 // Applies a provisioning file: validated whole first, then upserted by id in one transaction, so a
 // broken file changes nothing and applying the same file twice changes nothing the second time.
+// Each entry is inserted if new (ON CONFLICT DO NOTHING) and otherwise updated only where it
+// differs, in one statement: an unchanged row is neither written nor locked. (INSERT ... ON
+// CONFLICT DO UPDATE locks every row it meets, even those its WHERE leaves alone; an instance
+// starting with PROVISION_FILE while others serve orders then held every locker and cabinet of the
+// file, and deadlocked with an order that held a cabinet and needed its locker.)
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { describeIssue, fieldOf } from '../http/errors.ts';
@@ -53,9 +58,9 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
     for (const [i, o] of (file.organizations ?? []).entries()) {
       await entry(`organizations[${i}]`, async () => {
         await q.query(
-          `INSERT INTO organizations (id, name, created_at, updated_at) VALUES ($1, $2, $3, $3)
-           ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at
-           WHERE organizations.name IS DISTINCT FROM EXCLUDED.name`,
+          `WITH ins AS (INSERT INTO organizations (id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) ON CONFLICT (id) DO NOTHING)
+           UPDATE organizations SET name = $2, updated_at = $3
+           WHERE id = $1 AND name IS DISTINCT FROM $2`,
           [o.id, o.name, now],
         );
       });
@@ -64,11 +69,12 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
     for (const [i, l] of (file.locations ?? []).entries()) {
       await entry(`locations[${i}]`, async () => {
         await q.query(
-          `INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
-           ON CONFLICT (id) DO UPDATE SET organization_id = EXCLUDED.organization_id, name = EXCLUDED.name,
-             cfh_timeout_seconds = EXCLUDED.cfh_timeout_seconds, updated_at = EXCLUDED.updated_at
-           WHERE (locations.organization_id, locations.name, locations.cfh_timeout_seconds)
-             IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.name, EXCLUDED.cfh_timeout_seconds)`,
+          `WITH ins AS (
+             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
+             ON CONFLICT (id) DO NOTHING
+           )
+           UPDATE locations SET organization_id = $2, name = $3, cfh_timeout_seconds = $4, updated_at = $5
+           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds) IS DISTINCT FROM ($2, $3, $4)`,
           [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now],
         );
       });
@@ -79,13 +85,15 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       await entry(where, async () => {
         const organizationId = await organizationOfLocation(q, where, k.location_id);
         await q.query(
-          `INSERT INTO lockers (id, organization_id, location_id, name, version, rear_loading_available, timer, api_key, api_key_hash, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-           ON CONFLICT (id) DO UPDATE SET organization_id = EXCLUDED.organization_id, location_id = EXCLUDED.location_id,
-             name = EXCLUDED.name, version = EXCLUDED.version, rear_loading_available = EXCLUDED.rear_loading_available,
-             timer = EXCLUDED.timer, api_key = EXCLUDED.api_key, api_key_hash = EXCLUDED.api_key_hash, updated_at = EXCLUDED.updated_at
-           WHERE (lockers.organization_id, lockers.location_id, lockers.name, lockers.version, lockers.rear_loading_available, lockers.timer, lockers.api_key_hash)
-             IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.location_id, EXCLUDED.name, EXCLUDED.version, EXCLUDED.rear_loading_available, EXCLUDED.timer, EXCLUDED.api_key_hash)`,
+          `WITH ins AS (
+             INSERT INTO lockers (id, organization_id, location_id, name, version, rear_loading_available, timer, api_key, api_key_hash, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+             ON CONFLICT (id) DO NOTHING
+           )
+           UPDATE lockers SET organization_id = $2, location_id = $3, name = $4, version = $5, rear_loading_available = $6,
+             timer = $7, api_key = $8, api_key_hash = $9, updated_at = $10
+           WHERE id = $1 AND (organization_id, location_id, name, version, rear_loading_available, timer, api_key_hash)
+             IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $9)`,
           [k.id, organizationId, k.location_id, k.name, k.version ?? 2, k.rear_loading_available ?? false, k.timer ?? 30, k.api_key, sha256hex(k.api_key), now],
         );
       });
@@ -95,12 +103,13 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
         // applying the file again does not undo a resize or a disable.
         await entry(`${where}.cabinets[${j}]`, async () => {
           await q.query(
-            `INSERT INTO cabinets (id, locker_id, key, name, size, thermal_mode, tag, enabled, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-             ON CONFLICT (id) DO UPDATE SET locker_id = EXCLUDED.locker_id, key = EXCLUDED.key, name = EXCLUDED.name,
-               tag = EXCLUDED.tag, updated_at = EXCLUDED.updated_at
-             WHERE (cabinets.locker_id, cabinets.key, cabinets.name, cabinets.tag)
-               IS DISTINCT FROM (EXCLUDED.locker_id, EXCLUDED.key, EXCLUDED.name, EXCLUDED.tag)`,
+            `WITH ins AS (
+               INSERT INTO cabinets (id, locker_id, key, name, size, thermal_mode, tag, enabled, created_at, updated_at)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+               ON CONFLICT (id) DO NOTHING
+             )
+             UPDATE cabinets SET locker_id = $2, key = $3, name = $4, tag = $7, updated_at = $9
+             WHERE id = $1 AND (locker_id, key, name, tag) IS DISTINCT FROM ($2, $3, $4, $7)`,
             [c.id, k.id, c.key, c.name ?? null, c.size ?? 'medium', c.thermal_mode ?? 'ambient', c.tag ?? null, c.enabled ?? true, now],
           );
         });
@@ -110,13 +119,13 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
     for (const [i, o] of (file.cfh_options ?? []).entries()) {
       await entry(`cfh_options[${i}]`, async () => {
         await q.query(
-          `INSERT INTO cfh_options (id, organization_id, location_id, text_en, text_fr, prompt_en, prompt_fr, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-           ON CONFLICT (id) DO UPDATE SET organization_id = EXCLUDED.organization_id, location_id = EXCLUDED.location_id,
-             text_en = EXCLUDED.text_en, text_fr = EXCLUDED.text_fr, prompt_en = EXCLUDED.prompt_en, prompt_fr = EXCLUDED.prompt_fr,
-             updated_at = EXCLUDED.updated_at
-           WHERE (cfh_options.organization_id, cfh_options.location_id, cfh_options.text_en, cfh_options.text_fr, cfh_options.prompt_en, cfh_options.prompt_fr)
-             IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.location_id, EXCLUDED.text_en, EXCLUDED.text_fr, EXCLUDED.prompt_en, EXCLUDED.prompt_fr)`,
+          `WITH ins AS (
+             INSERT INTO cfh_options (id, organization_id, location_id, text_en, text_fr, prompt_en, prompt_fr, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+             ON CONFLICT (id) DO NOTHING
+           )
+           UPDATE cfh_options SET organization_id = $2, location_id = $3, text_en = $4, text_fr = $5, prompt_en = $6, prompt_fr = $7, updated_at = $8
+           WHERE id = $1 AND (organization_id, location_id, text_en, text_fr, prompt_en, prompt_fr) IS DISTINCT FROM ($2, $3, $4, $5, $6, $7)`,
           [o.id, o.organization_id, o.location_id ?? null, o.text_en, o.text_fr, o.prompt_en, o.prompt_fr, now],
         );
       });
@@ -127,12 +136,13 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       await entry(where, async () => {
         const organizationId = await organizationOfLocation(q, where, e.location_id);
         await q.query(
-          `INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash, voice_handlers, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-           ON CONFLICT (edge_id) DO UPDATE SET organization_id = EXCLUDED.organization_id, location_id = EXCLUDED.location_id,
-             name = EXCLUDED.name, device_key_hash = EXCLUDED.device_key_hash, voice_handlers = EXCLUDED.voice_handlers, updated_at = EXCLUDED.updated_at
-           WHERE (radio_edges.organization_id, radio_edges.location_id, radio_edges.name, radio_edges.device_key_hash, radio_edges.voice_handlers)
-             IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.location_id, EXCLUDED.name, EXCLUDED.device_key_hash, EXCLUDED.voice_handlers)`,
+          `WITH ins AS (
+             INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash, voice_handlers, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+             ON CONFLICT (edge_id) DO NOTHING
+           )
+           UPDATE radio_edges SET organization_id = $2, location_id = $3, name = $4, device_key_hash = $5, voice_handlers = $6, updated_at = $7
+           WHERE edge_id = $1 AND (organization_id, location_id, name, device_key_hash, voice_handlers) IS DISTINCT FROM ($2, $3, $4, $5, $6::text[])`,
           [e.edge_id, organizationId, e.location_id, e.name, sha256hex(e.device_key), e.voice_handlers ?? [], now],
         );
       });
@@ -141,9 +151,12 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
     for (const [i, a] of (file.messaging_accounts ?? []).entries()) {
       await entry(`messaging_accounts[${i}]`, async () => {
         await q.query(
-          `INSERT INTO messaging_accounts (account_sid, organization_id, auth_token, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
-           ON CONFLICT (account_sid) DO UPDATE SET organization_id = EXCLUDED.organization_id, auth_token = EXCLUDED.auth_token, updated_at = EXCLUDED.updated_at
-           WHERE (messaging_accounts.organization_id, messaging_accounts.auth_token) IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.auth_token)`,
+          `WITH ins AS (
+             INSERT INTO messaging_accounts (account_sid, organization_id, auth_token, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+             ON CONFLICT (account_sid) DO NOTHING
+           )
+           UPDATE messaging_accounts SET organization_id = $2, auth_token = $3, updated_at = $4
+           WHERE account_sid = $1 AND (organization_id, auth_token) IS DISTINCT FROM ($2, $3)`,
           [a.account_sid, a.organization_id, a.auth_token, now],
         );
       });
@@ -152,14 +165,15 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
     for (const [i, t] of (file.api_tokens ?? []).entries()) {
       await entry(`api_tokens[${i}]`, async () => {
         await q.query(
-          `INSERT INTO api_tokens (name, organization_id, scopes, token_hash, expires_at, revoked_at, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::boolean THEN $7::timestamptz END, $7, $7)
-           ON CONFLICT (name) DO UPDATE SET organization_id = EXCLUDED.organization_id, scopes = EXCLUDED.scopes,
-             token_hash = EXCLUDED.token_hash, expires_at = EXCLUDED.expires_at,
-             revoked_at = CASE WHEN $6::boolean THEN COALESCE(api_tokens.revoked_at, EXCLUDED.revoked_at) END,
-             updated_at = EXCLUDED.updated_at
-           WHERE (api_tokens.organization_id, api_tokens.scopes, api_tokens.token_hash, api_tokens.expires_at, api_tokens.revoked_at IS NOT NULL)
-             IS DISTINCT FROM (EXCLUDED.organization_id, EXCLUDED.scopes, EXCLUDED.token_hash, EXCLUDED.expires_at, $6::boolean)`,
+          `WITH ins AS (
+             INSERT INTO api_tokens (name, organization_id, scopes, token_hash, expires_at, revoked_at, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::boolean THEN $7::timestamptz END, $7, $7)
+             ON CONFLICT (name) DO NOTHING
+           )
+           UPDATE api_tokens SET organization_id = $2, scopes = $3, token_hash = $4, expires_at = $5,
+             revoked_at = CASE WHEN $6::boolean THEN COALESCE(revoked_at, $7::timestamptz) END, updated_at = $7
+           WHERE name = $1 AND (organization_id, scopes, token_hash, expires_at, revoked_at IS NOT NULL)
+             IS DISTINCT FROM ($2, $3::text[], $4, $5::timestamptz, $6::boolean)`,
           [t.name, t.organization_id, t.scopes, sha256hex(t.token), t.expires_at ?? null, t.revoked ?? false, now],
         );
       });

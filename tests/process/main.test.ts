@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const example = path.join(root, 'examples/provision.json');
@@ -40,7 +40,15 @@ async function listeningUrl(service: Running): Promise<string> {
   throw new Error(`did not start: ${service.stdout()} ${service.stderr()}`);
 }
 
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-'));
+const tempDirs: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-'));
+  tempDirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 test('a bad PORT stops the start with a message naming it', async () => {
   const service = startService({ PORT: 'not-a-port', DATA_DIR: tempDir() });

@@ -46,21 +46,10 @@ export function testDb(): Promise<Db> {
       // Test files run in parallel processes: each gets a schema of its own, so one file's
       // scheduler never picks another file's jobs.
       const schema = `storeops_test_${crypto.randomBytes(6).toString('hex')}`;
-      const admin = await openDb({ kind: 'postgres', url });
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      await admin.close();
+      await adminQuery(url, `CREATE SCHEMA ${schema}`);
       const db = await openDb({ kind: 'postgres', url, poolSize: 20, schema });
       await migrate(db);
-      const close = db.close.bind(db);
-      return {
-        ...db,
-        close: async () => {
-          await close();
-          const cleanup = await openDb({ kind: 'postgres', url });
-          await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-          await cleanup.close();
-        },
-      };
+      return dropOnClose(db, url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     })();
   }
   return shared;
@@ -70,21 +59,30 @@ export function testDb(): Promise<Db> {
 export async function freshDb(): Promise<Db> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return openDb({ kind: 'pglite', dataDir: null });
-  const admin = await openDb({ kind: 'postgres', url });
   const name = `storeops_t_${crypto.randomBytes(6).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.close();
+  await adminQuery(url, `CREATE DATABASE ${name}`);
   const u = new URL(url);
   u.pathname = `/${name}`;
-  const db = await openDb({ kind: 'postgres', url: u.toString() });
+  return dropOnClose(await openDb({ kind: 'postgres', url: u.toString() }), url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const admin = await openDb({ kind: 'postgres', url });
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** The database handle, whose close also drops what the test made for it. */
+function dropOnClose(db: Db, url: string, dropSql: string): Db {
   const close = db.close.bind(db);
   return {
     ...db,
     close: async () => {
       await close();
-      const cleanup = await openDb({ kind: 'postgres', url });
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.close();
+      await adminQuery(url, dropSql);
     },
   };
 }
