@@ -26,6 +26,7 @@ const errors = {
   ...queryErrors,
   400: { ...ErrorBody, description: 'the body is not JSON' },
   413: { ...ErrorBody, description: 'the body is too large' },
+  415: { ...ErrorBody, description: 'unsupported content type (send application/json)' },
 };
 const notFoundResponse = { 404: { ...ErrorBody, description: 'no such request (for this token\'s organization)' } };
 

@@ -10,6 +10,12 @@ function nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [base.type, 'null'] });
 }
 
+/** Text that reaches the database: PostgreSQL text cannot hold the NUL character, so it is a 422
+ * here rather than an error of the query (a 500). */
+const STORABLE = { pattern: '^[^\\u0000]*$' };
+/** A string field of a request body or query. */
+const Text = (options: { minLength?: number; maxLength: number; description?: string }) => Type.String({ ...options, ...STORABLE });
+
 const Id = Type.Integer({ minimum: 1, maximum: INT32_MAX });
 const OptionalId = Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })));
 const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SS.ffffffZ' });
@@ -26,17 +32,17 @@ export const CreateBody = Type.Object({
   device_id: OptionalId,
   display_id: OptionalId,
   callbutton_id: OptionalId,
-  chat_channel_id: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+  chat_channel_id: Type.Optional(nullable(Text({ minLength: 1, maxLength: 200 }))),
 });
 export type CreateBody = Static<typeof CreateBody>;
 
-const MessageId = Type.String({ minLength: 1, maxLength: 64, description: 'the request, as C0 returned it' });
+const MessageId = Text({ minLength: 1, maxLength: 64, description: 'the request, as C0 returned it' });
 
 const StaffAction = {
   message_id: MessageId,
-  channel_id: Type.String({ minLength: 1, maxLength: 200, description: 'the channel id at the provider' }),
-  claimed_by: Type.String({ minLength: 1, maxLength: 200, description: 'name of the employee' }),
-  claimed_by_user_id: Type.String({ minLength: 1, maxLength: 200, description: 'the user id at the provider' }),
+  channel_id: Text({ minLength: 1, maxLength: 200, description: 'the channel id at the provider' }),
+  claimed_by: Text({ minLength: 1, maxLength: 200, description: 'name of the employee' }),
+  claimed_by_user_id: Text({ minLength: 1, maxLength: 200, description: 'the user id at the provider' }),
   request_from: Type.Optional(Type.Enum([...REQUEST_FROM], { type: 'string', default: 'provider_a' })),
 };
 
@@ -45,7 +51,7 @@ export type StaffActionBody = Static<typeof StaffActionBody>;
 
 export const CompleteBody = Type.Object({
   ...StaffAction,
-  customer_status: Type.String({ minLength: 1, maxLength: 200, description: 'how the employee completed the request, e.g. not_interested' }),
+  customer_status: Text({ minLength: 1, maxLength: 200, description: 'how the employee completed the request, e.g. not_interested' }),
 });
 export type CompleteBody = Static<typeof CompleteBody>;
 

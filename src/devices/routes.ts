@@ -43,6 +43,7 @@ const refusals = {
   401: { ...ErrorBody, description: 'the broker secret (MQTT_AUTH_SECRET) is missing or wrong' },
   404: { ...ErrorBody, description: 'MQTT_AUTH_SECRET is not set: broker authentication is disabled' },
   413: { ...ErrorBody, description: 'the body is too large' },
+  415: { ...ErrorBody, description: 'unsupported content type (send application/json)' },
   422: { ...ValidationBody, description: 'the body is invalid' },
   429: { ...ErrorBody, description: 'too many failed broker secrets from this client; see Retry-After' },
   503: { ...ErrorBody, description: 'the database is unavailable; see Retry-After' },

@@ -25,7 +25,25 @@ export function randomToken(bytes = 24): string {
   return crypto.randomBytes(bytes).toString('base64url');
 }
 
-/** Replaces the value of secret query parameters in a URL, for logs. */
+/** Query parameters whose values never reach a log line. */
+const SECRET_PARAMS = new Set(['secret_token', 'token', 'api_key', 'key']);
+
+/** A parameter name as the query parser reads it: percent-escapes and `+` decoded byte by byte
+ * (the names above are ASCII), so `secret%5Ftoken` is recognised as the parser recognises it. */
+function paramName(raw: string): string {
+  return raw.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase();
+}
+
+/** Replaces the value of secret query parameters in a URL, for logs; however the name is encoded. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:secret_token|token|api_key|key)=)[^&#]*/gi, '$1[REDACTED]');
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const query = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq >= 0 && SECRET_PARAMS.has(paramName(pair.slice(0, eq))) ? `${pair.slice(0, eq + 1)}[REDACTED]` : pair;
+    });
+  return `${url.slice(0, start + 1)}${query.join('&')}`;
 }

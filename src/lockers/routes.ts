@@ -9,8 +9,8 @@ import { randomToken } from '../http/secrets.ts';
 import type { Queryable } from '../db/db.ts';
 import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand, registerLockerJobs } from './commands.ts';
 import {
-  commandedCabinetView, commandProblems, containsNul, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
-  invalidReport, orderMismatch, orderRecordView, orderRefusal, repeatedKeys, unknownKeys, type OrderRecordRow,
+  commandedCabinetView, commandProblems, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
+  invalidReport, orderMismatch, orderRecordView, orderRefusal, repeatedKeys, unknownKeys, unstorableJson, type OrderRecordRow,
 } from './rules.ts';
 import {
   CabinetCommandBody, CabinetParams, CommandedCabinet, CompleteOrderBody, CreatedOrder, CreateOrderBody, CustomerCabinet,
@@ -38,7 +38,7 @@ const described = (description: string) => ({ ...ErrorBody, description });
 function errors<S extends number>(specific: Record<S, string>, opts: { body: boolean; credential?: string }) {
   return {
     401: described(`missing or wrong ${opts.credential ?? 'secret_token'}`),
-    ...(opts.body ? { 400: described('the body is not JSON'), 413: described('the body is too large') } : {}),
+    ...(opts.body ? { 400: described('the body is not JSON'), 413: described('the body is too large'), 415: described('unsupported content type (send application/json)') } : {}),
     429: described('too many refused requests from this client; see Retry-After'),
     503: described('the database is unavailable; see Retry-After'),
     ...(Object.fromEntries(Object.entries<string>(specific).map(([s, d]) => [s, described(d)])) as Record<S, ReturnType<typeof described>>),
@@ -245,10 +245,14 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
     const locker = request.locker;
     if (locker === null) throw new AppError(401, 'unauthorized', 'the api-key is not valid');
     if (locker.version !== 2) {
-      throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`);
+      // A 422 always says what is wrong by field: here the version of the locker the api-key names.
+      throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`, {
+        errors: { version: [`is ${locker.version}; the status update is for version 2 lockers`] },
+      });
     }
     const { cabinets, locker_info: info, event } = request.body;
-    if (containsNul(event)) throw invalidReport({ event: ['must not contain the NUL character'] });
+    const eventProblem = unstorableJson(event);
+    if (eventProblem !== null) throw invalidReport({ event: [eventProblem] });
     const repeated = repeatedKeys(cabinets);
     if (repeated !== null) throw invalidReport(repeated);
     const unknown = await applyStatusReport(db, {

@@ -250,12 +250,32 @@ export function invalidReport(errors: FieldErrors): AppError {
 /** An open code is URL-safe base64; anything else cannot be one (and is not looked up). */
 export const looksLikeOpenCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,100}$/.test(code);
 
-/** Does a JSON value hold the NUL character anywhere (PostgreSQL's jsonb cannot store it)? */
-export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+/** How deep a locker's event may nest: a device's details are a few levels at most. */
+export const MAX_EVENT_DEPTH = 32;
+
+/**
+ * Why a JSON value cannot be kept as jsonb, or null: PostgreSQL refuses the NUL character and the
+ * escape of a lone surrogate, and its parser gives up on deep nesting (an error that would be a
+ * 500). Walked without recursion, since a 1 MiB body can nest far deeper than the call stack.
+ */
+export function unstorableJson(value: unknown, maxDepth = MAX_EVENT_DEPTH): string | null {
+  const textProblem = (s: string) =>
+    s.includes('\u0000') ? 'must not contain the NUL character' : s.isWellFormed() ? null : 'must be valid Unicode text (it holds a lone surrogate)';
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem !== null) return problem;
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= maxDepth) return `must not nest deeper than ${maxDepth} levels`;
+    for (const [k, child] of Object.entries(v)) {
+      const problem = Array.isArray(v) ? null : textProblem(k);
+      if (problem !== null) return problem;
+      stack.push({ value: child, depth: depth + 1 });
+    }
   }
-  return false;
+  return null;
 }

@@ -19,9 +19,16 @@ const Played = Type.Object({
   success: Type.Boolean(),
   message_id: Type.String({ description: 'Id of the message; the play message and the ack carry it' }),
 });
+/** Text the database and the device's JSON can hold: no NUL (PostgreSQL text refuses it) and no lone
+ * surrogate (jsonb refuses its escape); Ajv reads patterns as Unicode, so a surrogate pair is one
+ * character and passes. A refusal is a 422, not an error of the query. */
+const STORABLE_CHAR = String.raw`[^\u0000\uD800-\uDFFF]`;
+const Storable = (options: { minLength: number; maxLength: number; description: string }) =>
+  Type.String({ ...options, pattern: `^${STORABLE_CHAR}*$` });
+// Two patterns, each linear: one pattern saying both would backtrack quadratically on a long text.
 const SpeakableText = (description: string) =>
-  Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, pattern: String.raw`\S`, description });
-const EdgeId = Type.String({ minLength: 1, maxLength: 100, description: 'The radio edge device id' });
+  Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, pattern: String.raw`\S`, allOf: [{ pattern: `^${STORABLE_CHAR}*$` }], description });
+const EdgeId = Storable({ minLength: 1, maxLength: 100, description: 'The radio edge device id' });
 
 const described = (description: string) => ({ ...ErrorBody, description });
 const errors = {
@@ -34,21 +41,22 @@ const errors = {
 const bodyErrors = {
   400: described('the body cannot be parsed'),
   413: described('the body is too large'),
+  415: described('unsupported content type (send application/json)'),
 };
 
 const PlayBody = Type.Object({
   edgeId: EdgeId,
   text: SpeakableText(`Text converted to speech (at most ${MAX_TEXT_LENGTH} characters)`),
-  actor: Type.String({ minLength: 1, maxLength: 200, description: 'Name of the actor responsible for the audio' }),
+  actor: Storable({ minLength: 1, maxLength: 200, description: 'Name of the actor responsible for the audio' }),
   process: Type.Boolean({ default: false, description: "When true, the edge device's voice handlers run over the message" }),
 });
 
 const MessagingBody = Type.Object(
   {
-    AccountSid: Type.String({ minLength: 34, maxLength: 34, description: 'The provider account (34 characters)' }),
+    AccountSid: Storable({ minLength: 34, maxLength: 34, description: 'The provider account (34 characters)' }),
     Body: SpeakableText('The message text, spoken'),
-    From: Type.String({ minLength: 1, maxLength: 100, description: 'Sender phone number' }),
-    To: Type.String({ minLength: 1, maxLength: 100, description: 'Recipient phone number' }),
+    From: Storable({ minLength: 1, maxLength: 100, description: 'Sender phone number' }),
+    To: Storable({ minLength: 1, maxLength: 100, description: 'Recipient phone number' }),
   },
   { description: 'The provider sends more fields; all of them are signed, and ignored otherwise' },
 );
@@ -175,7 +183,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: Deps): Promise
       params: Type.Object({ edgeId: EdgeId }),
       querystring: Type.Object({
         limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-        before: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+        before: Type.Optional(Storable({ minLength: 1, maxLength: 100, description: 'The last message_id of the previous page' })),
       }),
       response: { 200: Type.Object({ transcripts: Type.Array(Transcript), next_before: Type.Union([Type.String(), Type.Null()]) }), ...errors },
     },
@@ -202,7 +210,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: Deps): Promise
       summary: 'The WAV of a transcript (16-bit PCM mono, 22,050 Hz)',
       description: 'Same credentials as playRadioText.',
       security: edgeSecurity,
-      params: Type.Object({ edgeId: EdgeId, messageId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      params: Type.Object({ edgeId: EdgeId, messageId: Storable({ minLength: 1, maxLength: 100, description: 'The message_id of the transcript' }) }),
       response: { 200: { description: 'The WAV', content: { 'audio/wav': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } } }, ...errors },
     },
   }, async (request, reply) => {

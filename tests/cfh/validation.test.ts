@@ -105,7 +105,7 @@ test('every operation is in the OpenAPI document with its operationId, the beare
     assert.ok(op, `${method} ${path}`);
     assert.equal(op.operationId, operationId);
     assert.deepEqual(op.security, [{ bearerToken: [] }]);
-    const common = method === 'post' ? ['400', '413', '429', '503'] : ['429', '503'];
+    const common = method === 'post' ? ['400', '413', '415', '429', '503'] : ['429', '503'];
     assert.deepEqual(Object.keys(op.responses).sort(), [...statuses, ...common].sort());
   }
 });
