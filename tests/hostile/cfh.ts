@@ -6,7 +6,9 @@ import { before, test } from 'node:test';
 import fc from 'fast-check';
 import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
 import {
-  bodyCases, extraQuery, holdEach, hostileString, poisonBodies, queryValue, refusalGuard, runs, withBody, withUnknownFields, type Probe,
+  bodyCases, extraQuery, holdEach, hostileString, poisonBodies, queryValue, runs, withBody, withUnknownFields, type Probe,
+  holdProperty,
+  reached,
 } from './support.ts';
 
 let ctx: TestContext;
@@ -41,22 +43,7 @@ async function requestsOf(world: World, n: number): Promise<string[]> {
   return ids;
 }
 
-async function hold(world: World, probes: fc.Arbitrary<Probe>, numRuns: number): Promise<Map<number, number>> {
-  const statuses = new Map<number, number>();
-  const guard = refusalGuard(ctx.app, ctx.db, [world]);
-  await fc.assert(
-    fc.asyncProperty(probes, async (probe) => {
-      const res = await guard(probe);
-      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-    }),
-    { numRuns },
-  );
-  return statuses;
-}
 
-function reached(statuses: Map<number, number>, ...wanted: number[]): void {
-  for (const status of wanted) assert.ok(statuses.has(status), `status ${status} was reached: ${JSON.stringify([...statuses])}`);
-}
 
 const createFields = ['location_id', 'option_id', 'device_id', 'display_id', 'callbutton_id', 'chat_channel_id'];
 const staffFields = ['message_id', 'channel_id', 'claimed_by', 'claimed_by_user_id', 'request_from'];
@@ -82,7 +69,7 @@ test('C0 createCfhRequest: any body gives a 201 or a clean 4xx', async () => {
   }, { requiredKeys: ['location_id', 'option_id'] });
   const probes = fc.tuple(bearer(world), extraQuery, bodyCases(valid, createFields))
     .map(([headers, extra, body]) => withBody({ method: 'POST', url: `/api/callforhelp/requests?x=1${extra}`, headers }, body));
-  reached(await hold(world, probes, runs(100)), 201, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 201, 401, 422);
   // The other organization's world is touched by no one here.
   const [count] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE organization_id = $1', [other.organizationId]);
   assert.equal(count?.n, 0);
@@ -99,7 +86,7 @@ for (const [op, path, extraFields] of [
     const valid = staff(ids).chain((s) => (extraFields.length === 0 ? fc.constant(s) : fc.constantFrom('not_interested', 'helped').map((customer_status) => ({ ...s, customer_status }))));
     const probes = fc.tuple(bearer(world), extraQuery, bodyCases(valid, [...staffFields, ...extraFields]))
       .map(([headers, extra, body]) => withBody({ method: 'POST', url: `/api/callforhelp/${path}?x=1${extra}`, headers }, body));
-    reached(await hold(world, probes, runs(80)), 200, 401, 422);
+    reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(80)), 200, 401, 422);
   });
 }
 
@@ -117,7 +104,7 @@ test('C4 cancelCfhRequest: any body gives a 200 or a clean 4xx', async () => {
   });
   const probes = fc.tuple(bearer(world), extraQuery, bodyCases(valid, ['message_id']))
     .map(([headers, extra, body]) => withBody({ method: 'POST', url: `/api/callforhelp/cancel?x=1${extra}`, headers }, body));
-  reached(await hold(world, probes, runs(80)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(80)), 200, 401, 422);
 });
 
 test('C5 getCfhRequest: any message_id and query give a 200 or a clean 4xx', async () => {
@@ -130,7 +117,7 @@ test('C5 getCfhRequest: any message_id and query give a 200 or a clean 4xx', asy
   );
   const probes = fc.tuple(bearer(world), messageId, extraQuery, fc.boolean())
     .map(([headers, id, extra, named]): Probe => ({ method: 'GET', url: `/api/callforhelp/v1/tracking?${named ? `message_id=${id}` : id}${extra}`, headers }));
-  reached(await hold(world, probes, runs(80)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(80)), 200, 401, 422);
 });
 
 test('unknown body fields are ignored by C1 and C4', async () => {

@@ -6,7 +6,9 @@ import { before, test } from 'node:test';
 import fc from 'fast-check';
 import { makeWorld, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
 import {
-  bodyCases, extraQuery, holdEach, hostileString, pathSegment, poisonBodies, queryValue, refusalGuard, runs, withBody, withUnknownFields, type Probe,
+  bodyCases, extraQuery, holdEach, hostileString, pathSegment, poisonBodies, queryValue, runs, withBody, withUnknownFields, type Probe,
+  holdProperty,
+  reached,
 } from './support.ts';
 
 let ctx: TestContext;
@@ -44,30 +46,13 @@ async function orderIn(world: World, cabinet: number, orderId: number): Promise<
   return res.json<{ open_code: string }>().open_code;
 }
 
-/** Runs a property over probes made for one world, holding each answer to the contract. */
-async function hold(world: World, probes: fc.Arbitrary<Probe>, numRuns: number): Promise<Map<number, number>> {
-  const statuses = new Map<number, number>();
-  const guard = refusalGuard(ctx.app, ctx.db, [world]);
-  await fc.assert(
-    fc.asyncProperty(probes, async (probe) => {
-      const res = await guard(probe);
-      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-    }),
-    { numRuns },
-  );
-  return statuses;
-}
 
-/** A suite that only ever saw its own 4xx proves little: the valid path must be reached too. */
-function reached(statuses: Map<number, number>, ...wanted: number[]): void {
-  for (const status of wanted) assert.ok(statuses.has(status), `status ${status} was reached: ${JSON.stringify([...statuses])}`);
-}
 
 test('L1 getLocationLockers: any location_id and query give a 2xx or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
   const probes = fc.tuple(pathSegment([String(world.locationId), NO_ROW]), secretQuery, extraQuery)
     .map(([id, secret, extra]): Probe => ({ method: 'GET', url: `/api/lockers/locations/${id}?${secret}${extra}` }));
-  reached(await hold(world, probes, runs(80)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(80)), 200, 401, 422);
 });
 
 const orderFields = ['rearload', 'locker_id', 'cabinet_id', 'order_id', 'organization_id', 'location_id'];
@@ -84,7 +69,7 @@ test('L2 createLockerOrder: malformed bodies never make an order, valid ones mak
   });
   const probes = fc.tuple(secretQuery, extraQuery, bodyCases(valid, orderFields))
     .map(([secret, extra, body]) => withBody({ method: 'POST', url: `/api/lockers/orders?${secret}${extra}` }, body));
-  reached(await hold(world, probes, runs(100)), 201, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 201, 401, 422);
   const [open] = await ctx.db.query<{ n: number; cabinets: number }>(
     'SELECT count(*)::int AS n, count(DISTINCT cabinet_id)::int AS cabinets FROM locker_orders WHERE locker_id = $1 AND completed_at IS NULL', [world.lockerId]);
   assert.equal(open?.n, open?.cabinets, 'at most one open order per cabinet');
@@ -106,7 +91,7 @@ test('L3 commandCabinet: any cabinet_id and body give a 2xx or a clean 4xx', asy
   await orderIn(world, 0, 77);
   const probes = fc.tuple(pathSegment([...world.cabinetIds.map(String), NO_ROW]), secretQuery, extraQuery, bodyCases(commandBody, commandFields))
     .map(([id, secret, extra, body]) => withBody({ method: 'PUT', url: `/api/lockers/cabinets/${id}?${secret}${extra}` }, body));
-  reached(await hold(world, probes, runs(100)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
 });
 
 const completeFields = ['completed_by', 'completed_device_id', 'delay'];
@@ -121,7 +106,7 @@ test('L4 completeCabinetOrder: any cabinet_id and body give a 2xx or a clean 4xx
   for (let i = 0; i < 4; i++) await orderIn(world, i, 100 + i);
   const probes = fc.tuple(pathSegment([...world.cabinetIds.map(String), NO_ROW]), secretQuery, extraQuery, bodyCases(completeBody, completeFields))
     .map(([id, secret, extra, body]) => withBody({ method: 'PUT', url: `/api/lockers/orders/cabinets/${id}?${secret}${extra}` }, body));
-  reached(await hold(world, probes, runs(100)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
 });
 
 test('L5 commandByOpenCode: any open code and body give a 2xx or a clean 4xx', async () => {
@@ -130,7 +115,7 @@ test('L5 commandByOpenCode: any open code and body give a 2xx or a clean 4xx', a
   const valid = fc.record({ command: fc.constantFrom('here', 'agree', 'disagree') });
   const probes = fc.tuple(pathSegment([...codes, NO_CODE]), secretQuery, extraQuery, bodyCases(valid, ['command']))
     .map(([code, secret, extra, body]) => withBody({ method: 'POST', url: `/api/lockers/cabinets/customers/${code}?${secret}${extra}` }, body));
-  reached(await hold(world, probes, runs(100)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
 });
 
 test('L6 completeOrderByOpenCode: any open code and body give a 2xx or a clean 4xx', async () => {
@@ -138,7 +123,7 @@ test('L6 completeOrderByOpenCode: any open code and body give a 2xx or a clean 4
   const codes = [await orderIn(world, 0, 1), await orderIn(world, 1, 2), await orderIn(world, 2, 3)];
   const probes = fc.tuple(pathSegment([...codes, NO_CODE]), secretQuery, extraQuery, bodyCases(completeBody, completeFields))
     .map(([code, secret, extra, body]) => withBody({ method: 'PUT', url: `/api/lockers/orders/customer/${code}?${secret}${extra}` }, body));
-  reached(await hold(world, probes, runs(100)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
 });
 
 const statusFields = [
@@ -156,7 +141,7 @@ test('L7 updateLockerStatus: any report and api-key give a 2xx or a clean 4xx, a
   }, { requiredKeys: ['cabinets'] });
   const probes = fc.tuple(apiKeyHeader(world), extraQuery, bodyCases(valid, statusFields))
     .map(([headers, extra, body]) => withBody({ method: 'POST', url: `/api/lockers/cabinet/status?x=1${extra}`, headers }, body));
-  reached(await hold(world, probes, runs(100)), 200, 401, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
 });
 
 test('unknown body fields are ignored by L3 and L7', async () => {

@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import { messagingSignature } from '../../src/radio/signature.ts';
 import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
 import {
-  bodyCases, extraQuery, holdEach, hostileString, pathSegment, POISON, poisonBodies, queryValue, refusalGuard, runs, withBody, type Probe,
+  bodyCases, extraQuery, holdEach, hostileString, pathSegment, POISON, poisonBodies, queryValue, runs, withBody, type Probe,
+  holdProperty,
+  reached,
 } from './support.ts';
 
 let ctx: TestContext;
@@ -19,22 +21,7 @@ before(async () => {
   other = await makeWorld(ctx.db, ctx.clock);
 });
 
-async function hold(probes: fc.Arbitrary<Probe>, numRuns: number): Promise<Map<number, number>> {
-  const statuses = new Map<number, number>();
-  const guard = refusalGuard(ctx.app, ctx.db, [world, other]);
-  await fc.assert(
-    fc.asyncProperty(probes, async (probe) => {
-      const res = await guard(probe);
-      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-    }),
-    { numRuns },
-  );
-  return statuses;
-}
 
-function reached(statuses: Map<number, number>, ...wanted: number[]): void {
-  for (const status of wanted) assert.ok(statuses.has(status), `status ${status} was reached: ${JSON.stringify([...statuses])}`);
-}
 
 /** R1's and the transcripts' credential: the edge device's key or a radio token, mostly right. */
 const radioCredential = (w: World): fc.Arbitrary<Record<string, string | string[]>> => fc.oneof(
@@ -62,7 +49,7 @@ test('R1 playRadioText: any body and credential give a 200 or a clean 4xx', asyn
   }, { requiredKeys: ['edgeId', 'text', 'actor'] });
   const probes = fc.tuple(radioCredential(world), extraQuery, bodyCases(valid, playFields))
     .map(([headers, extra, body]) => withBody({ method: 'POST', url: `/webhooks/incoming/generic?x=1${extra}`, headers }, body));
-  reached(await hold(probes, runs(50)), 200, 403, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world, other], probes, runs(50)), 200, 403, 422);
 });
 
 type Fields = Record<string, string | string[]>;
@@ -115,7 +102,7 @@ test('R2 playRadioWebhookMessage: any form, path, content type and signature giv
     }
     return messagingProbe(`/webhooks/incoming/messaging/${edge}${query}`, form, signature, contentType);
   });
-  reached(await hold(probes, runs(60)), 200, 403, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world, other], probes, runs(60)), 200, 403, 422);
 });
 
 test('the transcripts listing and audio: any edge id, query and credential give a 200 or a clean 4xx', async () => {
@@ -135,7 +122,7 @@ test('the transcripts listing and audio: any edge id, query and credential give 
     const query = [limit === null ? '' : `limit=${limit}`, before === null ? '' : `before=${before}`].filter((p) => p !== '').join('&');
     return { method: 'GET', url: `${base}?${query}${extra}`, headers };
   });
-  reached(await hold(probes, runs(60)), 200, 403, 422);
+  reached(await holdProperty(ctx.app, ctx.db, [world, other], probes, runs(60)), 200, 403, 422);
 });
 
 test('every known poison at every field of R1, in every R2 form field, and in the transcripts query is refused cleanly or applied', async () => {

@@ -416,3 +416,22 @@ export async function holdEach(app: App, db: Db, worlds: readonly WorldRef[], pr
   const guard = refusalGuard(app, db, worlds);
   for (const probe of probes) await guard(probe);
 }
+
+/** Runs a property over probes, holding each answer to the contract; returns how often each status came. */
+export async function holdProperty(app: App, db: Db, worlds: readonly WorldRef[], probes: fc.Arbitrary<Probe>, numRuns: number): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>();
+  const guard = refusalGuard(app, db, worlds);
+  await fc.assert(
+    fc.asyncProperty(probes, async (probe) => {
+      const res = await guard(probe);
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+    }),
+    { numRuns },
+  );
+  return statuses;
+}
+
+/** A suite that only ever saw its own 4xx proves little: the valid path must be reached too. */
+export function reached(statuses: Map<number, number>, ...wanted: number[]): void {
+  for (const status of wanted) assert.ok(statuses.has(status), `status ${status} was reached: ${JSON.stringify([...statuses])}`);
+}
