@@ -46,10 +46,34 @@ const typeParsers = {
   },
 } as pg.CustomTypesConfig;
 
-function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+/** How many distinct statements one handle prepares; SQL built at run time past it runs unprepared. */
+const MAX_PREPARED = 500;
+
+/**
+ * Names for prepared statements, one per distinct parameterized SQL text. PostgreSQL then parses
+ * and plans a statement once per connection instead of on every call: the benchmark's profile
+ * showed parsing and planning as most of the database's CPU for the short queries a request makes.
+ * Only parameterized texts are named: those are single statements (migrations and provisioning
+ * scripts are not), and their SQL is written in the source, so the set is small and fixed.
+ */
+function statementNames(): (text: string, params: readonly unknown[] | undefined) => string | undefined {
+  const names = new Map<string, string>();
+  return (text, params) => {
+    if (params === undefined || params.length === 0) return undefined;
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_PREPARED) {
+      name = `s${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
+
+function wrap(client: pg.Pool | pg.PoolClient, nameOf: ReturnType<typeof statementNames>): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-      const result = await client.query(text, params as unknown[] | undefined);
+      const name = nameOf(text, params);
+      const result = await client.query(name === undefined ? { text, values: params as unknown[] | undefined } : { name, text, values: params as unknown[] });
       return result.rows as R[];
     },
   };
@@ -59,7 +83,8 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
   // An idle client that loses its server emits 'error' on the pool; without a listener that would
   // crash the process. The next query gets a fresh connection (or a 503 while the server is down).
   pool.on('error', () => {});
-  const root = wrap(pool);
+  const nameOf = statementNames();
+  const root = wrap(pool, nameOf);
   return {
     kind,
     query: root.query,
@@ -75,7 +100,7 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client));
+        const result = await fn(wrap(client, nameOf));
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -109,6 +134,9 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
 
 export async function openDb(target: DbTarget): Promise<Db> {
   if (target.kind === 'postgres') {
+    // Generic plans: every statement here finds its rows by key or through a partial index, where
+    // a generic plan is as good as a custom one, and re-planning per call (what "auto" kept doing
+    // for the CTE writes) cost L7 a third of its database CPU in the benchmark.
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolSize ?? 10,
