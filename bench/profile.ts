@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { scenarios } from './scenarios.ts';
 import { seed } from './seed.ts';
-import { startServer } from './server.ts';
+import { serviceNodeFlags, startServer } from './server.ts';
 import { makeBenchWorld } from './world.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -20,7 +20,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-prof-'));
 fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(world.file));
 const secret = crypto.randomBytes(18).toString('base64url');
 const databaseUrl = process.env.BENCH_DATABASE_URL;
-const server = await startServer(root, ['--cpu-prof', `--cpu-prof-dir=${out}`, 'src/main.ts'], {
+const server = await startServer(root, [...serviceNodeFlags(root), '--cpu-prof', `--cpu-prof-dir=${out}`, 'src/main.ts'], {
   DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: path.join(dir, 'world.json'), LOG_LEVEL: 'warn', HOST: '127.0.0.1',
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });

@@ -11,7 +11,7 @@ import { freshPostgres } from './database.ts';
 import { measureRadio, type RadioResult } from './radio.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
 import { seed } from './seed.ts';
-import { startServer, type Server } from './server.ts';
+import { serviceNodeFlags, startServer, type Server } from './server.ts';
 import { makeBenchWorld } from './world.ts';
 
 const args = process.argv.slice(2);
@@ -69,7 +69,7 @@ async function benchBackend(backend: string, databaseUrl: string | null, ceiling
   let server: Server | null = null;
   try {
     console.log(`\n[${backend}] starting the service with ${world.lockers.length} lockers, ${world.lockers.length * settings.world.cabinetsPerLocker} cabinets`);
-    server = await startServer(root, ['src/main.ts'], {
+    server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
       DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn',
       MQTT_PORT: '0', HOST: '127.0.0.1', PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });

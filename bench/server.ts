@@ -23,6 +23,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The Node flags `npm start` gives the service (package.json's start script), so the benchmark
+ * measures the process as it runs in production.
+ */
+export function serviceNodeFlags(root: string): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 function vmHwmKb(pid: number): number {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { freshPostgres } from './database.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
 import { seed } from './seed.ts';
-import { startServer } from './server.ts';
+import { serviceNodeFlags, startServer } from './server.ts';
 import { makeBenchWorld } from './world.ts';
 
 const args = process.argv.slice(2);
@@ -36,7 +36,7 @@ const world = makeBenchWorld({ locations: 20, lockersPerLocation: 4, cabinetsPer
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-soak-'));
 fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(world.file));
 const secret = crypto.randomBytes(18).toString('base64url');
-const server = await startServer(root, ['src/main.ts'], {
+const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
   DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: path.join(dir, 'world.json'), LOG_LEVEL: 'warn', HOST: '127.0.0.1',
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });

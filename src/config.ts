@@ -20,6 +20,8 @@ export interface Config {
   /** The service's client id on an external broker; set, it keeps a persistent session there. */
   readonly mqttClientId: string | null;
   readonly cfhTimeoutSeconds: number;
+  /** Speech engines (worker threads, ~95 MB each); each speaks one text at a time. */
+  readonly speechWorkers: number;
   readonly provisionFile: string | null;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Which X-Forwarded-For hops to believe for the client address (Fastify's trustProxy). */
@@ -108,6 +110,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     mqttAuthSecret,
     mqttClientId,
     cfhTimeoutSeconds: integer(env, 'CFH_TIMEOUT_SECONDS', 300, 1, 86_400),
+    speechWorkers: integer(env, 'SPEECH_WORKERS', 1, 1, 16),
     provisionFile: provisionFile === null ? null : path.resolve(cwd, provisionFile),
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),

@@ -68,7 +68,7 @@ async function start(): Promise<void> {
     config, db, clock: systemClock,
     log: { debug: deviceLog('debug'), info: deviceLog('info'), warn: deviceLog('warn'), error: deviceLog('error') },
   });
-  const speech = createSpeechSynthesizer();
+  const speech = createSpeechSynthesizer({ workers: config.speechWorkers });
   app = await buildApp({ config, db, clock: systemClock, scheduler, devices, secretDigest: secret.digest, speech });
   const serving = app;
 

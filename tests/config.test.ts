@@ -11,6 +11,7 @@ test('the defaults run the embedded service', () => {
   assert.equal(config.mqttUrl, null);
   assert.equal(config.mqttPort, 1883);
   assert.equal(config.cfhTimeoutSeconds, 300);
+  assert.equal(config.speechWorkers, 1);
   assert.equal(config.publicBaseUrl, 'http://localhost:3000');
   assert.ok(Object.isFrozen(config));
 });
@@ -23,6 +24,8 @@ test('a bad value stops the start naming its variable', () => {
     [{ MQTT_URL: 'nope' }, 'MQTT_URL'],
     [{ MQTT_PORT: '-1' }, 'MQTT_PORT'],
     [{ CFH_TIMEOUT_SECONDS: '0' }, 'CFH_TIMEOUT_SECONDS'],
+    [{ SPEECH_WORKERS: '0' }, 'SPEECH_WORKERS'],
+    [{ SPEECH_WORKERS: 'many' }, 'SPEECH_WORKERS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
     [{ SECRET_TOKEN: 'short' }, 'SECRET_TOKEN'],
@@ -33,8 +36,9 @@ test('a bad value stops the start naming its variable', () => {
 });
 
 test('values are read from the environment given', () => {
-  const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@db/storeops', MQTT_URL: 'mqtt://broker:1883', PUBLIC_BASE_URL: 'https://ops.example.com/', SECRET_TOKEN: 'a-long-enough-secret' });
+  const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@db/storeops', MQTT_URL: 'mqtt://broker:1883', PUBLIC_BASE_URL: 'https://ops.example.com/', SECRET_TOKEN: 'a-long-enough-secret', SPEECH_WORKERS: '3' });
   assert.equal(config.port, 8080);
+  assert.equal(config.speechWorkers, 3);
   assert.equal(config.databaseUrl, 'postgres://u@db/storeops');
   assert.equal(config.mqttUrl, 'mqtt://broker:1883');
   assert.equal(config.publicBaseUrl, 'https://ops.example.com');

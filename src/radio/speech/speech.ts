@@ -2,7 +2,6 @@
 // The default engine is eSpeak NG compiled to WebAssembly (@echogarden/espeak-ng-emscripten), so
 // the service speaks offline with nothing but npm packages; it runs in a pool of worker threads
 // so a synthesis never blocks the event loop.
-import os from 'node:os';
 import { WorkerPool } from './pool.ts';
 import { ssmlOf } from './ssml.ts';
 import { encodeWav, SAMPLE_RATE } from './wav.ts';
@@ -19,7 +18,8 @@ export interface SpeechSynthesizer {
 }
 
 export interface SpeechOptions {
-  /** Worker threads (engines). Default: half the CPUs, at least 2, at most 4. */
+  /** Worker threads, one engine each (~95 MB of memory apiece). Default 1: an engine speaks a
+   * store announcement in tens of milliseconds, and announcements come a few a minute. */
   workers?: number;
   /** Requests waiting for a worker beyond which new ones are refused. Default 32. */
   queueLimit?: number;
@@ -31,14 +31,10 @@ export interface SpeechOptions {
 
 export const DEFAULT_VOICE = 'en-us';
 
-export function defaultWorkerCount(): number {
-  return Math.min(4, Math.max(2, Math.floor(os.availableParallelism() / 2)));
-}
-
 /** Starts the engines in the background; await ready() before serving to keep first calls fast. */
 export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthesizer {
   const pool = new WorkerPool({
-    size: opts.workers ?? defaultWorkerCount(),
+    size: opts.workers ?? 1,
     queueLimit: opts.queueLimit ?? 32,
     timeoutMs: opts.timeoutMs ?? 10_000,
     workerUrl: new URL('./espeak-worker.ts', import.meta.url),
