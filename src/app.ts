@@ -16,6 +16,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
+import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
 import { lockerRoutes } from './lockers/routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
 import { radioRoutes } from './radio/routes.ts';
@@ -38,6 +39,13 @@ export interface Deps {
 
 export type App = FastifyInstance;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Bearer-token lookup shared by the routes that take tokens (one cache per app). */
+    apiTokens: ApiTokens;
+  }
+}
+
 /** Header names whose values never reach a log line. */
 export const REDACTED_HEADERS = ['authorization', 'api-key', 'x-messaging-signature', 'x-twilio-signature', 'cookie'];
 
@@ -59,6 +67,7 @@ export async function buildApp(deps: Deps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
+  app.decorate('apiTokens', apiTokenLookup(deps.db, deps.clock));
   app.decorateRequest('principal', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);

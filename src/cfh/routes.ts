@@ -46,7 +46,7 @@ function found<T>(result: T | null): T {
 
 export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const onRequest = bearerAuth(deps.db, deps.clock, 'cfh');
+  const onRequest = bearerAuth(fastify.apiTokens, 'cfh');
 
   deps.scheduler.register(store.CFH_TIMEOUT_JOB, async (q, payload, job) => {
     await store.markTimedOut(q, Number(payload.request_id), job.runAt);

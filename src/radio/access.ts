@@ -2,9 +2,8 @@
 // documents 403 and 404 only), and nothing here depends on whether the edge id asked for exists,
 // so a caller without a valid credential never learns which edge devices exist.
 import type { FastifyRequest } from 'fastify';
-import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
-import { bearerOf, findPrincipal } from '../http/auth.ts';
+import { bearerOf, type ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import type { RadioCaller } from './rules.ts';
 import { findEdgeByKey, findMessagingAccount, type MessagingAccount } from './store.ts';
@@ -21,7 +20,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * R1 and the transcripts: the edge device's own key in `api-key`, or a bearer token with the
  * `radio` scope. When an `api-key` header is sent it decides alone (no fallback to the token).
  */
-export async function radioCaller(db: Db, clock: Clock, request: FastifyRequest): Promise<RadioCaller> {
+export async function radioCaller(db: Db, tokens: ApiTokens, request: FastifyRequest): Promise<RadioCaller> {
   const apiKey = header(request, 'api-key');
   if (apiKey !== undefined && apiKey !== '') {
     const edge = await findEdgeByKey(db, apiKey);
@@ -30,7 +29,7 @@ export async function radioCaller(db: Db, clock: Clock, request: FastifyRequest)
   }
   const token = bearerOf(request);
   if (token === null) throw forbidden("an edge device's api-key or a bearer token is required");
-  const principal = await findPrincipal(db, clock, token);
+  const principal = await tokens.find(token);
   if (principal === null) throw forbidden('the bearer token is not valid');
   if (!principal.scopes.includes('radio')) throw forbidden('the token lacks the "radio" scope', 'insufficient_scope');
   return { kind: 'token', principal };

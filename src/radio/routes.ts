@@ -98,7 +98,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: Deps): Promise
   // Credentials are checked before the body is validated: a caller without one gets 403, never a
   // hint about the body or the edge device.
   const authenticate = async (request: FastifyRequest) => {
-    request.radioCaller = await radioCaller(deps.db, deps.clock, request);
+    request.radioCaller = await radioCaller(deps.db, fastify.apiTokens, request);
   };
   const edgeFor = async (request: FastifyRequest, edgeId: string): Promise<Edge> => {
     const caller = request.radioCaller;

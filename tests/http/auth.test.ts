@@ -10,8 +10,8 @@ before(async () => {
     extend: (app, deps) => {
       app.get('/t/secret', { onRequest: secretTokenAuth(deps.secretDigest) }, async () => ({ ok: true }));
       app.get('/t/locker', { onRequest: lockerKeyAuth(deps.db) }, async (request) => ({ locker: request.locker }));
-      app.get('/t/cfh', { onRequest: bearerAuth(deps.db, deps.clock, 'cfh') }, async (request) => ({ principal: request.principal }));
-      app.get('/t/radio', { onRequest: bearerAuth(deps.db, deps.clock, 'radio', { failStatus: 403 }) }, async () => ({ ok: true }));
+      app.get('/t/cfh', { onRequest: bearerAuth(app.apiTokens, 'cfh') }, async (request) => ({ principal: request.principal }));
+      app.get('/t/radio', { onRequest: bearerAuth(app.apiTokens, 'radio', { failStatus: 403 }) }, async () => ({ ok: true }));
     },
   });
   world = await makeWorld(ctx.db, ctx.clock);
@@ -66,4 +66,16 @@ test('an expired or revoked token is refused', async () => {
   ctx.clock.advance(1000);
   assert.equal((await get('/t/cfh', { authorization: `Bearer ${expired}` })).statusCode, 401);
   assert.equal((await get('/t/cfh', { authorization: `Bearer ${revoked}` })).statusCode, 401);
+});
+
+test('a token revoked while in use is refused within a second, and an unknown token is never remembered', async () => {
+  const token = 'revoked-in-use-token-abcdefghijkl';
+  const name = `in-use-${world.organizationId}`;
+  const auth = { authorization: `Bearer ${token}` };
+  assert.equal((await get('/t/cfh', auth)).statusCode, 401, 'unknown yet');
+  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'))", [name, world.organizationId, token]);
+  assert.equal((await get('/t/cfh', auth)).statusCode, 200, 'accepted as soon as it exists');
+  await ctx.db.query('UPDATE api_tokens SET revoked_at = $2 WHERE name = $1', [name, ctx.clock.now()]);
+  ctx.clock.advance(1000);
+  assert.equal((await get('/t/cfh', auth)).statusCode, 401, 'refused a second after its revocation');
 });
