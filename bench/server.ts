@@ -55,7 +55,12 @@ export async function startServer(root: string, args: string[], env: Record<stri
   const pid = child.pid as number;
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, vmHwmKb(pid))), 500);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
+    // A server that dies under load would otherwise show only as the load generator's errors.
+    if (!stopping) process.stderr.write(`\nthe server (pid ${pid}) exited unexpectedly (${signal ?? `code ${code}`}); its last output:\n${output}\n`);
+    resolve();
+  }));
   const url = `http://127.0.0.1:${port}`;
   const probe = args.some((a) => a.includes('hello')) ? '/' : '/readyz';
   for (let i = 0; ; i++) {
@@ -76,6 +81,7 @@ export async function startServer(root: string, args: string[], env: Record<stri
     async stop() {
       peak = Math.max(peak, vmHwmKb(pid));
       clearInterval(sampler);
+      stopping = true;
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
     },

@@ -170,9 +170,12 @@ export class DeviceGateway {
     return this.#exclusive(async () => {
       let total = 0;
       for (;;) {
-        const published = await this.#dispatchBatch();
+        const { published, more } = await this.#dispatchBatch();
         if (published < 0) return total;
         total += published;
+        // A batch that took every due row it saw ends the drain: looking again would be a
+        // transaction for nothing (rows queued since then come with their own notify()).
+        if (!more) return total;
       }
     });
   }
@@ -273,20 +276,22 @@ export class DeviceGateway {
     this.#log.error({ err }, 'device dispatcher failed; retrying');
   }
 
-  /** One transaction: lock a batch, publish it, mark it. -1 when there was nothing to publish. */
-  async #dispatchBatch(): Promise<number> {
+  /** One transaction: lock a batch, publish it, mark it. published -1: nothing was published;
+   * more: due rows were left (held by another dispatcher, or past this batch). */
+  async #dispatchBatch(): Promise<{ published: number; more: boolean }> {
     const transport = this.#transport;
-    if (transport === null || !transport.up) return -1;
+    if (transport === null || !transport.up) return { published: -1, more: false };
     const now = this.#clock.now();
     return this.#db.tx(async (q) => {
       const rows = await pickUnpublished(q, now, this.#batchSize);
-      if (rows.length === 0) return -1;
+      const more = (rows[0]?.window_size ?? 0) > rows.length;
+      if (rows.length === 0) return { published: -1, more };
       const { ok, failed, error } = await publishAll(transport, rows);
       await markPublished(q, ok, now, this.external ? REDELIVER_AFTER_S : null);
       await markFailed(q, failed, now, error);
       if (failed.length > 0) this.#log.warn({ failed: failed.length, error }, 'device messages not published; will retry');
       // A batch that published nothing ends this drain: its rows wait for their retry time.
-      return ok.length === 0 ? -1 : ok.length;
+      return { published: ok.length === 0 ? -1 : ok.length, more };
     });
   }
 

@@ -29,11 +29,13 @@ export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: 
  * by another dispatcher is skipped, and so is every message of a topic another dispatcher holds:
  * one device's messages are published by one dispatcher at a time, in order.
  */
-export async function pickUnpublished(q: Queryable, now: Date, limit: number): Promise<OutboxMessage[]> {
+export async function pickUnpublished(q: Queryable, now: Date, limit: number): Promise<(OutboxMessage & { window_size: number })[]> {
   // Three steps in one statement, so the topic locks are tried only for a bounded window of the
   // oldest messages whatever plan the first step gets: the window (read, not locked); the topics
   // of the window this transaction can lock; the window's rows of those topics, row-locked.
-  return q.query<OutboxMessage>(
+  // window_size: how many due rows the window saw; more than were locked means some wait (held by
+  // another dispatcher, or past this batch).
+  return q.query<OutboxMessage & { window_size: number }>(
     `WITH window_rows AS (
        SELECT id, topic FROM device_outbox
        WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
@@ -42,7 +44,7 @@ export async function pickUnpublished(q: Queryable, now: Date, limit: number): P
        SELECT topic FROM (SELECT DISTINCT topic FROM window_rows) t
        WHERE pg_try_advisory_xact_lock(${TOPIC_LOCK}, hashtext(topic))
      )
-     SELECT d.id, d.topic, d.payload, d.message_key FROM device_outbox d
+     SELECT d.id, d.topic, d.payload, d.message_key, (SELECT count(*) FROM window_rows)::int AS window_size FROM device_outbox d
      WHERE d.id IN (SELECT id FROM window_rows) AND d.topic IN (SELECT topic FROM our_topics) AND d.published_at IS NULL
      ORDER BY d.id LIMIT $2
      FOR UPDATE OF d SKIP LOCKED`,
