@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { cpuMsPerRequest, isLocalDatabase, sampleCpu } from './cpu.ts';
 import { freshPostgres } from './database.ts';
 import { measureRadio, type RadioResult } from './radio.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
@@ -33,15 +34,23 @@ export interface ScenarioResult {
   requests: number;
   errors: number;
   ratioToCeiling: number;
+  /** CPU milliseconds per request: the service's process, and local PostgreSQL's (0 when remote or embedded). */
+  serverCpuMs: number;
+  databaseCpuMs: number;
+  /** The service's resident memory when the scenario ended. */
+  rssMb: number;
 }
 
 async function load(url: string, opts: Partial<Options>): Promise<Result> {
   return autocannon({ url, duration: settings.duration, connections: settings.connections, ...opts } as Options);
 }
 
-function summarize(name: string, result: Result, perCycle: number, ceiling: number): ScenarioResult {
+function summarize(name: string, result: Result, perCycle: number, ceiling: number, cpu: { server: number; database: number }, rssMb: number): ScenarioResult {
   const errors = result.errors + result.timeouts + result.non2xx;
   return {
+    serverCpuMs: cpu.server,
+    databaseCpuMs: cpu.database,
+    rssMb,
     name,
     rps: Math.round(result.requests.average),
     cyclesPerSecond: Math.round(result.requests.average / perCycle),
@@ -56,7 +65,7 @@ function summarize(name: string, result: Result, perCycle: number, ceiling: numb
 interface BackendResult {
   backend: string;
   scenarios: ScenarioResult[];
-  radio: RadioResult;
+  radio: RadioResult & { rssMb: number };
   peakRssMb: number;
 }
 
@@ -77,12 +86,16 @@ async function benchBackend(backend: string, databaseUrl: string | null, ceiling
     console.log(`[${backend}] seeded ${settings.seedOrders} open orders and ${seeded.messageIds.length} CFH requests`);
     const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
     const results: ScenarioResult[] = [];
+    const localDb = isLocalDatabase(databaseUrl);
     for (const scenario of scenarios) {
-      const result = summarize(scenario.name, await load(server.url, scenario.options(input)), scenario.requestsPerCycle, ceiling);
-      console.log(`[${backend}] ${result.name}: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}`);
+      const before = sampleCpu(server.pid, localDb);
+      const loaded = await load(server.url, scenario.options(input));
+      const cpu = cpuMsPerRequest(before, sampleCpu(server.pid, localDb), loaded.requests.total);
+      const result = summarize(scenario.name, loaded, scenario.requestsPerCycle, ceiling, cpu, Math.round(server.rssKb() / 1024));
+      console.log(`[${backend}] ${result.name}: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, CPU ms/request: service ${cpu.server}, database ${localDb ? cpu.database : '-'}`);
       results.push(result);
     }
-    const radio = await measureRadio(server, world, settings.radioPerCaller);
+    const radio = { ...(await measureRadio(server, world, settings.radioPerCaller)), rssMb: Math.round(server.rssKb() / 1024) };
     console.log(`[${backend}] R1 to device: p50 ${radio.deviceP50} ms, p95 ${radio.deviceP95} ms, errors ${radio.errors}`);
     return { backend, scenarios: results, radio, peakRssMb: Math.round(server.peakRssKb() / 1024) };
   } finally {
@@ -103,9 +116,15 @@ function markdown(ceiling: Result, backends: BackendResult[]): string {
     '',
   ];
   for (const b of backends) {
-    lines.push(`## ${b.backend} (peak RSS ${b.peakRssMb} MB)`, '', '| scenario | req/s | cycles/s | p50 ms | p99 ms | errors | of ceiling |', '|---|---|---|---|---|---|---|');
-    for (const s of b.scenarios) lines.push(`| ${s.name} | ${s.rps} | ${s.cyclesPerSecond} | ${s.p50} | ${s.p99} | ${s.errors} | ${Math.round(s.ratioToCeiling * 100)}% |`);
-    lines.push(`| R1 synthesis to a connected edge device (2 callers) | ${b.radio.rps} | | ${b.radio.deviceP50} | p95 ${b.radio.deviceP95} | ${b.radio.errors} | |`, '');
+    const db = b.scenarios.some((s) => s.databaseCpuMs > 0);
+    lines.push(`## ${b.backend} (peak RSS ${b.peakRssMb} MB)`, '',
+      `| scenario | req/s | cycles/s | p50 ms | p99 ms | errors | of ceiling | service CPU ms/req |${db ? ' database CPU ms/req |' : ''} RSS after, MB |`,
+      `|---|---|---|---|---|---|---|---|${db ? '---|' : ''}---|`);
+    for (const s of b.scenarios) {
+      lines.push(`| ${s.name} | ${s.rps} | ${s.cyclesPerSecond} | ${s.p50} | ${s.p99} | ${s.errors} | ${Math.round(s.ratioToCeiling * 100)}% | ${s.serverCpuMs} |${db ? ` ${s.databaseCpuMs} |` : ''} ${s.rssMb} |`);
+    }
+    lines.push(`| R1 synthesis to a connected edge device (2 callers) | ${b.radio.rps} | | ${b.radio.deviceP50} | p95 ${b.radio.deviceP95} | ${b.radio.errors} | | |${db ? ' |' : ''} ${b.radio.rssMb} |`, '');
+    if (!db) lines.push('Embedded: the database runs inside the service process, so its CPU is in the service column.', '');
   }
   return `${lines.join('\n')}\n`;
 }

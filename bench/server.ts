@@ -9,6 +9,8 @@ export interface Server {
   mqttPort: number;
   pid: number;
   peakRssKb(): number;
+  /** Resident memory now. */
+  rssKb(): number;
   stop(): Promise<void>;
 }
 
@@ -32,9 +34,9 @@ export function serviceNodeFlags(root: string): string[] {
   return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
-function vmHwmKb(pid: number): number {
+function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) : 0;
   } catch {
     return 0;
@@ -54,7 +56,7 @@ export async function startServer(root: string, args: string[], env: Record<stri
   child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
   const pid = child.pid as number;
   let peak = 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, vmHwmKb(pid))), 500);
+  const sampler = setInterval(() => (peak = Math.max(peak, statusKb(pid, 'VmHWM'))), 500);
   let stopping = false;
   const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
     // A server that dies under load would otherwise show only as the load generator's errors.
@@ -77,9 +79,10 @@ export async function startServer(root: string, args: string[], env: Record<stri
     url,
     mqttPort,
     pid,
-    peakRssKb: () => Math.max(peak, vmHwmKb(pid)),
+    peakRssKb: () => Math.max(peak, statusKb(pid, 'VmHWM')),
+    rssKb: () => statusKb(pid, 'VmRSS'),
     async stop() {
-      peak = Math.max(peak, vmHwmKb(pid));
+      peak = Math.max(peak, statusKb(pid, 'VmHWM'));
       clearInterval(sampler);
       stopping = true;
       if (child.exitCode === null) child.kill('SIGTERM');
