@@ -104,7 +104,7 @@ async function benchBackend(backend: string, databaseUrl: string | null, ceiling
   }
 }
 
-function markdown(ceiling: Result, backends: BackendResult[]): string {
+function markdown(ceiling: Result, ceilingCpuMs: number, backends: BackendResult[]): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     '# Benchmark results',
@@ -112,7 +112,10 @@ function markdown(ceiling: Result, backends: BackendResult[]): string {
     `Run on ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ` +
       `${settings.connections} connections, ${settings.duration} s per scenario${quick ? ' (--quick)' : ''}. Service logging at warn.`,
     '',
-    `Ceiling (bare Fastify hello-world): **${Math.round(ceiling.requests.average)} req/s**, p50 ${ceiling.latency.p50} ms, p99 ${ceiling.latency.p99} ms.`,
+    `Ceiling (bare Fastify hello-world): **${Math.round(ceiling.requests.average)} req/s**, p50 ${ceiling.latency.p50} ms, p99 ${ceiling.latency.p99} ms, ${ceilingCpuMs} ms of server CPU per request.`,
+    '',
+    'CPU ms/req: processor time per request of the service process and, when PostgreSQL runs on this machine, of its processes ' +
+      '(read from /proc). The load generator runs on the same cores.',
     '',
   ];
   for (const b of backends) {
@@ -131,9 +134,12 @@ function markdown(ceiling: Result, backends: BackendResult[]): string {
 
 const hello = await startServer(root, ['bench/hello.ts'], {});
 let ceiling: Result;
+let ceilingCpuMs: number;
 try {
+  const before = sampleCpu(hello.pid, false);
   ceiling = await load(hello.url, {});
-  console.log(`ceiling: ${Math.round(ceiling.requests.average)} req/s, p99 ${ceiling.latency.p99} ms`);
+  ceilingCpuMs = cpuMsPerRequest(before, sampleCpu(hello.pid, false), ceiling.requests.total).server;
+  console.log(`ceiling: ${Math.round(ceiling.requests.average)} req/s, p99 ${ceiling.latency.p99} ms, CPU ms/request ${ceilingCpuMs}`);
 } finally {
   await hello.stop();
 }
@@ -148,8 +154,8 @@ if (benchUrl) {
     await db.drop();
   }
 }
-const report = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version }, settings, ceiling: { rps: Math.round(ceilingRps), p50: ceiling.latency.p50, p99: ceiling.latency.p99 }, backends };
-fs.writeFileSync(path.join(root, 'bench/RESULTS.md'), markdown(ceiling, backends));
+const report = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version }, settings, ceiling: { rps: Math.round(ceilingRps), p50: ceiling.latency.p50, p99: ceiling.latency.p99, serverCpuMs: ceilingCpuMs }, backends };
+fs.writeFileSync(path.join(root, 'bench/RESULTS.md'), markdown(ceiling, ceilingCpuMs, backends));
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(report, null, 2));
 console.log('\nwrote bench/RESULTS.md');
 const errors = backends.flatMap((b) => [...b.scenarios.map((s) => s.errors), b.radio.errors]).reduce((a, b) => a + b, 0);
