@@ -1,8 +1,8 @@
 // A server under test in a child process: started on free ports, its peak RSS read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../tests/support/free-port.ts';
 
 export interface Server {
   url: string;
@@ -12,17 +12,6 @@ export interface Server {
   /** Resident memory now. */
   rssKb(): number;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

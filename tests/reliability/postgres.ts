@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { atCleanup, freePort, tempDir, userIds } from './processes.ts';
+import { freePort } from '../support/free-port.ts';
+import { atCleanup, tempDir, userIds } from './processes.ts';
 
 /** Where initdb and pg_ctl are, or why a private cluster cannot be made here. */
 export function postgresBinaries(): { bindir: string } | { reason: string } {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../support/free-port.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -26,17 +27,6 @@ export function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `storeops-${prefix}-`));
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls until check() is true; throws with `what` after `tries` polls (a bounded loop, never a hang). */
