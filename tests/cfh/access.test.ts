@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { before, test } from 'node:test';
-import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { makeWorld, testApp, type TestContext } from '../support/world.ts';
+import { makeWorld, provisionToken, testApp, type TestContext } from '../support/world.ts';
 import { ann, cfhClient, createRequest, eventKinds, success } from './support.ts';
 
 let ctx: TestContext;
@@ -11,13 +9,8 @@ before(async () => {
 });
 
 /** A token of the organization with the given scopes. */
-async function tokenWith(organizationId: number, scopes: string[], opts: { revoked?: boolean } = {}): Promise<string> {
-  const token = crypto.randomBytes(18).toString('base64url');
-  await applyProvisioning(ctx.db, ctx.clock, {
-    api_tokens: [{ name: `t-${crypto.randomBytes(6).toString('hex')}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false }],
-  });
-  return token;
-}
+const tokenWith = (organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean } = {}) =>
+  provisionToken(ctx.db, ctx.clock, organizationId, scopes, opts);
 
 async function everyOperation(client: ReturnType<typeof cfhClient>, locationId: number, optionId: number, messageId: string) {
   return {

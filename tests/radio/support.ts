@@ -5,7 +5,7 @@ import type { App } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import type { Db } from '../../src/db/db.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { freshId, type World } from '../support/world.ts';
+import { freshId, provisionToken, type World } from '../support/world.ts';
 
 export interface OutboxPlay {
   topic: string;
@@ -31,10 +31,8 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const edgeKey = (key: string) => ({ 'api-key': key });
 
 /** A token of the world's organization with only these scopes. */
-export async function tokenWithScopes(db: Db, clock: Clock, world: World, scopes: ('cfh' | 'radio')[], extra: { revoked?: boolean } = {}): Promise<string> {
-  const token = crypto.randomBytes(18).toString('base64url');
-  await applyProvisioning(db, clock, { api_tokens: [{ name: `token-${freshId()}`, organization_id: world.organizationId, scopes, token, ...extra }] });
-  return token;
+export function tokenWithScopes(db: Db, clock: Clock, world: World, scopes: ('cfh' | 'radio')[], extra: { revoked?: boolean } = {}): Promise<string> {
+  return provisionToken(db, clock, world.organizationId, scopes, extra);
 }
 
 /** A second edge device in the world's location. */

@@ -108,6 +108,20 @@ export function freshId(): number {
   return base + counter;
 }
 
+/** A new API token of the organization, provisioned as an operator would; returns its value. */
+export async function provisionToken(
+  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
+): Promise<string> {
+  const token = crypto.randomBytes(18).toString('base64url');
+  await applyProvisioning(db, clock, {
+    api_tokens: [{
+      name: `t-${crypto.randomBytes(6).toString('hex')}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false,
+      ...(opts.expiresAt === undefined ? {} : { expires_at: opts.expiresAt.toISOString() }),
+    }],
+  });
+  return token;
+}
+
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://storeops.test', SECRET_TOKEN: TEST_SECRET, MQTT_PORT: '0',

@@ -2,10 +2,8 @@
 // same answer as for a request that does not exist) and changes nothing; expired and revoked
 // tokens are 401; a token without the cfh scope is 403.
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { before, test } from 'node:test';
-import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
+import { makeWorld, provisionToken, testApp, type TestContext, type World } from '../support/world.ts';
 import { describe, probeRefusesCleanly, type Probe } from '../hostile/support.ts';
 
 let ctx: TestContext;
@@ -13,16 +11,8 @@ before(async () => {
   ctx = await testApp();
 });
 
-async function tokenOf(organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {}): Promise<string> {
-  const token = crypto.randomBytes(18).toString('base64url');
-  await applyProvisioning(ctx.db, ctx.clock, {
-    api_tokens: [{
-      name: `t-${crypto.randomBytes(6).toString('hex')}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false,
-      ...(opts.expiresAt === undefined ? {} : { expires_at: opts.expiresAt.toISOString() }),
-    }],
-  });
-  return token;
-}
+const tokenOf = (organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {}) =>
+  provisionToken(ctx.db, ctx.clock, organizationId, scopes, opts);
 
 async function openRequest(w: World): Promise<string> {
   const res = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId } });

@@ -4,33 +4,21 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { before, test } from 'node:test';
-import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { messagingSignature } from '../../src/radio/signature.ts';
-import { freshId, makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
+import { makeWorld, provisionToken, testApp, type TestContext, type World } from '../support/world.ts';
 import { describe, probeRefusesCleanly, type Probe } from '../hostile/support.ts';
+import { anotherEdge } from '../radio/support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await testApp();
 });
 
-async function tokenOf(organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {}): Promise<string> {
-  const token = crypto.randomBytes(18).toString('base64url');
-  await applyProvisioning(ctx.db, ctx.clock, {
-    api_tokens: [{
-      name: `t-${freshId()}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false,
-      ...(opts.expiresAt === undefined ? {} : { expires_at: opts.expiresAt.toISOString() }),
-    }],
-  });
-  return token;
-}
+const tokenOf = (organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {}) =>
+  provisionToken(ctx.db, ctx.clock, organizationId, scopes, opts);
 
 /** A second edge device of the world's organization. */
-async function siblingEdge(w: World): Promise<{ edgeId: string; edgeKey: string }> {
-  const edge = { edgeId: `edge-${freshId()}`, edgeKey: crypto.randomBytes(18).toString('base64url') };
-  await applyProvisioning(ctx.db, ctx.clock, { radio_edges: [{ edge_id: edge.edgeId, location_id: w.locationId, name: 'Back radio', device_key: edge.edgeKey, voice_handlers: ['transcript'] }] });
-  return edge;
-}
+const siblingEdge = (w: World) => anotherEdge(ctx.db, ctx.clock, w, ['transcript']);
 
 const play = (edgeId: string, headers: Record<string, string>): Probe => ({
   method: 'POST', url: '/webhooks/incoming/generic', headers: { 'content-type': 'application/json', ...headers },
