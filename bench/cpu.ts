@@ -11,7 +11,16 @@ function processTicks(stat: string): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-function ticksOf(match: (pid: number, name: string) => boolean): number {
+function ticksOfPid(pid: number): number {
+  try {
+    return processTicks(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return 0; // the process has ended
+  }
+}
+
+/** Every process with this command name (PostgreSQL's postmaster and backends are "postgres"). */
+function ticksOfName(name: string): number {
   let total = 0;
   let entries: string[];
   try {
@@ -23,8 +32,7 @@ function ticksOf(match: (pid: number, name: string) => boolean): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (match(Number(entry), name)) total += processTicks(stat);
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) total += processTicks(stat);
     } catch {
       // the process ended meanwhile
     }
@@ -40,8 +48,8 @@ export interface CpuSample {
 /** CPU ticks so far of the server process and of every local PostgreSQL process. */
 export function sampleCpu(serverPid: number, localDatabase: boolean): CpuSample {
   return {
-    server: ticksOf((pid) => pid === serverPid),
-    database: localDatabase ? ticksOf((_pid, name) => name === 'postgres') : 0,
+    server: ticksOfPid(serverPid),
+    database: localDatabase ? ticksOfName('postgres') : 0,
   };
 }
 

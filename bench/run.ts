@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuMsPerRequest, isLocalDatabase, sampleCpu } from './cpu.ts';
+import { cpuMsPerRequest, isLocalDatabase, sampleCpu, type CpuSample } from './cpu.ts';
 import { freshPostgres } from './database.ts';
 import { measureRadio, type RadioResult } from './radio.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
@@ -45,7 +45,7 @@ async function load(url: string, opts: Partial<Options>): Promise<Result> {
   return autocannon({ url, duration: settings.duration, connections: settings.connections, ...opts } as Options);
 }
 
-function summarize(name: string, result: Result, perCycle: number, ceiling: number, cpu: { server: number; database: number }, rssMb: number): ScenarioResult {
+function summarize(name: string, result: Result, perCycle: number, ceiling: number, cpu: CpuSample, rssMb: number): ScenarioResult {
   const errors = result.errors + result.timeouts + result.non2xx;
   return {
     serverCpuMs: cpu.server,
