@@ -1,4 +1,5 @@
-// The HTTP application: built from its dependencies, so a test hands in its own database and clock.
+// The HTTP application: plugins, error handling, and each feature's routes given the narrow
+// dependencies it declares. compose.ts builds it with everything else the service runs.
 import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
@@ -7,7 +8,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
-import type { Scheduler } from './jobs/scheduler.ts';
 import type { DeviceGateway } from './devices/gateway.ts';
 import { deviceRoutes } from './devices/routes.ts';
 import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
@@ -22,12 +22,12 @@ import { cfhRoutes } from './cfh/routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 
-export interface Deps {
+/** What the HTTP app is built from; each feature's routes take their own part of it. */
+export interface AppDeps {
   config: Config;
   db: Db;
   clock: Clock;
-  scheduler: Scheduler;
-  /** The device channel (MQTT): call notify() after a transaction that queued device messages. */
+  /** The device channel (MQTT): WebSocket upgrades at /mqtt, the broker auth endpoints, health. */
   devices: DeviceGateway;
   /** SHA-256 of the shared secret_token of L1-L6. */
   secretDigest: string;
@@ -49,7 +49,10 @@ declare module 'fastify' {
 /** Header names whose values never reach a log line. */
 export const REDACTED_HEADERS = ['authorization', 'api-key', 'x-messaging-signature', 'x-twilio-signature', 'cookie'];
 
-export async function buildApp(deps: Deps): Promise<App> {
+/** @deprecated the whole set of app dependencies; features declare their own narrow deps. */
+export type Deps = AppDeps;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     logger: {
       level: deps.config.logLevel,
@@ -78,8 +81,8 @@ export async function buildApp(deps: Deps): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(healthRoutes, deps);
-  await app.register(deviceRoutes, deps);
+  await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
+  await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
   await app.register(lockerRoutes, deps);
   await app.register(cfhRoutes, deps);
   await app.register(radioRoutes, deps);

@@ -48,10 +48,6 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = bearerAuth(fastify.apiTokens, 'cfh');
 
-  deps.scheduler.register(store.CFH_TIMEOUT_JOB, async (q, payload, job) => {
-    await store.markTimedOut(q, Number(payload.request_id), job.runAt);
-  });
-
   app.post('/api/callforhelp/requests', {
     onRequest,
     schema: {

@@ -6,6 +6,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { pgTimestamptzToIso } from './timestamps.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { postgresNotifier } from './notify.ts';
+import { SignalHub, type CommitSignals, type Signal } from './signals.ts';
+
+export type { CommitSignals, Signal } from './signals.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -13,10 +17,23 @@ export interface Queryable {
   query<R = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
 }
 
+/** A handle on a change being made: its queries, and what its commit wakes. */
+export interface Tx extends Queryable {
+  /** Once this change commits, wake the listeners of `signal` (on every instance). */
+  signal(signal: Signal): void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs fn in one transaction; every query of fn must go through the handle it is given. */
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  tx<T>(fn: (q: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A change made by one statement, atomic on its own: no BEGIN and COMMIT round trips. fn may run
+   * one query; its signals are sent once that query has succeeded.
+   */
+  statement<T>(fn: (q: Tx) => Promise<T>): Promise<T>;
+  /** Wakes listeners after commits that signalled (this instance's and, on PostgreSQL, the others'). */
+  readonly commits: CommitSignals;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -79,7 +96,7 @@ function wrap(client: pg.Pool | pg.PoolClient, nameOf: ReturnType<typeof stateme
   };
 }
 
-function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>): Db {
+function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd?: () => Promise<void>; afterEnd?: () => Promise<void> }): Db {
   // An idle client that loses its server emits 'error' on the pool; without a listener that would
   // crash the process. The next query gets a fresh connection (or a 503 while the server is down).
   pool.on('error', () => {});
@@ -88,7 +105,24 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
   return {
     kind,
     query: root.query,
-    async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    commits: hub,
+    async statement<T>(fn: (q: Tx) => Promise<T>): Promise<T> {
+      const signals = new Set<Signal>();
+      let ran = false;
+      return fn({
+        signal: (s) => void signals.add(s),
+        async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+          if (ran) throw new Error('db.statement() runs one query; use db.tx() for more');
+          ran = true;
+          const rows = await root.query<R>(text, params);
+          // Committed: a failure of fn after this point does not undo the statement.
+          queueMicrotask(() => hub.committed(signals));
+          return rows;
+        },
+      });
+    },
+    async tx<T>(fn: (q: Tx) => Promise<T>): Promise<T> {
+      const signals = new Set<Signal>();
       const client = await pool.connect();
       let broken = false;
       // While checked out a client has no pool listener: a server that dies mid-transaction would
@@ -100,8 +134,10 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client, nameOf));
+        const q = wrap(client, nameOf);
+        const result = await fn({ query: q.query, signal: (s) => void signals.add(s) });
         await client.query('COMMIT');
+        hub.committed(signals);
         return result;
       } catch (err) {
         // A connection that died, or whose server stopped answering, is not asked to roll back (a
@@ -126,8 +162,9 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, onClose: () => Promise<void>)
       await pool.query('SELECT 1');
     },
     async close() {
+      await hooks.beforeEnd?.();
       await pool.end();
-      await onClose();
+      await hooks.afterEnd?.();
     },
   };
 }
@@ -137,16 +174,17 @@ export async function openDb(target: DbTarget): Promise<Db> {
     // Generic plans: every statement here finds its rows by key or through a partial index, where
     // a generic plan is as good as a custom one, and re-planning per call (what "auto" kept doing
     // for the CTE writes) cost L7 a third of its database CPU in the benchmark.
-    const pool = new pg.Pool({
+    const connection = {
       connectionString: target.url,
-      max: target.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
-      statement_timeout: 15_000,
-      query_timeout: QUERY_TIMEOUT_MS,
       options: `-c TimeZone=UTC${target.schema ? ` -c search_path=${target.schema}` : ''}`,
       types: typeParsers,
-    });
-    return fromPool('postgres', pool, async () => {});
+    };
+    const pool = new pg.Pool({ ...connection, max: target.poolSize ?? 10, statement_timeout: 15_000, query_timeout: QUERY_TIMEOUT_MS });
+    const hub = new SignalHub();
+    const notifier = postgresNotifier(pool, connection, hub);
+    hub.connect({ send: notifier.send, onFirstListener: notifier.listen });
+    return fromPool('postgres', pool, hub, { beforeEnd: () => notifier.close() });
   }
   const release = target.dataDir === null ? null : await lockDataDir(target.dataDir);
   // PGlite's default 128 MB of shared buffers live in the process's own memory, on top of the
@@ -159,8 +197,11 @@ export async function openDb(target: DbTarget): Promise<Db> {
   // PGlite is one connection: with more, results reach the wrong queries. The timeout turns a
   // query that waits for the busy connection (a deadlock on PGlite) into an error.
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, connectionTimeoutMillis: 15_000, types: typeParsers });
-  return fromPool('pglite', pool, async () => {
-    await pglite.close();
-    release?.();
+  // One process owns a PGlite database: its commits are signalled in-process only.
+  return fromPool('pglite', pool, new SignalHub(), {
+    afterEnd: async () => {
+      await pglite.close();
+      release?.();
+    },
   });
 }

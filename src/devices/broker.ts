@@ -6,7 +6,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
-import { ACK_SUBSCRIPTIONS, deviceName, inboxTopic, mayPublish, mayReceive, maySubscribe, parseDeviceUsername, type DeviceIdentity } from './rules.ts';
+import { ACK_SUBSCRIPTIONS, deviceName, inboxTopic, mayPublish, mayReceive, maySubscribe, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
 import type { GatewayLogger, Transport } from './transport.ts';
 
 export interface EmbeddedBrokerHooks {

@@ -2,7 +2,7 @@
 // subscribes to every device's acks. The broker itself authenticates devices, ideally by asking
 // this service over HTTP (routes.ts).
 import mqtt, { type MqttClient } from 'mqtt';
-import { ACK_SUBSCRIPTIONS } from './rules.ts';
+import { ACK_SUBSCRIPTIONS } from './wire.ts';
 import type { GatewayLogger, Transport } from './transport.ts';
 
 export interface BrokerCredentials {

@@ -15,7 +15,7 @@ import type { Db } from '../db/db.ts';
 import { safeEqual } from '../http/secrets.ts';
 import { EmbeddedBroker } from './broker.ts';
 import { credentialsOf, ExternalBroker } from './client.ts';
-import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './rules.ts';
+import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
 import { AckBatcher } from './acks.ts';
 import {
   checkDeviceKey, forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds,
@@ -30,7 +30,7 @@ export interface GatewayOptions {
   db: Db;
   clock: Clock;
   log?: GatewayLogger;
-  /** How often the dispatcher looks for queued messages (ms); notify() wakes it sooner. */
+  /** How often the dispatcher looks for queued messages (ms); a commit that queued some wakes it at once. */
   pollMs?: number;
   /** Messages locked and published per transaction. */
   batchSize?: number;
@@ -71,6 +71,7 @@ export class DeviceGateway {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
+  #offCommits: (() => void) | null = null;
 
   constructor(opts: GatewayOptions) {
     this.#config = opts.config;
@@ -135,6 +136,8 @@ export class DeviceGateway {
       });
     }
     this.#stopped = false;
+    // Woken by the commits that queued device messages, on any instance.
+    this.#offCommits = this.#db.commits.on('device_outbox', () => this.notify());
     this.#schedulePoll(0);
   }
 
@@ -143,6 +146,8 @@ export class DeviceGateway {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#offCommits?.();
+    this.#offCommits = null;
     if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
@@ -155,7 +160,7 @@ export class DeviceGateway {
     this.#broker = null;
   }
 
-  /** Wakes the dispatcher now (after a transaction that queued device messages). Never blocks. */
+  /** Wakes the dispatcher now. Commits that queue device messages do it themselves; never blocks. */
   notify(): void {
     if (this.#stopped || !this.#autoDispatch || this.#wakeQueued) return;
     this.#wakeQueued = true;

@@ -1,6 +1,6 @@
 // The transactional outbox: a message for a device is stored in the same transaction as the change
-// that causes it, and published to the broker afterwards by the dispatcher.
-import type { Queryable } from '../db/db.ts';
+// that causes it, and published to the broker by the dispatcher, which that commit wakes.
+import type { Tx } from '../db/db.ts';
 
 export interface DeviceMessage {
   /** MQTT topic, e.g. lockers/100/commands or radio/store10-radio/play. */
@@ -10,7 +10,8 @@ export interface DeviceMessage {
   key: string;
 }
 
-export async function enqueueDeviceMessage(q: Queryable, message: DeviceMessage, createdAt: Date): Promise<void> {
+export async function enqueueDeviceMessage(q: Tx, message: DeviceMessage, createdAt: Date): Promise<void> {
+  q.signal('device_outbox');
   await q.query(
     `INSERT INTO device_outbox (topic, payload, message_key, created_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (message_key) DO NOTHING`,

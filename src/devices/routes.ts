@@ -8,10 +8,10 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../app.ts';
+import type { DeviceGateway } from './gateway.ts';
 import { AppError } from '../http/errors.ts';
 import { safeEqual } from '../http/secrets.ts';
-import { mayAccess, parseDeviceUsername, type BrokerAccess } from './rules.ts';
+import { mayAccess, parseDeviceUsername, type BrokerAccess } from './wire.ts';
 
 const ErrorBody = Type.Object({ message: Type.String(), code: Type.String() });
 const Field = (maxLength: number) => Type.String({ maxLength });
@@ -57,7 +57,13 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 const GO_AUTH_ACCESS: Record<string, BrokerAccess | null> = { '1': 'read', '2': 'publish', '3': null, '4': 'subscribe' };
 
-export async function deviceRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
+export interface DeviceRouteDeps {
+  /** MQTT_AUTH_SECRET: what an external broker presents; null disables these endpoints. */
+  mqttAuthSecret: string | null;
+  devices: DeviceGateway;
+}
+
+export async function deviceRoutes(fastify: FastifyInstance, deps: DeviceRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const gateway = deps.devices;
 
@@ -75,7 +81,7 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: Deps): Promis
   // The broker presents MQTT_AUTH_SECRET as a bearer token (EMQX: a request header in the
   // authenticator's settings) or as its User-Agent (mosquitto-go-auth sets no other header).
   const brokerSecret = async (request: FastifyRequest) => {
-    const secret = deps.config.mqttAuthSecret;
+    const secret = deps.mqttAuthSecret;
     if (secret === null) throw new AppError(404, 'not_found', 'broker authentication is disabled: set MQTT_AUTH_SECRET');
     const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(header(request, 'authorization') ?? '')?.[1];
     const presented = bearer ?? header(request, 'user-agent');

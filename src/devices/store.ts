@@ -1,7 +1,7 @@
 // SQL of the device channel: device credentials, and the outbox as the dispatcher reads and marks it.
 import type { Queryable } from '../db/db.ts';
 import { matchesDigest, sha256hex } from '../http/secrets.ts';
-import type { DeviceIdentity } from './rules.ts';
+import type { DeviceIdentity } from './wire.ts';
 
 /** Namespace of the per-topic advisory locks that keep one device's messages in order. */
 const TOPIC_LOCK = 727_003;

@@ -1,11 +1,17 @@
 // Liveness (no I/O) and readiness (the database answers).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Deps } from '../app.ts';
+import type { Db } from '../db/db.ts';
+
+export interface HealthDeps {
+  db: Pick<Db, 'ping'>;
+  /** The device channel: its broker is reported, not required. */
+  devices: { readonly up: boolean };
+}
 
 const READY_TIMEOUT_MS = 2_000;
 
-export async function healthRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+export async function healthRoutes(app: FastifyInstance, deps: HealthDeps): Promise<void> {
   // Reported, not required: with the broker away the API still works and device messages wait in the outbox.
   const mqtt = () => (deps.devices.up ? 'up' : 'down');
   app.get('/healthz', { schema: { tags: ['service'], operationId: 'healthz', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));

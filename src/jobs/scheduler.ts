@@ -1,17 +1,19 @@
-// Durable delayed work (a delayed close, the end of a cool-off, a CFH timeout).
-// A job is a row with a due time. A worker picks one due row with FOR UPDATE SKIP LOCKED and runs
+// Durable delayed work (a delayed close, the end of a cool-off, a CFH timeout): the runner.
+// A job is a row with a due time (queue.ts writes it). A worker picks one due row with FOR UPDATE SKIP LOCKED and runs
 // its handler in that same transaction, which also marks it done: so with any number of instances
 // a job's effects commit exactly once, and a job that fell due while every instance was down runs
-// at the next start. Handlers touch only the database; messages to devices go through the outbox.
+// at the next start. Handlers touch only the database; messages to devices go through the outbox,
+// and the job's commit wakes the dispatcher.
 import type { Clock } from '../clock.ts';
-import type { Db, Queryable } from '../db/db.ts';
+import type { Db, Queryable, Tx } from '../db/db.ts';
+import { cancelJob, enqueueJob, type EnqueueOptions } from './queue.ts';
 
-export type JobHandler = (q: Queryable, payload: Record<string, unknown>, job: { id: number; runAt: string }) => Promise<void>;
+export type { EnqueueOptions } from './queue.ts';
 
-export interface EnqueueOptions {
-  /** At most one pending job per key: enqueueing again moves the pending one. */
-  key?: string;
-}
+export type JobHandler = (q: Tx, payload: Record<string, unknown>, job: { id: number; runAt: string }) => Promise<void>;
+
+/** A feature's job kinds and their handlers, registered together by compose(). */
+export type JobHandlers = Readonly<Record<string, JobHandler>>;
 
 export interface SchedulerLogger {
   error(obj: object, msg: string): void;
@@ -33,16 +35,12 @@ export class Scheduler {
   readonly #handlers = new Map<string, JobHandler>();
   readonly #pollMs: number;
   readonly #log: SchedulerLogger | undefined;
-  readonly #afterCommit: (() => void) | undefined;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<number> | null = null;
   #stopped = true;
   #lastPollError = 0;
 
-  /** afterCommit: called once a job's transaction has committed (e.g. to wake the device dispatcher
-   * for the messages the job put into the outbox). */
-  constructor(opts: { db: Db; clock: Clock; pollMs?: number; log?: SchedulerLogger; afterCommit?: () => void }) {
-    this.#afterCommit = opts.afterCommit;
+  constructor(opts: { db: Db; clock: Clock; pollMs?: number; log?: SchedulerLogger }) {
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#pollMs = opts.pollMs ?? 250;
@@ -54,23 +52,23 @@ export class Scheduler {
     this.#handlers.set(kind, handler);
   }
 
-  /** Stores a job; pass the transaction of the change that asks for it. */
-  async enqueue(q: Queryable, kind: string, payload: Record<string, unknown>, runAt: Date, opts: EnqueueOptions = {}): Promise<void> {
-    if (opts.key === undefined) {
-      await q.query('INSERT INTO jobs (kind, payload, run_at) VALUES ($1, $2, $3)', [kind, payload, runAt]);
-      return;
-    }
-    await q.query(
-      `INSERT INTO jobs (kind, payload, run_at, dedupe_key) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (dedupe_key) WHERE done_at IS NULL
-       DO UPDATE SET kind = EXCLUDED.kind, payload = EXCLUDED.payload, run_at = EXCLUDED.run_at, attempts = 0`,
-      [kind, payload, runAt, opts.key],
-    );
+  registerAll(handlers: JobHandlers): void {
+    for (const [kind, handler] of Object.entries(handlers)) this.register(kind, handler);
   }
 
-  /** Drops the pending job of a key, if any (a delayed close overtaken by an open, say). */
-  async cancel(q: Queryable, key: string): Promise<void> {
-    await q.query('DELETE FROM jobs WHERE dedupe_key = $1 AND done_at IS NULL', [key]);
+  /** The job kinds this scheduler runs. */
+  get kinds(): string[] {
+    return [...this.#handlers.keys()];
+  }
+
+  /** Stores a job (see queue.ts). */
+  enqueue(q: Queryable, kind: string, payload: Record<string, unknown>, runAt: Date, opts: EnqueueOptions = {}): Promise<void> {
+    return enqueueJob(q, kind, payload, runAt, opts);
+  }
+
+  /** Drops the pending job of a key (see queue.ts). */
+  cancel(q: Queryable, key: string): Promise<void> {
+    return cancelJob(q, key);
   }
 
   start(): void {
@@ -120,10 +118,7 @@ export class Scheduler {
     for (;;) {
       const outcome = await this.#runOne();
       if (outcome === 'none') return ran;
-      if (outcome === 'ran') {
-        ran++;
-        this.#afterCommit?.();
-      }
+      if (outcome === 'ran') ran++;
     }
   }
 

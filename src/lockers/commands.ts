@@ -2,12 +2,12 @@
 // device outbox, all in the caller's transaction. A delayed close is logged now and carried out by
 // the durable scheduler, which then sends it to the device.
 import crypto from 'node:crypto';
-import type { Clock } from '../clock.ts';
-import type { Queryable } from '../db/db.ts';
+import type { Tx } from '../db/db.ts';
 import { enqueueDeviceMessage } from '../devices/outbox.ts';
-import type { Scheduler } from '../jobs/scheduler.ts';
-import { endCoolOff } from './store.ts';
-import { commandTopic, deviceCommand, type CabinetCommand, type CabinetRow, type Door, type ThermalMode } from './rules.ts';
+import { cancelJob, enqueueJob } from '../jobs/queue.ts';
+import { lockerCommandMessage, lockerCommandTopic } from '../devices/wire.ts';
+import { isoMicros } from '../db/timestamps.ts';
+import type { CabinetCommand, CabinetRow, Door, ThermalMode } from './rules.ts';
 
 export const DELAYED_CLOSE_JOB = 'lockers.delayed_close';
 export const COOL_OFF_END_JOB = 'lockers.cool_off_end';
@@ -42,7 +42,7 @@ const CABINET_RETURNING = `c.id, c.key, c.created_at, c.updated_at, c.name, c.lo
  * cabinet, or no open order with the code). One statement changes the cabinet, logs the command
  * and overtakes a delayed close still waiting on that door; then the device message is queued.
  */
-export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cmd: IssuedCommand, now: Date): Promise<CabinetRow | undefined> {
+export async function issueCabinetCommand(q: Tx, cmd: IssuedCommand, now: Date): Promise<CabinetRow | undefined> {
   const commandId = crypto.randomUUID();
   const delayed = cmd.command === 'close' && cmd.delaySeconds !== null && cmd.delaySeconds > 0;
   const runAt = delayed ? new Date(now.getTime() + (cmd.delaySeconds ?? 0) * 1000) : now;
@@ -97,20 +97,20 @@ export async function issueCabinetCommand(q: Queryable, scheduler: Scheduler, cm
   const { overtook, ...cabinet } = row;
   if (delayed) {
     // Same key: a delayed close already waiting on this door is replaced.
-    await scheduler.enqueue(q, DELAYED_CLOSE_JOB, { command_id: commandId }, runAt, { key: delayedCloseKey(cabinet.id, cmd.door) });
+    await enqueueJob(q, DELAYED_CLOSE_JOB, { command_id: commandId }, runAt, { key: delayedCloseKey(cabinet.id, cmd.door) });
     return cabinet;
   }
-  if (overtook) await scheduler.cancel(q, delayedCloseKey(cabinet.id, cmd.door));
+  if (overtook) await cancelJob(q, delayedCloseKey(cabinet.id, cmd.door));
   await enqueueDeviceMessage(
     q,
-    { topic: commandTopic(cabinet.locker_id), payload: { ...deviceCommand(commandId, cabinet, cmd.command, cmd.door, now) }, key: commandId },
+    { topic: lockerCommandTopic(cabinet.locker_id), payload: { ...lockerCommandMessage(cabinet, { commandId, command: cmd.command, door: cmd.door, issuedAt: isoMicros(now) }) }, key: commandId },
     now,
   );
   return cabinet;
 }
 
 /** The scheduler's side of a delayed close: close the door now and tell the locker. */
-export async function runDelayedClose(q: Queryable, commandId: string, now: Date): Promise<void> {
+export async function runDelayedClose(q: Tx, commandId: string, now: Date): Promise<void> {
   const [done] = await q.query<CabinetRow & { door: Door }>(
     `WITH cmd AS (
        UPDATE cabinet_commands SET executed_at = $2
@@ -131,17 +131,7 @@ export async function runDelayedClose(q: Queryable, commandId: string, now: Date
   if (done === undefined) return; // overtaken by another command on that door
   await enqueueDeviceMessage(
     q,
-    { topic: commandTopic(done.locker_id), payload: { ...deviceCommand(commandId, done, 'close', done.door, now) }, key: commandId },
+    { topic: lockerCommandTopic(done.locker_id), payload: { ...lockerCommandMessage(done, { commandId, command: 'close', door: done.door, issuedAt: isoMicros(now) }) }, key: commandId },
     now,
   );
-}
-
-/** The locker feature's delayed work; handlers only touch the database (and the outbox). */
-export function registerLockerJobs(scheduler: Scheduler, clock: Clock): void {
-  scheduler.register(DELAYED_CLOSE_JOB, async (q, payload) => {
-    if (typeof payload.command_id === 'string') await runDelayedClose(q, payload.command_id, clock.now());
-  });
-  scheduler.register(COOL_OFF_END_JOB, async (q, payload) => {
-    if (typeof payload.cabinet_id === 'number') await endCoolOff(q, payload.cabinet_id, clock.now());
-  });
 }

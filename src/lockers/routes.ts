@@ -6,8 +6,9 @@ import type { Deps } from '../app.ts';
 import { lockerKeyAuth, secretTokenAuth } from '../http/auth.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import { randomToken } from '../http/secrets.ts';
-import type { Queryable } from '../db/db.ts';
-import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand, registerLockerJobs } from './commands.ts';
+import type { Tx } from '../db/db.ts';
+import { enqueueJob } from '../jobs/queue.ts';
+import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand } from './commands.ts';
 import {
   commandedCabinetView, commandProblems, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
   invalidReport, orderMismatch, orderRecordView, orderRefusal, repeatedKeys, unknownKeys, unstorableJson, type OrderRecordRow,
@@ -47,9 +48,8 @@ function errors<S extends number>(specific: Record<S, string>, opts: { body: boo
 
 export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, clock, scheduler } = deps;
+  const { db, clock } = deps;
   const onRequest = secretTokenAuth(deps.secretDigest);
-  registerLockerJobs(scheduler, clock);
 
   // L4 and L6 have an optional body, and store apps send `content-type: application/json` with none:
   // within these routes an empty JSON body is no body (elsewhere Fastify answers 400).
@@ -133,7 +133,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       });
       if (problem !== null) throw problem;
       const orderId = req.order_id ?? null;
-      const updated = await issueCabinetCommand(q, scheduler, {
+      const updated = await issueCabinetCommand(q, {
         target: { cabinetId }, command: req.command, door: doorOf(req), source: 'staff', actedBy: req.acted_by ?? null,
         orderId: orderId === null ? null : String(orderId), reason: req.reason ?? null, size: req.size?.trim() ?? null,
         thermalMode: req.thermal_mode ?? null, delaySeconds: req.command === 'close' ? (req.delay ?? null) : null,
@@ -141,9 +141,6 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       if (updated === undefined) throw notFound(`cabinet ${cabinetId}`);
       return updated;
     });
-    // Committed: the device message goes out now rather than at the dispatcher's next poll (a delayed
-    // close queues nothing yet; its job's message waits for that poll).
-    deps.devices.notify();
     return commandedCabinetView(cabinet);
   });
 
@@ -158,16 +155,16 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const now = clock.now();
       const coolOffUntil = coolOffEnd(now, body?.delay);
-      const run = async (q: Queryable): Promise<OrderRecordRow | undefined> => {
+      const run = async (q: Tx): Promise<OrderRecordRow | undefined> => {
         const done = await completeOpenOrder(q, by, {
           completedBy: body?.completed_by ?? null, completedDeviceId: body?.completed_device_id ?? null, coolOffUntil,
         }, now);
         if (done !== undefined && coolOffUntil !== null) {
-          await scheduler.enqueue(q, COOL_OFF_END_JOB, { cabinet_id: done.cabinet_id }, coolOffUntil, { key: coolOffKey(done.cabinet_id) });
+          await enqueueJob(q, COOL_OFF_END_JOB, { cabinet_id: done.cabinet_id }, coolOffUntil, { key: coolOffKey(done.cabinet_id) });
         }
         return done;
       };
-      const done = coolOffUntil === null ? await run(db) : await db.tx(run);
+      const done = coolOffUntil === null ? await db.statement(run) : await db.tx(run);
       if (done !== undefined) return orderRecordView(done);
       const order = 'cabinetId' in by ? await findLatestOrderOfCabinet(db, by.cabinetId) : await findOrderByOpenCode(db, by.openCode);
       if (order === undefined || order.canceled_at !== null) throw missing();
@@ -210,12 +207,11 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       if (cabinet === undefined) throw missing();
       return customerCabinetView(cabinet);
     }
-    const opened = await db.tx((q) => issueCabinetCommand(q, scheduler, {
+    const opened = await db.tx((q) => issueCabinetCommand(q, {
       target: { openCode, event: 'agree' }, command: 'open', door: 'front', source: 'customer', actedBy: null, orderId: null,
       reason: null, size: null, thermalMode: null, delaySeconds: null,
     }, clock.now()));
     if (opened === undefined) throw missing();
-    deps.devices.notify();
     return customerCabinetView(opened);
   });
 

@@ -1,7 +1,6 @@
 // The locker rules as plain functions: which order creation is refused and why, what a cabinet
 // command needs, and how rows become the wire views of each operation.
 import { AppError, type FieldErrors } from '../http/errors.ts';
-import { isoMicros } from '../db/timestamps.ts';
 import type { CABINET_COMMANDS, THERMAL_MODES } from './schemas.ts';
 
 export type Door = 'front' | 'rear';
@@ -188,32 +187,6 @@ export function coolOffEnd(now: Date, delaySeconds: number | null | undefined): 
   return typeof delaySeconds === 'number' && delaySeconds > 0 ? new Date(now.getTime() + delaySeconds * 1000) : null;
 }
 
-export interface DeviceCommand {
-  command_id: string;
-  cabinet_key: number;
-  cabinet_id: number;
-  command: CabinetCommand;
-  door: Door;
-  issued_at: string;
-  size?: string;
-  thermal_mode?: ThermalMode;
-}
-
-/** The JSON a locker device receives on lockers/<locker_id>/commands. */
-export function deviceCommand(
-  commandId: string,
-  cabinet: Pick<CabinetRow, 'id' | 'key' | 'size' | 'thermal_mode'>,
-  command: CabinetCommand,
-  door: Door,
-  issuedAt: Date,
-): DeviceCommand {
-  const message: DeviceCommand = { command_id: commandId, cabinet_key: cabinet.key, cabinet_id: cabinet.id, command, door, issued_at: isoMicros(issuedAt) };
-  if (command === 'resize') message.size = cabinet.size;
-  if (command === 'set_thermal_mode') message.thermal_mode = cabinet.thermal_mode;
-  return message;
-}
-
-export const commandTopic = (lockerId: number) => `lockers/${lockerId}/commands`;
 
 function invalidFields(errors: FieldErrors): AppError {
   const [field, problems] = Object.entries(errors)[0] ?? ['(root)', ['is invalid']];

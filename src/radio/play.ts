@@ -6,7 +6,9 @@ import type { Db } from '../db/db.ts';
 import { enqueueDeviceMessage } from '../devices/outbox.ts';
 import { AppError } from '../http/errors.ts';
 import { withChime } from './chime.ts';
-import { handlersFor, playPayload, playTopic, spokenTextOf } from './rules.ts';
+import { edgePlayTopic, playMessage } from '../devices/wire.ts';
+import { isoMicros } from '../db/timestamps.ts';
+import { handlersFor, spokenTextOf } from './rules.ts';
 import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, type SpeechSynthesizer } from './speech/speech.ts';
 import { durationMsOfWav } from './speech/wav.ts';
 import { insertMessage, insertTranscript, type Credential, type Edge } from './store.ts';
@@ -26,8 +28,6 @@ export interface PlayDeps {
   db: Db;
   clock: Clock;
   speech: SpeechSynthesizer;
-  /** The device channel, woken once the play is committed (else it finds it at its next poll). */
-  devices: { notify(): void };
 }
 
 /** The speech engine's refusals as the contract's errors; anything else is the service's fault. */
@@ -64,8 +64,7 @@ export async function playOnEdge(deps: PlayDeps, request: PlayRequest): Promise<
       messaging: request.messaging, audioBytes: wav.length, durationMs: durationMsOfWav(wav), createdAt: now,
     });
     if (handlers.includes('transcript')) await insertTranscript(q, messageId, request.edge.edgeId, wav, now);
-    await enqueueDeviceMessage(q, { topic: playTopic(request.edge.edgeId), payload: playPayload(messageId, spokenText, request.actor, wav, now), key: messageId }, now);
+    await enqueueDeviceMessage(q, { topic: edgePlayTopic(request.edge.edgeId), payload: { ...playMessage({ messageId, spokenText, actor: request.actor, wav, queuedAt: isoMicros(now) }) }, key: messageId }, now);
   });
-  deps.devices.notify();
   return { messageId };
 }

@@ -1,6 +1,5 @@
 // Rules of the radio that are not HTTP: limits, which voice handlers run and in what order, who
 // may play on an edge device, and the play message an edge device receives.
-import { isoMicros } from '../db/timestamps.ts';
 import { AppError } from '../http/errors.ts';
 import type { Principal } from '../http/auth.ts';
 import { normalizeForSpeech } from './normalize.ts';
@@ -50,22 +49,4 @@ export function authorizeEdgeUse(caller: RadioCaller, edgeId: string, edge: Edge
   if (edge === null) throw new AppError(404, 'not_found', 'edge device not found');
   if (edge.organizationId !== caller.principal.organizationId) throw forbidden("the token is not of this edge device's organization");
   return edge;
-}
-
-export interface PlayPayload {
-  message_id: string;
-  text: string;
-  actor: string;
-  mime: 'audio/wav';
-  audio: string;
-  queued_at: string;
-  [key: string]: unknown;
-}
-
-export function playTopic(edgeId: string): string {
-  return `radio/${edgeId}/play`;
-}
-
-export function playPayload(messageId: string, spokenText: string, actor: string, wav: Buffer, queuedAt: Date): PlayPayload {
-  return { message_id: messageId, text: spokenText, actor, mime: 'audio/wav', audio: wav.toString('base64'), queued_at: isoMicros(queuedAt) };
 }

@@ -2,11 +2,11 @@
 // as the embedded broker, behind the shared MQTT_AUTH_SECRET.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { buildApp } from '../../src/app.ts';
+import { compose } from '../../src/compose.ts';
+import type { Config } from '../../src/config.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
-import { Scheduler } from '../../src/jobs/scheduler.ts';
 import { makeWorld, testConfig, testDb, testGatewayOptions, testSpeech, TEST_SECRET } from '../support/world.ts';
 import { byKey, outboxState, queueCommand, startBareBroker, TestDevice } from './device.ts';
 
@@ -18,7 +18,10 @@ const clock = new ManualClock(new Date());
 // publish what the last test leaves queued.)
 const config = testConfig({ MQTT_URL: 'mqtt://storeops:svc-password-123@broker.invalid:1883', MQTT_AUTH_SECRET: BROKER_SECRET });
 const devices = new DeviceGateway({ config, db, clock });
-const app = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET), speech: testSpeech() });
+/** The service's app around a gateway that is not started by it. */
+const serviceApp = async (cfg: Config, gateway: DeviceGateway, failureLimit?: { max: number; windowMs: number }) =>
+  (await compose({ config: cfg, db, clock, devices: gateway, speech: testSpeech(), secretDigest: sha256hex(TEST_SECRET), manualJobs: true, ...(failureLimit ? { failureLimit } : {}) })).app;
+const app = await serviceApp(config, devices);
 after(() => app.close());
 const world = await makeWorld(db, clock);
 const other = await makeWorld(db, clock);
@@ -28,7 +31,7 @@ const post = (url: string, payload: Record<string, unknown>, headers: Record<str
 
 test('without MQTT_AUTH_SECRET the broker endpoints do not exist', async () => {
   const config = testConfig();
-  const plain = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices: new DeviceGateway({ config, db, clock }), secretDigest: sha256hex(TEST_SECRET), speech: testSpeech() });
+  const plain = await serviceApp(config, new DeviceGateway({ config, db, clock }));
   after(() => plain.close());
   const response = await plain.inject({ method: 'POST', url: '/internal/mqtt/emqx/authn', payload: { username: 'x', password: 'y' }, headers: auth });
   assert.equal(response.statusCode, 404);
@@ -143,7 +146,7 @@ test('when an external broker asks about a device\'s subscription, the device is
   const gateway = new DeviceGateway({ config: external, db, clock, autoDispatch: false, ...testGatewayOptions() });
   await gateway.start();
   after(() => gateway.stop());
-  const service = await buildApp({ config: external, db, clock, scheduler: new Scheduler({ db, clock }), devices: gateway, secretDigest: sha256hex(TEST_SECRET), speech: testSpeech() });
+  const service = await serviceApp(external, gateway);
   after(() => service.close());
 
   const device = await makeWorld(db, clock);
@@ -164,7 +167,7 @@ test('when an external broker asks about a device\'s subscription, the device is
 });
 
 test('refusals the broker relays do not trip the brute-force guard; guessing the broker secret does', async () => {
-  const guarded = await buildApp({ config, db, clock, scheduler: new Scheduler({ db, clock }), devices, secretDigest: sha256hex(TEST_SECRET), speech: testSpeech(), failureLimit: { max: 5, windowMs: 60_000 } });
+  const guarded = await serviceApp(config, devices, { max: 5, windowMs: 60_000 });
   after(() => guarded.close());
   const ask = (headers: Record<string, string>) => guarded.inject({
     method: 'POST', url: '/internal/mqtt/mosquitto/acl', headers,

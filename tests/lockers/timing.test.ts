@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
-import { registerLockerJobs } from '../../src/lockers/commands.ts';
+import { lockerJobs } from '../../src/lockers/jobs.ts';
 import { isoMicros } from '../../src/db/timestamps.ts';
 import { assertError, lockers, outboxOf, sharedApp, type Json, type Lockers } from './helpers.ts';
 
@@ -143,7 +143,7 @@ test('delayed work is kept in the database: another instance runs it', async () 
   await l.completeByCabinet(1, { delay: 15 });
   l.ctx.clock.advance(15_000);
   const other = new Scheduler({ db: l.ctx.db, clock: l.ctx.clock });
-  registerLockerJobs(other, l.ctx.clock);
+  other.registerAll(lockerJobs({ clock: l.ctx.clock }));
   assert.ok((await other.runDue()) >= 2);
   assert.equal((await l.cabinet(0)).state, 'closed');
   assert.equal((await l.cabinet(1)).occupied, 0);

@@ -2,13 +2,15 @@
 // helpers that make each test's own organizations, lockers and tokens with fresh ids.
 import crypto from 'node:crypto';
 import { after } from 'node:test';
-import { buildApp, type App, type Deps } from '../../src/app.ts';
+import type { App, AppDeps } from '../../src/app.ts';
+import { compose } from '../../src/compose.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDb, type Db } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
-import { Scheduler } from '../../src/jobs/scheduler.ts';
+import type { Scheduler } from '../../src/jobs/scheduler.ts';
+import type { EventSubscribers } from '../../src/events/subscribers.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
@@ -135,6 +137,8 @@ export interface TestContext {
   db: Db;
   clock: ManualClock;
   scheduler: Scheduler;
+  /** The event log's subscribers; `await events.runPending()` hands them what committed. */
+  events: EventSubscribers;
   config: Config;
   speech: SpeechSynthesizer;
   /** The device channel, started: dispatches on its own; `await devices.dispatchPending()` publishes now. */
@@ -163,23 +167,23 @@ function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
   return sharedDevices;
 }
 
-/** A built app on the process's database with a manual clock; closed when the file ends. */
-export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: Deps) => void; failureLimit?: Deps['failureLimit']; speech?: SpeechSynthesizer } = {}): Promise<TestContext> {
+/** The composed service on the process's database with a manual clock; closed when the file ends.
+ * Its scheduler and event subscribers do not poll on their own: tests run them (runDue, runPending). */
+export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: AppDeps) => void; failureLimit?: AppDeps['failureLimit']; speech?: SpeechSynthesizer } = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   devicesClock = clock;
   const devices = await testDevices(db, config);
-  const scheduler = new Scheduler({ db, clock, afterCommit: () => devices.notify() });
   const speech = opts.speech ?? testSpeech();
   // Suites send many refused requests on purpose; the brute-force guard has its own tests.
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
-  const deps: Deps = { config, db, clock, scheduler, devices, secretDigest: sha256hex(TEST_SECRET), failureLimit, speech };
-  const app = await buildApp(deps);
-  opts.extend?.(app, deps);
-  await app.ready();
-  closeAtEnd(() => app.close());
-  return { app, db, clock, scheduler, config, speech, devices, mqttUrl: devices.deviceUrl ?? '' };
+  const secretDigest = sha256hex(TEST_SECRET);
+  const service = await compose({ config, db, clock, devices, speech, secretDigest, failureLimit, manualJobs: true });
+  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit });
+  await service.app.ready();
+  closeAtEnd(() => service.app.close());
+  return { app: service.app, db, clock, scheduler: service.scheduler, events: service.events, config, speech, devices, mqttUrl: devices.deviceUrl ?? '' };
 }
 
 export interface World {

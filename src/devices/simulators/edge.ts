@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { edgePlayedTopic, edgePlayTopic } from '../rules.ts';
+import { edgePlayedTopic, edgePlayTopic } from '../wire.ts';
 import { connectDevice, type Print, type Simulator } from './connection.ts';
 
 export interface EdgeSimulatorOptions {

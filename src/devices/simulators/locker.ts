@@ -1,7 +1,7 @@
 // A locker device without hardware: takes the cabinet commands, "moves" the doors, acks each
 // command, and reports door changes with the contract's L7 status update, as version 2 firmware does.
 import os from 'node:os';
-import { lockerAckTopic, lockerCommandTopic } from '../rules.ts';
+import { lockerAckTopic, lockerCommandTopic } from '../wire.ts';
 import { connectDevice, type Print, type Simulator } from './connection.ts';
 
 export interface LockerSimulatorOptions {

@@ -1,5 +1,7 @@
-// Who a device is and which topics it may touch (contract section 6). Plain functions: the embedded
-// broker, the HTTP endpoints for an external broker's auth plugin and the dispatcher share them.
+// The device wire contract (contract section 6), in one place: who a device is, its topics and
+// which of them it may touch, the messages it receives (cabinet commands, play messages) and the
+// acks it sends. The features, the embedded broker, the external broker's auth endpoints, the
+// dispatcher's redelivery and the simulators all use these.
 
 export type DeviceIdentity =
   | { readonly kind: 'locker'; readonly lockerId: number }
@@ -14,6 +16,49 @@ export const lockerCommandTopic = (lockerId: number) => `lockers/${lockerId}/com
 export const lockerAckTopic = (lockerId: number) => `lockers/${lockerId}/acks`;
 export const edgePlayTopic = (edgeId: string) => `radio/${edgeId}/play`;
 export const edgePlayedTopic = (edgeId: string) => `radio/${edgeId}/played`;
+
+export interface LockerCommandMessage {
+  command_id: string;
+  cabinet_key: number;
+  cabinet_id: number;
+  command: 'resize' | 'set_thermal_mode' | 'disable' | 'enable' | 'open' | 'close';
+  door: 'front' | 'rear';
+  issued_at: string;
+  /** resize: the new size. */
+  size?: string;
+  /** set_thermal_mode: the new mode. */
+  thermal_mode?: string;
+}
+
+/** The JSON a locker receives on lockers/<locker_id>/commands (QoS 1). */
+export function lockerCommandMessage(
+  cabinet: { id: number; key: number; size: string; thermal_mode: string },
+  command: { commandId: string; command: LockerCommandMessage['command']; door: LockerCommandMessage['door']; issuedAt: string },
+): LockerCommandMessage {
+  const message: LockerCommandMessage = {
+    command_id: command.commandId, cabinet_key: cabinet.key, cabinet_id: cabinet.id, command: command.command, door: command.door,
+    issued_at: command.issuedAt,
+  };
+  if (command.command === 'resize') message.size = cabinet.size;
+  if (command.command === 'set_thermal_mode') message.thermal_mode = cabinet.thermal_mode;
+  return message;
+}
+
+export interface PlayMessage {
+  message_id: string;
+  /** The text as spoken. */
+  text: string;
+  actor: string;
+  mime: 'audio/wav';
+  /** The WAV, base64. */
+  audio: string;
+  queued_at: string;
+}
+
+/** The JSON an edge device receives on radio/<edge_id>/play (QoS 1). */
+export function playMessage(m: { messageId: string; spokenText: string; actor: string; wav: Buffer; queuedAt: string }): PlayMessage {
+  return { message_id: m.messageId, text: m.spokenText, actor: m.actor, mime: 'audio/wav', audio: m.wav.toString('base64'), queued_at: m.queuedAt };
+}
 
 /** The service's subscriptions: every device's acks. */
 export const ACK_SUBSCRIPTIONS = ['lockers/+/acks', 'radio/+/played'] as const;

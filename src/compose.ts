@@ -1,0 +1,133 @@
+// The whole service built from its configuration: database, clock, speech, device gateway, job
+// scheduler with every feature's job kinds, event subscribers, and the HTTP app whose lifecycle
+// starts and stops them all (onReady / onClose). main.ts, the tests and the benchmark use it.
+import fs from 'node:fs';
+import { buildApp, type App } from './app.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
+import type { Db } from './db/db.ts';
+import { migrate } from './db/migrate.ts';
+import { openConfiguredDb } from './db/open.ts';
+import { DeviceGateway, type GatewayLogger } from './devices/gateway.ts';
+import { EventSubscribers } from './events/subscribers.ts';
+import type { FailureLimit } from './http/rate-limit.ts';
+import { resolveSecretToken } from './http/secret-token.ts';
+import { Scheduler } from './jobs/scheduler.ts';
+import { cfhJobs } from './cfh/jobs.ts';
+import { lockerJobs } from './lockers/jobs.ts';
+import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
+
+export interface ComposeOptions {
+  config: Config;
+  clock?: Clock;
+  /** An open, migrated database, shared: not closed with the app. Default: the configured one,
+   * opened, migrated, provisioned from PROVISION_FILE, and closed with the app. */
+  db?: Db;
+  /** SHA-256 of secret_token; default: SECRET_TOKEN, or the one generated and kept in the database. */
+  secretDigest?: string;
+  /** Called with a secret_token generated on this start: printed once, never logged. */
+  onSecretGenerated?: (secret: string) => void;
+  /** Shared speech engines, neither warmed nor closed by this app. Default: its own. */
+  speech?: SpeechSynthesizer;
+  /** A shared device gateway, neither started nor stopped by this app. Default: its own. */
+  devices?: DeviceGateway;
+  failureLimit?: FailureLimit;
+  /** Tests: the scheduler and the event subscribers run only when told (runDue, runPending). */
+  manualJobs?: boolean;
+}
+
+export interface Service {
+  app: App;
+  config: Config;
+  db: Db;
+  clock: Clock;
+  scheduler: Scheduler;
+  devices: DeviceGateway;
+  events: EventSubscribers;
+  speech: SpeechSynthesizer;
+}
+
+/** A start that cannot go on, with a message for the operator. */
+export class StartupError extends Error {}
+
+export async function compose(opts: ComposeOptions): Promise<Service> {
+  const { config } = opts;
+  const clock = opts.clock ?? systemClock;
+  const ownsDb = opts.db === undefined;
+  const db = opts.db ?? (await openOwnDb(config));
+  try {
+    const secretDigest = opts.secretDigest ?? (await prepareDb(db, config, clock, opts.onSecretGenerated));
+    return await assemble(opts, { db, clock, secretDigest, ownsDb });
+  } catch (err) {
+    if (ownsDb) await db.close();
+    throw err;
+  }
+}
+
+async function openOwnDb(config: Config): Promise<Db> {
+  try {
+    return await openConfiguredDb(config);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) throw new StartupError(err.message);
+    throw err;
+  }
+}
+
+/** Migrations, the secret_token, and PROVISION_FILE: what a database needs before serving. */
+async function prepareDb(db: Db, config: Config, clock: Clock, onSecretGenerated?: (secret: string) => void): Promise<string> {
+  await migrate(db);
+  const secret = await resolveSecretToken(db, config.secretToken);
+  if (secret.generated !== null) onSecretGenerated?.(secret.generated);
+  if (config.provisionFile !== null) {
+    try {
+      await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')));
+    } catch (err) {
+      if (err instanceof ProvisioningError || err instanceof SyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new StartupError(`PROVISION_FILE ${config.provisionFile}: ${(err as Error).message}`);
+      }
+      throw err;
+    }
+  }
+  return secret.digest;
+}
+
+async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; secretDigest: string; ownsDb: boolean }): Promise<Service> {
+  const { config } = opts;
+  const { db, clock } = parts;
+  // The app's logger exists once the app does; components log through it from then on.
+  let app: App | null = null;
+  const log = (component: string): GatewayLogger => {
+    const at = (level: 'debug' | 'info' | 'warn' | 'error') => (obj: object, msg: string) => app?.log[level]({ ...obj, component }, msg);
+    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  };
+  const devices = opts.devices ?? new DeviceGateway({ config, db, clock, log: log('devices') });
+  const speech = opts.speech ?? createSpeechSynthesizer({ workers: config.speechWorkers });
+  const scheduler = new Scheduler({ db, clock, log: log('jobs') });
+  scheduler.registerAll(lockerJobs({ clock }));
+  scheduler.registerAll(cfhJobs());
+  const events = new EventSubscribers({ db, log: log('events') });
+
+  const built = await buildApp({
+    config, db, clock, devices, speech, secretDigest: parts.secretDigest,
+    ...(opts.failureLimit === undefined ? {} : { failureLimit: opts.failureLimit }),
+  });
+  app = built;
+  built.addHook('onReady', async () => {
+    // Engines warm before the first request, so it is not the slow one.
+    if (opts.speech === undefined) await speech.ready();
+    if (opts.devices === undefined) await devices.start();
+    if (opts.manualJobs === true) return;
+    scheduler.start();
+    events.start();
+  });
+  built.addHook('onClose', async () => {
+    await scheduler.stop();
+    await events.stop();
+    if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
+    if (opts.speech === undefined) await speech.close();
+    if (parts.ownsDb) await db.close();
+  });
+  return { app: built, config, db, clock, scheduler, devices, events, speech };
+}

@@ -1,0 +1,57 @@
+// Writing the event log (contract section 11): each use case records the events of its change in
+// the transaction of that change; the commit then wakes the log's subscribers (db signals).
+import type { Tx } from '../db/db.ts';
+
+export type EventType = 'callforhelp' | 'locker' | 'radio' | 'device';
+
+export interface NewEvent {
+  type: EventType;
+  status: string;
+  organizationId: number;
+  locationId: number | null;
+  /** The changed thing's own id: a request's id, an order's id, a radio message_id. */
+  internalId: string | number | null;
+  details: Record<string, unknown>;
+  message?: string | null;
+}
+
+/** A stored event, as subscribers read it. */
+export interface EventRow {
+  id: number;
+  uuid: string;
+  type: EventType;
+  status: string;
+  organization_id: number;
+  location_id: number | null;
+  internal_id: string | null;
+  details: Record<string, unknown>;
+  message: string | null;
+  created_at: string;
+}
+
+const COLUMNS = '(type, status, organization_id, location_id, internal_id, details, message, created_at)';
+
+/** Records events in one statement of the caller's transaction. */
+export async function recordEvents(q: Tx, events: readonly NewEvent[], now: Date): Promise<void> {
+  if (events.length === 0) return;
+  await q.query(
+    `INSERT INTO events ${COLUMNS}
+     SELECT * , $8::timestamptz FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::jsonb[], $7::text[])`,
+    [
+      events.map((e) => e.type), events.map((e) => e.status), events.map((e) => e.organizationId),
+      events.map((e) => e.locationId), events.map((e) => (e.internalId === null ? null : String(e.internalId))),
+      events.map((e) => JSON.stringify(e.details)), events.map((e) => e.message ?? null), now,
+    ],
+  );
+  q.signal('events');
+}
+
+/**
+ * For a store statement that makes its change and writes its events in one round trip: the
+ * INSERT of a CTE, over a SELECT of the columns type, status, organization_id, location_id,
+ * internal_id (text), details (jsonb), message, created_at. Marks the transaction as writing events.
+ */
+export function insertEventsFrom(q: Tx, select: string): string {
+  q.signal('events');
+  return `INSERT INTO events ${COLUMNS} ${select}`;
+}

@@ -1,0 +1,159 @@
+// Durable subscribers of the event log: each reads every event once, in commit order, across any
+// number of instances. A subscriber's cursor row is locked (FOR UPDATE SKIP LOCKED) while a batch
+// is handled, and the handler runs in that same transaction, which also moves the cursor: so what
+// a handler writes (a webhook delivery, an announcement) commits exactly once with the cursor.
+// Handlers write work for later; they do not call out of the process.
+//
+// Woken by the commits that wrote events (db signals, from any instance), and by a poll.
+import type { Db, Tx } from '../db/db.ts';
+import type { EventRow } from './log.ts';
+
+export type EventHandler = (q: Tx, events: readonly EventRow[]) => Promise<void>;
+
+export interface SubscribersLogger {
+  error(obj: object, msg: string): void;
+}
+
+interface Cursor {
+  tx_id: string;
+  event_id: number;
+}
+
+type Read = EventRow & { tx_id: string };
+
+export class EventSubscribers {
+  readonly #db: Db;
+  readonly #handlers = new Map<string, EventHandler>();
+  readonly #log: SubscribersLogger | undefined;
+  readonly #pollMs: number;
+  readonly #batchSize: number;
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = true;
+  #running: Promise<number> | null = null;
+  #again = false;
+  #off: (() => void) | null = null;
+  #lastError = 0;
+
+  constructor(opts: { db: Db; log?: SubscribersLogger; pollMs?: number; batchSize?: number }) {
+    this.#db = opts.db;
+    this.#log = opts.log;
+    this.#pollMs = opts.pollMs ?? 1_000;
+    this.#batchSize = opts.batchSize ?? 200;
+  }
+
+  /** A subscriber by a stable name (its cursor is stored under it). A new one starts at the log's end. */
+  register(name: string, handler: EventHandler): void {
+    if (this.#handlers.has(name)) throw new Error(`an event subscriber "${name}" is already registered`);
+    this.#handlers.set(name, handler);
+  }
+
+  get names(): string[] {
+    return [...this.#handlers.keys()];
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#off = this.#db.commits.on('events', () => this.#wake());
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#off?.();
+    this.#off = null;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running?.catch(() => 0);
+  }
+
+  /** Hands every subscriber the events committed so far; returns how many deliveries it made. */
+  async runPending(): Promise<number> {
+    while (this.#running !== null) await this.#running.catch(() => 0);
+    this.#running = this.#drainAll();
+    try {
+      return await this.#running;
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  #wake(): void {
+    if (this.#stopped) return;
+    if (this.#running !== null) {
+      this.#again = true;
+      return;
+    }
+    this.#schedule(0);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.runPending()
+        .catch((err: unknown) => this.#failed(err))
+        .finally(() => {
+          const again = this.#again;
+          this.#again = false;
+          this.#schedule(again ? 0 : this.#pollMs);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  #failed(err: unknown): void {
+    if (Date.now() - this.#lastError < 60_000) return;
+    this.#lastError = Date.now();
+    this.#log?.error({ err }, 'event subscribers failed; retrying');
+  }
+
+  async #drainAll(): Promise<number> {
+    let total = 0;
+    for (const [name, handler] of this.#handlers) {
+      for (;;) {
+        const handled = await this.#runBatch(name, handler);
+        total += handled;
+        if (handled < this.#batchSize) break;
+      }
+    }
+    return total;
+  }
+
+  /** One batch of one subscriber; 0 when there is nothing new or another instance holds it. */
+  async #runBatch(name: string, handler: EventHandler): Promise<number> {
+    return this.#db.tx(async (q) => {
+      const cursor = await this.#lockCursor(q, name);
+      if (cursor === null) return 0;
+      // Only transactions older than every running one: none of them can still commit an event.
+      const events = await q.query<Read>(
+        `SELECT id, uuid, tx_id::text AS tx_id, type, status, organization_id, location_id, internal_id, details, message, created_at
+         FROM events
+         WHERE (tx_id, id) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+         ORDER BY tx_id, id LIMIT $3`,
+        [cursor.tx_id, cursor.event_id, this.#batchSize],
+      );
+      const last = events.at(-1);
+      if (last === undefined) return 0;
+      await handler(q, events.map(({ tx_id: _tx, ...event }) => event));
+      await q.query('UPDATE event_cursors SET tx_id = $2::xid8, event_id = $3, updated_at = now() WHERE subscriber = $1', [name, last.tx_id, last.id]);
+      return events.length;
+    });
+  }
+
+  async #lockCursor(q: Tx, name: string): Promise<Cursor | null> {
+    const [cursor] = await q.query<Cursor>('SELECT tx_id::text AS tx_id, event_id FROM event_cursors WHERE subscriber = $1 FOR UPDATE SKIP LOCKED', [name]);
+    if (cursor !== undefined) return cursor;
+    // First run of this subscriber: it starts at the end of the log (history is not replayed).
+    const [created] = await q.query<Cursor>(
+      `INSERT INTO event_cursors (subscriber, tx_id, event_id)
+       SELECT $1, coalesce(last.tx_id, '0'::xid8), coalesce(last.id, 0)
+       FROM (VALUES (1)) AS one LEFT JOIN (SELECT tx_id, id FROM events ORDER BY tx_id DESC, id DESC LIMIT 1) AS last ON true
+       ON CONFLICT (subscriber) DO NOTHING
+       RETURNING tx_id::text AS tx_id, event_id`,
+      [name],
+    );
+    return created ?? null;
+  }
+}
