@@ -17,9 +17,10 @@ import { EmbeddedBroker } from './broker.ts';
 import { credentialsOf, ExternalBroker } from './client.ts';
 import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
 import { AckBatcher } from './acks.ts';
+import { checkDeviceKey } from './credentials.ts';
 import {
-  checkDeviceKey, forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds,
-  pickUnpublished, topicsDueForRedelivery, unackedOfTopic,
+  forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds, pickUnpublished,
+  topicsDueForRedelivery, unackedOfTopic,
 } from './store.ts';
 import { publishAll, silentLogger, type GatewayLogger, type Transport } from './transport.ts';
 

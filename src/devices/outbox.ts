@@ -8,13 +8,16 @@ export interface DeviceMessage {
   payload: Record<string, unknown>;
   /** Unique id of this message (command_id / message_id): a repeated key is stored once. */
   key: string;
+  /** A play's audio: the message_id of its radio_audio row, which the dispatcher puts in the
+   * payload as `audio` when it publishes (the WAV is stored once, not in every row that sends it). */
+  audioMessageId?: string;
 }
 
 export async function enqueueDeviceMessage(q: Tx, message: DeviceMessage, createdAt: Date): Promise<void> {
   q.signal('device_outbox');
   await q.query(
-    `INSERT INTO device_outbox (topic, payload, message_key, created_at) VALUES ($1, $2, $3, $4)
+    `INSERT INTO device_outbox (topic, payload, message_key, created_at, audio_message_id) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (message_key) DO NOTHING`,
-    [message.topic, message.payload, message.key, createdAt],
+    [message.topic, message.payload, message.key, createdAt, message.audioMessageId ?? null],
   );
 }

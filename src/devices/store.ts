@@ -1,27 +1,17 @@
-// SQL of the device channel: device credentials, and the outbox as the dispatcher reads and marks it.
+// SQL of the device outbox as the dispatcher reads and marks it (device credentials: credentials.ts).
 import type { Queryable } from '../db/db.ts';
-import { matchesDigest, sha256hex } from '../http/secrets.ts';
-import type { DeviceIdentity } from './wire.ts';
 
 /** Namespace of the per-topic advisory locks that keep one device's messages in order. */
 const TOPIC_LOCK = 727_003;
-/** Digest compared when a device does not exist, so a miss costs what a wrong key costs. */
-const NO_DEVICE_DIGEST = sha256hex('no such device');
 
 export interface OutboxMessage {
   id: number;
   topic: string;
   payload: Record<string, unknown>;
   message_key: string;
-}
-
-/** The device's key checked, in constant time, against its stored digest. */
-export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: string): Promise<boolean> {
-  const [row] = device.kind === 'locker'
-    ? await q.query<{ hash: string }>('SELECT api_key_hash AS hash FROM lockers WHERE id = $1', [device.lockerId])
-    : await q.query<{ hash: string }>('SELECT device_key_hash AS hash FROM radio_edges WHERE edge_id = $1', [device.edgeId]);
-  const ok = matchesDigest(key, row?.hash ?? NO_DEVICE_DIGEST);
-  return ok && row !== undefined;
+  /** The WAV stored apart for a play (radio_audio), published as the payload's `audio`; null for
+   * any other message, and for plays queued when the payload held the audio itself. */
+  audio: Buffer | null;
 }
 
 /**
@@ -44,7 +34,8 @@ export async function pickUnpublished(q: Queryable, now: Date, limit: number): P
        SELECT topic FROM (SELECT DISTINCT topic FROM window_rows) t
        WHERE pg_try_advisory_xact_lock(${TOPIC_LOCK}, hashtext(topic))
      )
-     SELECT d.id, d.topic, d.payload, d.message_key, (SELECT count(*) FROM window_rows)::int AS window_size FROM device_outbox d
+     SELECT d.id, d.topic, d.payload, d.message_key, a.wav AS audio, (SELECT count(*) FROM window_rows)::int AS window_size
+     FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
      WHERE d.id IN (SELECT id FROM window_rows) AND d.topic IN (SELECT topic FROM our_topics) AND d.published_at IS NULL
      ORDER BY d.id LIMIT $2
      FOR UPDATE OF d SKIP LOCKED`,
@@ -127,7 +118,9 @@ export async function forgetSuperseded(q: Queryable, topic: string): Promise<voi
 
 export async function messagesByIds(q: Queryable, ids: readonly number[]): Promise<OutboxMessage[]> {
   return q.query<OutboxMessage>(
-    'SELECT id, topic, payload, message_key FROM device_outbox WHERE id = ANY($1::bigint[]) ORDER BY id',
+    `SELECT d.id, d.topic, d.payload, d.message_key, a.wav AS audio
+     FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
+     WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`,
     [ids],
   );
 }

@@ -1,5 +1,6 @@
 // What the dispatcher needs from a broker, embedded or external.
 import type { OutboxMessage } from './store.ts';
+import { withAudio } from './wire.ts';
 
 export interface GatewayLogger {
   debug(obj: object, msg: string): void;
@@ -20,12 +21,17 @@ export interface Transport {
 
 const PUBLISH_TIMEOUT_MS = 10_000;
 
+/** The JSON a device receives for an outbox row: its payload, with the audio kept apart put back in. */
+export function messageJson(row: OutboxMessage): Buffer {
+  return Buffer.from(JSON.stringify(row.audio === null ? row.payload : withAudio(row.payload, row.audio)));
+}
+
 /** Publishes rows in order (QoS 1, in flight together); the ids the broker took and those it did not. */
 export async function publishAll(transport: Transport, rows: readonly OutboxMessage[]): Promise<{ ok: number[]; failed: number[]; error: string }> {
   const done = new Map<number, boolean>();
   let error = '';
   const all = Promise.all(rows.map((row) =>
-    transport.publish(row.topic, Buffer.from(JSON.stringify(row.payload))).then(
+    transport.publish(row.topic, messageJson(row)).then(
       () => void done.set(row.id, true),
       (err: unknown) => {
         done.set(row.id, false);

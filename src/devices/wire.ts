@@ -55,9 +55,26 @@ export interface PlayMessage {
   queued_at: string;
 }
 
-/** The JSON an edge device receives on radio/<edge_id>/play (QoS 1). */
-export function playMessage(m: { messageId: string; spokenText: string; actor: string; wav: Buffer; queuedAt: string }): PlayMessage {
-  return { message_id: m.messageId, text: m.spokenText, actor: m.actor, mime: 'audio/wav', audio: m.wav.toString('base64'), queued_at: m.queuedAt };
+/** A play message as the device outbox keeps it: all of it but the audio, which is stored once
+ * (radio_audio) and put in by the dispatcher when it publishes (`withAudio`). */
+export type QueuedPlayMessage = Omit<PlayMessage, 'audio'>;
+
+/** The JSON an edge device receives on radio/<edge_id>/play (QoS 1), without its audio. */
+export function playMessage(m: { messageId: string; spokenText: string; actor: string; queuedAt: string }): QueuedPlayMessage {
+  return { message_id: m.messageId, text: m.spokenText, actor: m.actor, mime: 'audio/wav', queued_at: m.queuedAt };
+}
+
+// jsonb keeps an object's keys shortest first, then in byte order; the payload comes back so.
+const byJsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * A queued message with its audio put in as `audio` (base64): what the device receives. The keys
+ * are in jsonb's order, so the JSON is byte for byte what was published when the payload itself
+ * held the audio (as rows queued before the audio was kept apart still do).
+ */
+export function withAudio(payload: Readonly<Record<string, unknown>>, wav: Buffer): Record<string, unknown> {
+  const message: Record<string, unknown> = { ...payload, audio: wav.toString('base64') };
+  return Object.fromEntries(Object.keys(message).sort(byJsonbKeyOrder).map((key) => [key, message[key]]));
 }
 
 /** The service's subscriptions: every device's acks. */

@@ -2,7 +2,7 @@
 // api-key header (L7) and bearer tokens with scopes (C0-C5, R1).
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
-import type { Db, Queryable } from '../db/db.ts';
+import type { Queryable } from '../db/db.ts';
 import { AppError } from './errors.ts';
 import { matchesDigest, sha256hex } from './secrets.ts';
 
@@ -42,21 +42,15 @@ export function secretTokenAuth(secretDigest: string): onRequestAsyncHookHandler
   };
 }
 
-export async function findLockerByKey(q: Queryable, apiKey: string): Promise<LockerIdentity | null> {
-  const [row] = await q.query<{ id: number; organization_id: number; location_id: number; version: number; api_key_hash: string }>(
-    'SELECT id, organization_id, location_id, version, api_key_hash FROM lockers WHERE api_key_hash = $1',
-    [sha256hex(apiKey)],
-  );
-  if (row === undefined || !matchesDigest(apiKey, row.api_key_hash)) return null;
-  return { id: row.id, organizationId: row.organization_id, locationId: row.location_id, version: row.version };
-}
+/** The locker whose api_key this is, if any (devices/credentials.ts `lockerByKey` checks it). */
+export type LockerKeyLookup = (apiKey: string) => Promise<LockerIdentity | null>;
 
 /** L7: the locker's own api_key in the api-key header; sets request.locker. */
-export function lockerKeyAuth(db: Db): onRequestAsyncHookHandler {
+export function lockerKeyAuth(findLocker: LockerKeyLookup): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const key = header(request, 'api-key');
     if (key === undefined || key === '') throw unauthorized('the api-key header is required');
-    const locker = await findLockerByKey(db, key);
+    const locker = await findLocker(key);
     if (locker === null) throw unauthorized('the api-key is not valid');
     request.locker = locker;
   };

@@ -2,11 +2,12 @@
 // documents 403 and 404 only), and nothing here depends on whether the edge id asked for exists,
 // so a caller without a valid credential never learns which edge devices exist.
 import type { FastifyRequest } from 'fastify';
-import type { Db } from '../db/db.ts';
+import type { Queryable } from '../db/db.ts';
+import { edgeByKey } from '../devices/credentials.ts';
 import { bearerOf, type ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
-import type { RadioCaller } from './rules.ts';
-import { findEdgeByKey, findMessagingAccount, type MessagingAccount } from './store.ts';
+import { authorizeEdgeUse, type RadioCaller } from './rules.ts';
+import { findEdge, findMessagingAccount, type Edge, type MessagingAccount } from './store.ts';
 import { isValidMessagingSignature, type FormFields } from './signature.ts';
 
 const forbidden = (message: string, code = 'forbidden') => new AppError(403, code, message);
@@ -20,10 +21,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * R1 and the transcripts: the edge device's own key in `api-key`, or a bearer token with the
  * `radio` scope. When an `api-key` header is sent it decides alone (no fallback to the token).
  */
-export async function radioCaller(db: Db, tokens: ApiTokens, request: FastifyRequest): Promise<RadioCaller> {
+export async function radioCaller(db: Queryable, tokens: ApiTokens, request: FastifyRequest): Promise<RadioCaller> {
   const apiKey = header(request, 'api-key');
   if (apiKey !== undefined && apiKey !== '') {
-    const edge = await findEdgeByKey(db, apiKey);
+    const edge = await edgeByKey(db, apiKey);
     if (edge === null) throw forbidden('the api-key is not valid');
     return { kind: 'edge', edge };
   }
@@ -35,17 +36,33 @@ export async function radioCaller(db: Db, tokens: ApiTokens, request: FastifyReq
   return { kind: 'token', principal };
 }
 
+/** The edge device `edgeId` if the caller may use it; an edge device's own key needs no read. */
+export async function edgeForCaller(db: Queryable, caller: RadioCaller, edgeId: string): Promise<Edge> {
+  return authorizeEdgeUse(caller, edgeId, caller.kind === 'token' ? await findEdge(db, edgeId) : null);
+}
+
+/** What the messaging provider signed: the public URL of the request, its form fields, and the signature sent. */
+export interface SignedForm {
+  /** PUBLIC_BASE_URL + the request's path and query exactly as sent. */
+  url: string;
+  fields: FormFields;
+  signature: string | undefined;
+}
+
+/** The X-Messaging-Signature header, or the provider's own name for it. */
+export function messagingSignatureOf(request: FastifyRequest): string | undefined {
+  return header(request, 'x-messaging-signature') ?? header(request, 'x-twilio-signature');
+}
+
 /**
- * R2: the provider's signature over PUBLIC_BASE_URL + the request's path and query + the form
- * fields, keyed with the auth token of the account named by AccountSid. Returns that account.
+ * R2: the provider's signature over the public URL and the form fields, keyed with the auth token
+ * of the account named by AccountSid. Returns that account.
  */
-export async function signedMessagingAccount(db: Db, publicBaseUrl: string, request: FastifyRequest, fields: FormFields, accountSid: string): Promise<MessagingAccount> {
-  const signature = header(request, 'x-messaging-signature') ?? header(request, 'x-twilio-signature');
-  if (signature === undefined || signature === '') throw forbidden('the X-Messaging-Signature header is required');
+export async function signedMessagingAccount(db: Queryable, form: SignedForm, accountSid: string): Promise<MessagingAccount> {
+  if (form.signature === undefined || form.signature === '') throw forbidden('the X-Messaging-Signature header is required');
   const account = await findMessagingAccount(db, accountSid);
   if (account === null) throw forbidden('the request signature is not valid');
-  // request.url is the path and query exactly as sent, which is what the provider signed.
-  if (!isValidMessagingSignature(account.authToken, publicBaseUrl + request.url, fields, signature)) {
+  if (!isValidMessagingSignature(account.authToken, form.url, form.fields, form.signature)) {
     throw forbidden('the request signature is not valid');
   }
   return account;

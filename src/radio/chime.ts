@@ -1,6 +1,6 @@
 // The "chime" voice handler: a two-note attention tone ("ding-dong") before the speech, generated
 // here as samples, so there is no audio asset to ship or download.
-import { encodeWav, SAMPLE_RATE, samplesOfWav, sampleRateOfWav } from './speech/wav.ts';
+import { SAMPLE_RATE } from './speech/wav.ts';
 
 /** The notes of the chime, in Hz, and how long each rings, in seconds. */
 export const CHIME_NOTES: readonly { hz: number; seconds: number }[] = [
@@ -36,13 +36,11 @@ export function chimeSamples(sampleRate: number = SAMPLE_RATE): Int16Array {
   return out;
 }
 
-/** The WAV with the chime in front. */
-export function withChime(wav: Buffer): Buffer {
-  const sampleRate = sampleRateOfWav(wav);
-  const speech = samplesOfWav(wav);
+/** The speech with the chime in front, as samples: the WAV is encoded once, after every handler. */
+export function withChime(speech: Int16Array, sampleRate: number): Int16Array {
   const chime = chimeSamples(sampleRate);
   const out = new Int16Array(chime.length + speech.length);
   out.set(chime, 0);
   out.set(speech, chime.length);
-  return encodeWav(out, sampleRate);
+  return out;
 }

@@ -1,17 +1,20 @@
-// The one path of R1 and R2 once the caller is allowed: voice handlers, synthesis, then in one
-// transaction the message row, the transcript (if kept) and the play message in the device outbox.
+// Playing text on an edge device (R1, R2): who may, then one path for both once the caller is
+// allowed: voice handlers on the text, synthesis, the chime mixed into the samples, the WAV encoded
+// once, then in one transaction the message with its audio (and transcript if kept) and the play
+// message in the device outbox, which carries a reference to the audio rather than a copy.
 import crypto from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
-import { enqueueDeviceMessage } from '../devices/outbox.ts';
-import { AppError } from '../http/errors.ts';
-import { withChime } from './chime.ts';
-import { edgePlayTopic, playMessage } from '../devices/wire.ts';
 import { isoMicros } from '../db/timestamps.ts';
-import { handlersFor, spokenTextOf } from './rules.ts';
-import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, type SpeechSynthesizer } from './speech/speech.ts';
-import { durationMsOfWav } from './speech/wav.ts';
-import { insertMessage, insertTranscript, type Credential, type Edge } from './store.ts';
+import { enqueueDeviceMessage } from '../devices/outbox.ts';
+import { edgePlayTopic, playMessage } from '../devices/wire.ts';
+import { AppError } from '../http/errors.ts';
+import { edgeForCaller, signedMessagingAccount, type SignedForm } from './access.ts';
+import { withChime } from './chime.ts';
+import { handlersFor, spokenTextOf, type RadioCaller } from './rules.ts';
+import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, type SpeechSamples, type SpeechSynthesizer } from './speech/speech.ts';
+import { durationMs, encodeWav } from './speech/wav.ts';
+import { findEdge, insertPlay, type Credential, type Edge } from './store.ts';
 
 export interface PlayRequest {
   edge: Edge;
@@ -44,27 +47,66 @@ export function speechError(err: unknown): unknown {
   return err;
 }
 
+/** R1: the edge device's own key or a token of its organization with the radio scope. */
+export async function playText(
+  deps: PlayDeps,
+  caller: RadioCaller,
+  body: { edgeId: string; text: string; actor: string; process: boolean },
+): Promise<{ messageId: string }> {
+  const edge = await edgeForCaller(deps.db, caller, body.edgeId);
+  return playOnEdge(deps, {
+    edge, source: 'generic', text: body.text, actor: body.actor, process: body.process,
+    credential: caller.kind === 'token' ? 'token' : 'edge_key',
+    apiTokenId: caller.kind === 'token' ? caller.principal.tokenId : null,
+    messaging: null,
+  });
+}
+
+/** R2: a text message, signed by the provider for an account of the edge device's organization. */
+export async function playMessaging(
+  deps: PlayDeps,
+  edgeId: string,
+  form: SignedForm & { fields: { AccountSid: string; Body: string; From: string; To: string } },
+): Promise<{ messageId: string }> {
+  const { fields } = form;
+  const account = await signedMessagingAccount(deps.db, form, fields.AccountSid);
+  const edge = await findEdge(deps.db, edgeId);
+  if (edge === null) throw new AppError(404, 'not_found', 'edge device not found');
+  if (edge.organizationId !== account.organizationId) throw new AppError(403, 'forbidden', "the account is not of this edge device's organization");
+  return playOnEdge(deps, {
+    edge, source: 'messaging', text: fields.Body, actor: fields.From, process: true,
+    credential: 'messaging_signature', apiTokenId: null,
+    messaging: { accountSid: account.accountSid, from: fields.From, to: fields.To },
+  });
+}
+
 export async function playOnEdge(deps: PlayDeps, request: PlayRequest): Promise<{ messageId: string }> {
   const handlers = handlersFor(request.edge, request.process);
   const spokenText = spokenTextOf(request.text, handlers);
-  let wav: Buffer;
+  let speech: SpeechSamples;
   try {
-    wav = await deps.speech.synthesize(spokenText);
+    speech = await deps.speech.synthesizeSamples(spokenText);
   } catch (err) {
     throw speechError(err);
   }
-  if (handlers.includes('chime')) wav = withChime(wav);
+  const samples = handlers.includes('chime') ? withChime(speech.samples, speech.sampleRate) : speech.samples;
+  const wav = encodeWav(samples, speech.sampleRate);
 
   const messageId = crypto.randomUUID();
   const now = deps.clock.now();
   await deps.db.tx(async (q) => {
-    await insertMessage(q, {
+    await insertPlay(q, {
       messageId, edge: request.edge, source: request.source, actor: request.actor, text: request.text, spokenText,
       processed: request.process, handlers, credential: request.credential, apiTokenId: request.apiTokenId,
-      messaging: request.messaging, audioBytes: wav.length, durationMs: durationMsOfWav(wav), createdAt: now,
+      messaging: request.messaging, wav, durationMs: durationMs(samples, speech.sampleRate),
+      keepTranscript: handlers.includes('transcript'), createdAt: now,
     });
-    if (handlers.includes('transcript')) await insertTranscript(q, messageId, request.edge.edgeId, wav, now);
-    await enqueueDeviceMessage(q, { topic: edgePlayTopic(request.edge.edgeId), payload: { ...playMessage({ messageId, spokenText, actor: request.actor, wav, queuedAt: isoMicros(now) }) }, key: messageId }, now);
+    await enqueueDeviceMessage(q, {
+      topic: edgePlayTopic(request.edge.edgeId),
+      payload: playMessage({ messageId, spokenText, actor: request.actor, queuedAt: isoMicros(now) }),
+      key: messageId,
+      audioMessageId: messageId,
+    }, now);
   });
   return { messageId };
 }

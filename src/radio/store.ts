@@ -1,46 +1,20 @@
-// SQL of the radio: edge devices and messaging accounts (provisioned), played messages, transcripts.
+// SQL of the radio: edge devices and messaging accounts (provisioned), played messages, their audio
+// (stored once, read by the transcripts and by the device dispatcher), transcripts. An edge device
+// found by its key: devices/credentials.ts.
 import type { Queryable } from '../db/db.ts';
-import { matchesDigest, sha256hex } from '../http/secrets.ts';
+import type { EdgeIdentity } from '../devices/credentials.ts';
 
 export type VoiceHandler = 'normalize' | 'chime' | 'transcript';
 
-export interface Edge {
-  edgeId: string;
-  organizationId: number;
-  locationId: number;
-  voiceHandlers: VoiceHandler[];
-}
-
-interface EdgeRow {
-  edge_id: string;
-  organization_id: number;
-  location_id: number;
-  voice_handlers: VoiceHandler[];
-  device_key_hash: string;
-}
-
-const edgeOf = (row: EdgeRow): Edge => ({
-  edgeId: row.edge_id,
-  organizationId: row.organization_id,
-  locationId: row.location_id,
-  voiceHandlers: row.voice_handlers,
-});
+/** An edge device: the same whether found by its id or by its key. */
+export type Edge = EdgeIdentity;
 
 export async function findEdge(q: Queryable, edgeId: string): Promise<Edge | null> {
-  const [row] = await q.query<EdgeRow>(
-    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash FROM radio_edges WHERE edge_id = $1',
+  const [row] = await q.query<{ edge_id: string; organization_id: number; location_id: number; voice_handlers: string[] }>(
+    'SELECT edge_id, organization_id, location_id, voice_handlers FROM radio_edges WHERE edge_id = $1',
     [edgeId],
   );
-  return row === undefined ? null : edgeOf(row);
-}
-
-/** The edge device whose own key this is, if any. */
-export async function findEdgeByKey(q: Queryable, deviceKey: string): Promise<Edge | null> {
-  const [row] = await q.query<EdgeRow>(
-    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash FROM radio_edges WHERE device_key_hash = $1',
-    [sha256hex(deviceKey)],
-  );
-  return row === undefined || !matchesDigest(deviceKey, row.device_key_hash) ? null : edgeOf(row);
+  return row === undefined ? null : { edgeId: row.edge_id, organizationId: row.organization_id, locationId: row.location_id, voiceHandlers: row.voice_handlers };
 }
 
 export interface MessagingAccount {
@@ -59,7 +33,7 @@ export async function findMessagingAccount(q: Queryable, accountSid: string): Pr
 
 export type Credential = 'edge_key' | 'token' | 'messaging_signature';
 
-export interface RadioMessageRow {
+export interface PlayRecord {
   messageId: string;
   edge: Edge;
   source: 'generic' | 'messaging';
@@ -71,26 +45,31 @@ export interface RadioMessageRow {
   credential: Credential;
   apiTokenId: number | null;
   messaging: { accountSid: string; from: string; to: string } | null;
-  audioBytes: number;
+  wav: Buffer;
   durationMs: number;
+  /** The "transcript" voice handler ran: the message is listed in the edge device's transcripts. */
+  keepTranscript: boolean;
   createdAt: Date;
 }
 
-export async function insertMessage(q: Queryable, m: RadioMessageRow): Promise<void> {
+/** A played message, its audio (stored once) and its transcript if kept: one statement. */
+export async function insertPlay(q: Queryable, m: PlayRecord): Promise<void> {
   await q.query(
-    `INSERT INTO radio_messages (message_id, edge_id, organization_id, source, actor, text, spoken_text, processed, handlers,
-       credential, api_token_id, account_sid, from_number, to_number, audio_bytes, duration_ms, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+    `WITH message AS (
+       INSERT INTO radio_messages (message_id, edge_id, organization_id, source, actor, text, spoken_text, processed, handlers,
+         credential, api_token_id, account_sid, from_number, to_number, audio_bytes, duration_ms, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+       RETURNING message_id, edge_id, created_at
+     ), audio AS (
+       INSERT INTO radio_audio (message_id, wav, created_at) SELECT message_id, $18, created_at FROM message
+     )
+     INSERT INTO radio_transcripts (message_id, edge_id, created_at) SELECT message_id, edge_id, created_at FROM message WHERE $19::boolean`,
     [
       m.messageId, m.edge.edgeId, m.edge.organizationId, m.source, m.actor, m.text, m.spokenText, m.processed, m.handlers,
       m.credential, m.apiTokenId, m.messaging?.accountSid ?? null, m.messaging?.from ?? null, m.messaging?.to ?? null,
-      m.audioBytes, m.durationMs, m.createdAt,
+      m.wav.length, m.durationMs, m.createdAt, m.wav, m.keepTranscript,
     ],
   );
-}
-
-export async function insertTranscript(q: Queryable, messageId: string, edgeId: string, audio: Buffer, createdAt: Date): Promise<void> {
-  await q.query('INSERT INTO radio_transcripts (message_id, edge_id, audio, created_at) VALUES ($1, $2, $3, $4)', [messageId, edgeId, audio, createdAt]);
 }
 
 export interface TranscriptRow {
@@ -133,7 +112,12 @@ export async function listTranscripts(q: Queryable, edgeId: string, limit: numbe
   );
 }
 
+/** The WAV of one of the edge device's transcripts. */
 export async function transcriptAudio(q: Queryable, edgeId: string, messageId: string): Promise<Buffer | null> {
-  const [row] = await q.query<{ audio: Buffer }>('SELECT audio FROM radio_transcripts WHERE edge_id = $1 AND message_id = $2', [edgeId, messageId]);
-  return row?.audio ?? null;
+  const [row] = await q.query<{ wav: Buffer }>(
+    `SELECT a.wav FROM radio_transcripts t JOIN radio_audio a ON a.message_id = t.message_id
+     WHERE t.edge_id = $1 AND t.message_id = $2`,
+    [edgeId, messageId],
+  );
+  return row?.wav ?? null;
 }

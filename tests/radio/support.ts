@@ -4,6 +4,8 @@ import crypto from 'node:crypto';
 import type { App } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import type { Db } from '../../src/db/db.ts';
+import { messagesByIds } from '../../src/devices/store.ts';
+import { messageJson } from '../../src/devices/transport.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { freshId, provisionToken, type World } from '../support/world.ts';
 
@@ -13,9 +15,13 @@ export interface OutboxPlay {
   audio: Buffer;
 }
 
+/** A queued play as the dispatcher publishes it: its payload with the audio stored apart put in. */
 export async function outboxPlay(db: Db, messageId: string): Promise<OutboxPlay | null> {
-  const [row] = await db.query<{ topic: string; payload: OutboxPlay['payload'] }>('SELECT topic, payload FROM device_outbox WHERE message_key = $1', [messageId]);
-  return row === undefined ? null : { ...row, audio: Buffer.from(row.payload.audio, 'base64') };
+  const [queued] = await db.query<{ id: number }>('SELECT id FROM device_outbox WHERE message_key = $1', [messageId]);
+  const [row] = queued === undefined ? [] : await messagesByIds(db, [queued.id]);
+  if (row === undefined) return null;
+  const payload = JSON.parse(messageJson(row).toString('utf8')) as OutboxPlay['payload'];
+  return { topic: row.topic, payload, audio: Buffer.from(payload.audio, 'base64') };
 }
 
 export async function outboxCount(db: Db, edgeId: string): Promise<number> {

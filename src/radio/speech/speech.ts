@@ -1,4 +1,4 @@
-// Speech synthesis behind one small interface: text in, WAV (22,050 Hz, 16-bit PCM, mono) out.
+// Speech synthesis behind one small interface: text in, 16-bit mono samples (22,050 Hz) or a WAV out.
 // The default engine is eSpeak NG compiled to WebAssembly (@echogarden/espeak-ng-emscripten), so
 // the service speaks offline with nothing but npm packages; it runs in a pool of worker threads
 // so a synthesis never blocks the event loop.
@@ -9,8 +9,16 @@ import { SpeechInputError } from './errors.ts';
 
 export { SpeechBusyError, SpeechInputError, SpeechTimeoutError, SpeechUnavailableError } from './errors.ts';
 
+/** Speech as 16-bit PCM mono samples. */
+export interface SpeechSamples {
+  samples: Int16Array;
+  sampleRate: number;
+}
+
 export interface SpeechSynthesizer {
-  /** A WAV of the text spoken. `voice` is an eSpeak NG voice name (default "en-us"). */
+  /** The text spoken, as samples to mix before encoding. `voice` is an eSpeak NG voice name (default "en-us"). */
+  synthesizeSamples(text: string, voice?: string): Promise<SpeechSamples>;
+  /** A WAV of the text spoken. */
   synthesize(text: string, voice?: string): Promise<Buffer>;
   /** Resolves once the engines are started and warm; rejects if they cannot start. */
   ready(): Promise<void>;
@@ -40,11 +48,15 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
     workerUrl: new URL('./espeak-worker.ts', import.meta.url),
   });
   const maxSamples = Math.round((opts.maxAudioSeconds ?? 120) * SAMPLE_RATE);
+  const synthesizeSamples = async (text: string, voice: string = DEFAULT_VOICE): Promise<SpeechSamples> => {
+    if (text.trim() === '') throw new SpeechInputError('empty', 'there is nothing to say');
+    return { samples: await pool.run(ssmlOf(text), voice, maxSamples), sampleRate: SAMPLE_RATE };
+  };
   return {
-    async synthesize(text: string, voice: string = DEFAULT_VOICE): Promise<Buffer> {
-      if (text.trim() === '') throw new SpeechInputError('empty', 'there is nothing to say');
-      const samples = await pool.run(ssmlOf(text), voice, maxSamples);
-      return encodeWav(samples, SAMPLE_RATE);
+    synthesizeSamples,
+    async synthesize(text: string, voice?: string): Promise<Buffer> {
+      const { samples, sampleRate } = await synthesizeSamples(text, voice);
+      return encodeWav(samples, sampleRate);
     },
     ready: () => pool.ready(),
     close: () => pool.close(),
@@ -60,6 +72,11 @@ export function lazySpeechSynthesizer(create: () => SpeechSynthesizer): SpeechSy
   const get = () => (inner ??= create());
   return {
     // The engines' start is not counted against the first synthesis's time limit.
+    synthesizeSamples: async (text, voice) => {
+      const speech = get();
+      await speech.ready();
+      return speech.synthesizeSamples(text, voice);
+    },
     synthesize: async (text, voice) => {
       const speech = get();
       await speech.ready();

@@ -29,31 +29,7 @@ export function encodeWav(samples: Int16Array, sampleRate: number = SAMPLE_RATE)
   return wav;
 }
 
-/**
- * The samples of a WAV this module wrote (44-byte header, 16-bit mono). Not a general WAV reader:
- * it refuses anything else, so a handler never mixes audio of another format into ours.
- */
-export function samplesOfWav(wav: Buffer): Int16Array {
-  const ours =
-    wav.length >= HEADER_BYTES &&
-    wav.toString('ascii', 0, 4) === 'RIFF' &&
-    wav.toString('ascii', 8, 12) === 'WAVE' &&
-    wav.readUInt16LE(20) === 1 &&
-    wav.readUInt16LE(22) === 1 &&
-    wav.readUInt16LE(34) === 16 &&
-    wav.toString('ascii', 36, 40) === 'data';
-  if (!ours) throw new Error('not a 16-bit mono PCM WAV written by this service');
-  const count = Math.min(wav.readUInt32LE(40), wav.length - HEADER_BYTES) >> 1;
-  const samples = new Int16Array(count);
-  for (let i = 0; i < count; i++) samples[i] = wav.readInt16LE(HEADER_BYTES + i * 2);
-  return samples;
-}
-
-export function sampleRateOfWav(wav: Buffer): number {
-  return wav.readUInt32LE(24);
-}
-
-/** Duration in milliseconds of a WAV this module wrote. */
-export function durationMsOfWav(wav: Buffer): number {
-  return Math.round(((wav.length - HEADER_BYTES) / 2 / sampleRateOfWav(wav)) * 1000);
+/** Duration in milliseconds of samples at a sample rate. */
+export function durationMs(samples: Int16Array, sampleRate: number): number {
+  return Math.round((samples.length / sampleRate) * 1000);
 }
