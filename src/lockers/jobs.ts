@@ -1,7 +1,8 @@
 // The locker feature's delayed work: a delayed close, and the end of a cool-off.
 import type { Clock } from '../clock.ts';
 import type { JobHandlers } from '../jobs/scheduler.ts';
-import { COOL_OFF_END_JOB, DELAYED_CLOSE_JOB, runDelayedClose } from './commands.ts';
+import { runDelayedClose } from './cabinets.ts';
+import { COOL_OFF_END_JOB, DELAYED_CLOSE_JOB } from './rules.ts';
 import { endCoolOff } from './store.ts';
 
 export function lockerJobs(deps: { clock: Clock }): JobHandlers {

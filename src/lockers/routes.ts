@@ -1,54 +1,47 @@
-// The seven locker operations (L1-L7) over HTTP.
+// The seven locker operations (L1-L7) over HTTP: each route parses, calls its use case
+// (orders.ts, cabinets.ts, status.ts) and renders its view.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Deps } from '../app.ts';
+import { lockerByKey } from '../devices/credentials.ts';
 import { lockerKeyAuth, secretTokenAuth } from '../http/auth.ts';
-import { AppError, notFound } from '../http/errors.ts';
-import { randomToken } from '../http/secrets.ts';
-import type { Tx } from '../db/db.ts';
-import { enqueueJob } from '../jobs/queue.ts';
-import { COOL_OFF_END_JOB, coolOffKey, issueCabinetCommand } from './commands.ts';
-import {
-  commandedCabinetView, commandProblems, looksLikeOpenCode, coolOffEnd, createdOrderView, customerCabinetView, doorOf, isReplay,
-  invalidReport, orderMismatch, orderRecordView, orderRefusal, repeatedKeys, unknownKeys, unstorableJson, type OrderRecordRow,
-} from './rules.ts';
+import { AppError } from '../http/errors.ts';
+import { BODY_ERRORS, errorResponse, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
+import { commandCabinet, customerCommand } from './cabinets.ts';
+import { completeOrder, createOrder } from './orders.ts';
 import {
   CabinetCommandBody, CabinetParams, CommandedCabinet, CompleteOrderBody, CreatedOrder, CreateOrderBody, CustomerCabinet,
-  CustomerCommandBody, ErrorBody, LocationParams, Locker, OpenCodeParams, OrderRecord, StatusReportBody, StatusReportReply,
+  CustomerCommandBody, LocationParams, Locker, OpenCodeParams, OrderRecord, StatusReportBody, StatusReportReply,
 } from './schemas.ts';
-import {
-  applyStatusReport, completeOpenOrder, createOrder, findLatestOrderOfCabinet, findOpenOrderOfCabinet, findOrderByOpenCode,
-  locationListingJson, lockCabinetForCommand, recordCustomerAction,
-} from './store.ts';
+import { locationLockersJson, reportStatus } from './status.ts';
+import type { LockerDeps } from './types.ts';
+import { commandedCabinetView, createdOrderView, customerCabinetView, orderRecordView, statusReportView } from './views.ts';
+
+export interface LockerRouteDeps extends LockerDeps {
+  /** SHA-256 of the shared secret_token of L1-L6. */
+  secretDigest: string;
+}
 
 const tags = ['lockers'];
 const secretToken = [{ secretToken: [] }];
-/** Bytes of randomness of an open code: 192 bits, 32 URL-safe characters. */
-const OPEN_CODE_BYTES = 24;
-/** A creation or completion that lost a race to a concurrent change looks again, this many times. */
-const ATTEMPTS = 3;
 
 /** L4 and L6 may be sent without a body; an absent body means no options. */
 const emptyBodyIsNoOptions = async (request: FastifyRequest) => {
   if (request.body === undefined || request.body === null) request.body = {};
 };
 
-const described = (description: string) => ({ ...ErrorBody, description });
 /** The error statuses every route shares; `body: true` adds those of a JSON body. */
 function errors<S extends number>(specific: Record<S, string>, opts: { body: boolean; credential?: string }) {
   return {
-    401: described(`missing or wrong ${opts.credential ?? 'secret_token'}`),
-    ...(opts.body ? { 400: described('the body is not JSON'), 413: described('the body is too large'), 415: described('unsupported content type (send application/json)') } : {}),
-    429: described('too many refused requests from this client; see Retry-After'),
-    503: described('the database is unavailable; see Retry-After'),
-    ...(Object.fromEntries(Object.entries<string>(specific).map(([s, d]) => [s, described(d)])) as Record<S, ReturnType<typeof described>>),
+    401: errorResponse(`missing or wrong ${opts.credential ?? 'secret_token'}`),
+    ...(opts.body ? errorResponses(BODY_ERRORS) : {}),
+    ...errorResponses(SERVICE_ERRORS),
+    ...errorResponses(specific),
   };
 }
 
-export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
+export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, clock } = deps;
   const onRequest = secretTokenAuth(deps.secretDigest);
 
   // L4 and L6 have an optional body, and store apps send `content-type: application/json` with none:
@@ -69,8 +62,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       response: { 200: Type.Array(Locker, { description: "the location's lockers, each with its cabinets" }), ...errors({ 404: 'no such location', 422: 'location_id is not an id' }, { body: false }) },
     },
   }, async (request, reply) => {
-    const body = await locationListingJson(db, request.params.location_id, clock.now());
-    if (body === undefined) throw notFound(`location ${request.params.location_id}`);
+    const body = await locationLockersJson(deps, request.params.location_id);
     // Already JSON: sent as it is (a string with a JSON content type is not serialized again).
     return reply.type('application/json; charset=utf-8').send(body as never);
   });
@@ -90,27 +82,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
         }, { body: true }),
       },
     },
-  }, async (request, reply) => {
-    const req = request.body;
-    const openCode = randomToken(OPEN_CODE_BYTES);
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const now = clock.now();
-      const { target, created } = await createOrder(db, {
-        orderId: req.order_id, cabinetId: req.cabinet_id, lockerId: req.locker_id, organizationId: req.organization_id,
-        locationId: req.location_id, rearload: req.rearload, openCode,
-      }, now);
-      const mismatch = orderMismatch(req, target);
-      if (mismatch !== null) throw mismatch;
-      if (created !== undefined) return reply.code(201).send(createdOrderView(created));
-      // Nothing was inserted: read the open order with a fresh snapshot (it may have just committed).
-      const open = await findOpenOrderOfCabinet(db, req.cabinet_id);
-      if (isReplay(req, open)) return reply.code(201).send(createdOrderView(open));
-      const refusal = target === undefined ? null : orderRefusal(target, open);
-      if (refusal !== null) throw refusal;
-      // The open order was completed between the two reads: the cabinet may be free now.
-    }
-    throw new AppError(409, 'cabinet_occupied', `cabinet ${req.cabinet_id} is changing, try again`);
-  });
+  }, async (request, reply) => reply.code(201).send(createdOrderView(await createOrder(deps, request.body))));
 
   app.put('/api/lockers/cabinets/:cabinet_id', {
     onRequest,
@@ -122,57 +94,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       body: CabinetCommandBody,
       response: { 200: { ...CommandedCabinet, description: 'the cabinet as the command leaves it (a delayed close: as it is until then)' }, ...errors({ 404: 'no such cabinet', 422: 'invalid body, or what the command or an occupied cabinet needs is missing' }, { body: true }) },
     },
-  }, async (request) => {
-    const req = request.body;
-    const cabinetId = request.params.cabinet_id;
-    const cabinet = await db.tx(async (q) => {
-      const cabinet = await lockCabinetForCommand(q, cabinetId);
-      if (cabinet === undefined) throw notFound(`cabinet ${cabinetId}`);
-      const problem = commandProblems(req, {
-        occupied: cabinet.occupied, rearLoadingAvailable: cabinet.rear_loading_available, currentOrderId: cabinet.current_order_id,
-      });
-      if (problem !== null) throw problem;
-      const orderId = req.order_id ?? null;
-      const updated = await issueCabinetCommand(q, {
-        target: { cabinetId }, command: req.command, door: doorOf(req), source: 'staff', actedBy: req.acted_by ?? null,
-        orderId: orderId === null ? null : String(orderId), reason: req.reason ?? null, size: req.size?.trim() ?? null,
-        thermalMode: req.thermal_mode ?? null, delaySeconds: req.command === 'close' ? (req.delay ?? null) : null,
-      }, clock.now());
-      if (updated === undefined) throw notFound(`cabinet ${cabinetId}`);
-      return updated;
-    });
-    return commandedCabinetView(cabinet);
-  });
-
-  /** L4 and L6: complete the open order, or give back the already completed one unchanged. */
-  async function complete(
-    by: { cabinetId: number } | { openCode: string },
-    body: { completed_by?: number | null; completed_device_id?: number | null; delay?: number | null } | undefined,
-  ) {
-    const missing = () =>
-      new AppError(404, 'not_found', 'cabinetId' in by ? `cabinet ${by.cabinetId} has no order to complete` : 'no order has this open code');
-    if ('openCode' in by && !looksLikeOpenCode(by.openCode)) throw missing();
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const now = clock.now();
-      const coolOffUntil = coolOffEnd(now, body?.delay);
-      const run = async (q: Tx): Promise<OrderRecordRow | undefined> => {
-        const done = await completeOpenOrder(q, by, {
-          completedBy: body?.completed_by ?? null, completedDeviceId: body?.completed_device_id ?? null, coolOffUntil,
-        }, now);
-        if (done !== undefined && coolOffUntil !== null) {
-          await enqueueJob(q, COOL_OFF_END_JOB, { cabinet_id: done.cabinet_id }, coolOffUntil, { key: coolOffKey(done.cabinet_id) });
-        }
-        return done;
-      };
-      const done = coolOffUntil === null ? await db.statement(run) : await db.tx(run);
-      if (done !== undefined) return orderRecordView(done);
-      const order = 'cabinetId' in by ? await findLatestOrderOfCabinet(db, by.cabinetId) : await findOrderByOpenCode(db, by.openCode);
-      if (order === undefined || order.canceled_at !== null) throw missing();
-      if (order.completed_at !== null) return orderRecordView(order);
-      // An order opened after this statement's snapshot: complete that one.
-    }
-    throw new AppError(409, 'order_changing', 'the order is changing, try again');
-  }
+  }, async (request) => commandedCabinetView(await commandCabinet(deps, request.params.cabinet_id, request.body)));
 
   app.put('/api/lockers/orders/cabinets/:cabinet_id', {
     onRequest,
@@ -185,7 +107,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       body: CompleteOrderBody,
       response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'the cabinet has no order to complete', 422: 'invalid body' }, { body: true }) },
     },
-  }, async (request) => complete({ cabinetId: request.params.cabinet_id }, request.body));
+  }, async (request) => orderRecordView(await completeOrder(deps, { cabinetId: request.params.cabinet_id }, request.body)));
 
   app.post('/api/lockers/cabinets/customers/:open_code', {
     onRequest,
@@ -197,23 +119,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       body: CustomerCommandBody,
       response: { 200: { ...CustomerCabinet, description: "the order's cabinet" }, ...errors({ 404: 'no open order with this open code', 422: 'invalid command' }, { body: true }) },
     },
-  }, async (request) => {
-    const { open_code: openCode } = request.params;
-    const { command } = request.body;
-    const missing = () => new AppError(404, 'not_found', 'no open order has this open code');
-    if (!looksLikeOpenCode(openCode)) throw missing();
-    if (command !== 'agree') {
-      const cabinet = await recordCustomerAction(db, openCode, command, clock.now());
-      if (cabinet === undefined) throw missing();
-      return customerCabinetView(cabinet);
-    }
-    const opened = await db.tx((q) => issueCabinetCommand(q, {
-      target: { openCode, event: 'agree' }, command: 'open', door: 'front', source: 'customer', actedBy: null, orderId: null,
-      reason: null, size: null, thermalMode: null, delaySeconds: null,
-    }, clock.now()));
-    if (opened === undefined) throw missing();
-    return customerCabinetView(opened);
-  });
+  }, async (request) => customerCabinetView(await customerCommand(deps, request.params.open_code, request.body.command)));
 
   app.put('/api/lockers/orders/customer/:open_code', {
     onRequest,
@@ -226,10 +132,10 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
       body: CompleteOrderBody,
       response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'no order with this open code', 422: 'invalid body' }, { body: true }) },
     },
-  }, async (request) => complete({ openCode: request.params.open_code }, request.body));
+  }, async (request) => orderRecordView(await completeOrder(deps, { openCode: request.params.open_code }, request.body)));
 
   app.post('/api/lockers/cabinet/status', {
-    onRequest: lockerKeyAuth(db),
+    onRequest: lockerKeyAuth((apiKey) => lockerByKey(deps.db, apiKey)),
     schema: {
       operationId: 'updateLockerStatus', tags, security: [{ lockerApiKey: [] }],
       summary: 'A version 2 locker reports its door states',
@@ -240,28 +146,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: Deps): Promis
   }, async (request) => {
     const locker = request.locker;
     if (locker === null) throw new AppError(401, 'unauthorized', 'the api-key is not valid');
-    if (locker.version !== 2) {
-      // A 422 always says what is wrong by field: here the version of the locker the api-key names.
-      throw new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${locker.version}`, {
-        errors: { version: [`is ${locker.version}; the status update is for version 2 lockers`] },
-      });
-    }
-    const { cabinets, locker_info: info, event } = request.body;
-    const eventProblem = unstorableJson(event);
-    if (eventProblem !== null) throw invalidReport({ event: [eventProblem] });
-    const repeated = repeatedKeys(cabinets);
-    if (repeated !== null) throw invalidReport(repeated);
-    const unknown = await applyStatusReport(db, {
-      lockerId: locker.id,
-      keys: cabinets.map((c) => c.key),
-      front: cabinets.map((c) => c.front_status ?? null),
-      rear: cabinets.map((c) => c.rear_status ?? null),
-      ip: info?.ip ?? null,
-      firmware: info?.firmware ?? null,
-      eventType: event?.type ?? null,
-      event: event ?? null,
-    }, clock.now());
-    if (unknown.length > 0) throw invalidReport(unknownKeys(cabinets, unknown));
-    return { message: 'Locker status updated' };
+    await reportStatus(deps, locker, request.body);
+    return statusReportView();
   });
 }

@@ -1,63 +1,14 @@
 // The locker rules as plain functions: which order creation is refused and why, what a cabinet
-// command needs, and how rows become the wire views of each operation.
+// command needs and changes, what a device report may carry, and the names of delayed work.
 import { AppError, type FieldErrors } from '../http/errors.ts';
-import type { CABINET_COMMANDS, THERMAL_MODES } from './schemas.ts';
+import type { CabinetCommand, Door, DoorState, OrderRecordRow, OrderTarget, ThermalMode } from './types.ts';
 
-export type Door = 'front' | 'rear';
-export type DoorState = 'open' | 'closed';
-export type ThermalMode = (typeof THERMAL_MODES)[number];
-export type CabinetCommand = (typeof CABINET_COMMANDS)[number];
-
-export interface CabinetRow {
-  id: number;
-  key: number;
-  created_at: string;
-  updated_at: string;
-  name: string | null;
-  locker_id: number;
-  state: DoorState;
-  enabled: boolean;
-  size: string;
-  occupied: boolean;
-  released_at: string | null;
-  thermal_mode: ThermalMode;
-  rear_load_status: DoorState;
-  tag: string | null;
-  cool_off_until: string | null;
-}
-
-export interface CreatedOrderRow {
-  id: number;
-  order_id: number;
-  cabinet_id: number;
-  open_code: string;
-  locker_id: number;
-  organization_id: number;
-  location_id: number;
-  app_owner_id: number | null;
-  created_at: string;
-  updated_at: string;
-  rearload: boolean;
-}
-
-export interface OrderRecordRow extends CreatedOrderRow {
-  completed_at: string | null;
-  completed_by: number | null;
-  completed_device_id: number | null;
-  canceled_at: string | null;
-  application: string | null;
-}
-
-/** The cabinet an order creation names, with what the creation is checked against. */
-export interface OrderTarget {
-  cabinet_id: number;
-  enabled: boolean;
-  cooling: boolean;
-  locker_id: number;
-  location_id: number;
-  organization_id: number;
-  rear_loading_available: boolean;
-}
+export const DELAYED_CLOSE_JOB = 'lockers.delayed_close';
+export const COOL_OFF_END_JOB = 'lockers.cool_off_end';
+/** One pending delayed close per door of a cabinet. */
+export const delayedCloseKey = (cabinetId: number, door: Door) => `lockers:close:${cabinetId}:${door}`;
+/** One pending cool-off end per cabinet. */
+export const coolOffKey = (cabinetId: number) => `lockers:cool-off:${cabinetId}`;
 
 export interface CreateOrderRequest {
   rearload: boolean;
@@ -68,24 +19,9 @@ export interface CreateOrderRequest {
   location_id: number;
 }
 
-const flag01 = (b: boolean): 0 | 1 => (b ? 1 : 0);
-
-function cabinetCommon(c: CabinetRow) {
-  return {
-    id: c.id, key: c.key, created_at: c.created_at, updated_at: c.updated_at, name: c.name, locker_id: c.locker_id,
-    state: c.state, size: c.size, released_at: c.released_at, thermal_mode: c.thermal_mode,
-    rear_load_status: c.rear_load_status, tag: c.tag,
-  };
-}
-
-/** L3's cabinet: enabled and occupied as 1/0. */
-export function commandedCabinetView(c: CabinetRow) {
-  return { ...cabinetCommon(c), enabled: flag01(c.enabled), occupied: flag01(c.occupied) };
-}
-
-/** L5's cabinet: enabled and occupied as booleans. */
-export function customerCabinetView(c: CabinetRow) {
-  return { ...cabinetCommon(c), enabled: c.enabled, occupied: c.occupied };
+function invalidFields(errors: FieldErrors): AppError {
+  const [field, problems] = Object.entries(errors)[0] ?? ['(root)', ['is invalid']];
+  return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}`, { errors });
 }
 
 /** L2's 422s: the ids must belong together, and rear loading must exist when asked for. */
@@ -114,20 +50,9 @@ export function isReplay(req: CreateOrderRequest, openOrder: OrderRecordRow | un
   return openOrder !== undefined && openOrder.order_id === req.order_id && openOrder.rearload === req.rearload;
 }
 
-export function createdOrderView(o: CreatedOrderRow) {
-  return {
-    order_id: o.order_id, cabinet_id: o.cabinet_id, open_code: o.open_code, locker_id: o.locker_id,
-    organization_id: o.organization_id, location_id: o.location_id, app_owner_id: o.app_owner_id,
-    updated_at: o.updated_at, created_at: o.created_at, id: o.id,
-  };
-}
-
-export function orderRecordView(o: OrderRecordRow) {
-  return {
-    ...createdOrderView(o),
-    completed_at: o.completed_at, completed_by: o.completed_by, completed_device_id: o.completed_device_id,
-    canceled_at: o.canceled_at, application: o.application,
-  };
+/** The cool-off of a completion: its end, or null to release the cabinet now. */
+export function coolOffEnd(now: Date, delaySeconds: number | null | undefined): Date | null {
+  return typeof delaySeconds === 'number' && delaySeconds > 0 ? new Date(now.getTime() + delaySeconds * 1000) : null;
 }
 
 export interface CabinetCommandRequest {
@@ -182,15 +107,26 @@ export function delayedCloseSeconds(req: Pick<CabinetCommandRequest, 'command' |
   return req.command === 'close' && typeof req.delay === 'number' && req.delay > 0 ? req.delay : null;
 }
 
-/** The cool-off of a completion: its end, or null to release the cabinet now. */
-export function coolOffEnd(now: Date, delaySeconds: number | null | undefined): Date | null {
-  return typeof delaySeconds === 'number' && delaySeconds > 0 ? new Date(now.getTime() + delaySeconds * 1000) : null;
+/** What a command changes on its cabinet now (null: left as it is); a delayed close changes nothing yet. */
+export function commandEffect(command: CabinetCommand, opts: { delayed: boolean; size: string | null; thermalMode: ThermalMode | null }) {
+  const doorState: DoorState | null = command === 'open' ? 'open' : command === 'close' && !opts.delayed ? 'closed' : null;
+  return {
+    doorState,
+    enabled: command === 'enable' ? true : command === 'disable' ? false : null,
+    size: command === 'resize' ? opts.size : null,
+    thermalMode: command === 'set_thermal_mode' ? opts.thermalMode : null,
+  };
 }
 
+/** An open code is URL-safe base64; anything else cannot be one (and is not looked up). */
+export const looksLikeOpenCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,100}$/.test(code);
 
-function invalidFields(errors: FieldErrors): AppError {
-  const [field, problems] = Object.entries(errors)[0] ?? ['(root)', ['is invalid']];
-  return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}`, { errors });
+/** L7 is for version 2 lockers; a 422 always says what is wrong by field: here the locker's version. */
+export function unsupportedVersion(version: number): AppError | null {
+  if (version === 2) return null;
+  return new AppError(422, 'unsupported_locker_version', `the status update is for version 2 lockers; this locker is version ${version}`, {
+    errors: { version: [`is ${version}; the status update is for version 2 lockers`] },
+  });
 }
 
 /** L7: a key reported twice in one report is ambiguous; errors by field, or null. */
@@ -219,9 +155,6 @@ export function invalidReport(errors: FieldErrors): AppError {
   const [field, problems] = Object.entries(errors)[0] ?? ['cabinets', ['is invalid']];
   return new AppError(422, 'validation_failed', `${field}: ${problems.join(', ')}; nothing was applied`, { errors });
 }
-
-/** An open code is URL-safe base64; anything else cannot be one (and is not looked up). */
-export const looksLikeOpenCode = (code: string): boolean => /^[A-Za-z0-9_-]{1,100}$/.test(code);
 
 /** How deep a locker's event may nest: a device's details are a few levels at most. */
 export const MAX_EVENT_DEPTH = 32;

@@ -1,48 +1,21 @@
 // Request and response schemas of the locker operations. The response schemas are the wire
 // contract (field sets and flag types per operation) and let Fastify serialize without reflection.
-import { Type, type TUnsafe } from 'typebox';
+import { Type } from 'typebox';
+import { Flag01, INT32_MAX, nullable, NullableTimestamp, oneOf, oneOfOrNull, RowId, STORABLE, StorableText, Timestamp } from '../http/schemas.ts';
 
-const MAX_INT4 = 2_147_483_647;
-
-/** A row id of ours (a PostgreSQL integer): anything larger cannot exist. */
-export const RowId = Type.Integer({ minimum: 1, maximum: MAX_INT4 });
 /** A caller's number (order_id, a user id, a device id): any JSON integer that is exact in JavaScript. */
 const SAFE = { minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 const CallerNumber = Type.Integer(SAFE);
+const NullableCallerNumber = nullable(CallerNumber);
 /** Seconds; at most a week, so a typo cannot park a cabinet for years. */
-const DELAY = { minimum: 0, maximum: 604_800 };
-
-/** `{ type: [t, 'null'] }` rather than anyOf: the serializer stays a straight line. */
-function nullable<T>(type: 'string' | 'integer' | 'boolean', extra: Record<string, unknown> = {}): TUnsafe<T | null> {
-  return Type.Unsafe<T | null>({ type: [type, 'null'], ...extra });
-}
-/** A string enum as one `enum` keyword, so a wrong value gets one clear error, not one per literal. */
-function oneOf<T extends string>(values: readonly T[]): TUnsafe<T> {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values] });
-}
-function oneOfOrNull<T extends string>(values: readonly T[]): TUnsafe<T | null> {
-  return Type.Unsafe<T | null>({ type: ['string', 'null'], enum: [...values, null] });
-}
-const NullableInteger = nullable<number>('integer');
-const NullableCallerNumber = nullable<number>('integer', SAFE);
-const NullableDelay = nullable<number>('integer', { ...DELAY, description: 'seconds' });
-const NullableString = nullable<string>('string');
-const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SS.ffffffZ' });
-const NullableTimestamp = nullable<string>('string', { description: 'UTC, YYYY-MM-DDTHH:MM:SS.ffffffZ, or null' });
-/** Text we store: PostgreSQL text cannot hold the NUL character, so it is refused up front (422). */
-const STORABLE = { pattern: '^[^\\u0000]*$' };
-const Flag01 = Type.Integer({ minimum: 0, maximum: 1, description: '1 or 0' });
+const NullableDelay = nullable(Type.Integer({ minimum: 0, maximum: 604_800, description: 'seconds' }));
+const NullableInteger = nullable(Type.Integer());
+const NullableString = nullable(Type.String());
 
 export const THERMAL_MODES = ['ambient', 'heat', 'freeze', 'chill'] as const;
 export const CABINET_COMMANDS = ['resize', 'set_thermal_mode', 'disable', 'enable', 'open', 'close'] as const;
 export const CUSTOMER_COMMANDS = ['here', 'agree', 'disagree'] as const;
 const DoorState = oneOf(['open', 'closed']);
-
-export const ErrorBody = Type.Object({
-  message: Type.String(),
-  code: Type.String(),
-  errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-});
 
 const cabinetBase = {
   id: Type.Integer(),
@@ -51,11 +24,11 @@ const cabinetBase = {
   updated_at: Timestamp,
   name: NullableString,
   locker_id: Type.Integer(),
-  state: oneOf(['open', 'closed']),
+  state: DoorState,
   size: Type.String(),
   released_at: NullableTimestamp,
   thermal_mode: oneOf(THERMAL_MODES),
-  rear_load_status: oneOf(['open', 'closed']),
+  rear_load_status: DoorState,
   tag: NullableString,
 };
 
@@ -130,11 +103,11 @@ export const CreateOrderBody = Type.Object({
 export const CabinetCommandBody = Type.Object({
   command: oneOf(CABINET_COMMANDS),
   acted_by: Type.Optional(NullableCallerNumber),
-  size: Type.Optional(nullable<string>('string', { maxLength: 64, ...STORABLE })),
+  size: Type.Optional(nullable(StorableText({ maxLength: 64 }))),
   thermal_mode: Type.Optional(oneOfOrNull(THERMAL_MODES)),
   // The seed types it as a string; deployed apps also send the number itself.
   order_id: Type.Optional(Type.Unsafe<string | number | null>({ type: ['string', 'integer', 'null'], maxLength: 64, ...STORABLE, ...SAFE })),
-  reason: Type.Optional(nullable<string>('string', { maxLength: 1000, ...STORABLE })),
+  reason: Type.Optional(nullable(StorableText({ maxLength: 1000 }))),
   rearload: Type.Optional(Type.Boolean()),
   delay: Type.Optional(NullableDelay),
 });
@@ -152,7 +125,7 @@ export const CustomerCommandBody = Type.Object({
 export const StatusReportBody = Type.Object({
   cabinets: Type.Array(
     Type.Object({
-      key: Type.Integer({ minimum: 0, maximum: MAX_INT4 }),
+      key: Type.Integer({ minimum: 0, maximum: INT32_MAX }),
       front_status: Type.Optional(DoorState),
       rear_status: Type.Optional(DoorState),
     }),
@@ -160,12 +133,12 @@ export const StatusReportBody = Type.Object({
   ),
   locker_info: Type.Optional(
     Type.Object({
-      ip: Type.Optional(Type.String({ maxLength: 64, ...STORABLE })),
-      firmware: Type.Optional(Type.String({ maxLength: 128, ...STORABLE })),
+      ip: Type.Optional(StorableText({ maxLength: 64 })),
+      firmware: Type.Optional(StorableText({ maxLength: 128 })),
     }),
   ),
   // Other fields of the event are kept as sent (the device's own details).
-  event: Type.Optional(Type.Object({ type: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }) })),
+  event: Type.Optional(Type.Object({ type: StorableText({ minLength: 1, maxLength: 64 }) })),
 });
 
 export const StatusReportReply = Type.Object({ message: Type.String() });
