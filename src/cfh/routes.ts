@@ -1,34 +1,30 @@
 // Call for Help over HTTP (C0-C5): customers' devices create and cancel requests, chat integrations
 // claim, go and complete them, customer pages poll the status. Bearer tokens with the cfh scope;
-// everything is looked up within the token's organization.
+// each route parses, calls its use case (requests.ts) and renders the answer.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Deps } from '../app.ts';
-import { bearerAuth, type Principal } from '../http/auth.ts';
-import { AppError, notFound } from '../http/errors.ts';
-import { creationProblems, cancelOfClosed, decideOnTheWay, newMessageId, toRecord, toStatusView, type Staff } from './rules.ts';
-import {
-  CancelBody, CfhRequestRecord, CfhStatusView, CompleteBody, CreateBody, ErrorBody, StaffActionBody, Success, TrackingQuery,
-  type RequestFrom,
-} from './schemas.ts';
-import * as store from './store.ts';
+import { bearerAuth, type ApiTokens, type Principal } from '../http/auth.ts';
+import { BODY_ERRORS, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
+import { cancelRequest, claimRequest, completeRequest, createRequest, markOnTheWay, requestStatus, type CfhDeps } from './requests.ts';
+import type { Staff } from './rules.ts';
+import { CancelBody, CfhRequestRecord, CfhStatusView, CompleteBody, CreateBody, StaffActionBody, Success, TrackingQuery } from './schemas.ts';
+import { toRecord, toStatusView } from './views.ts';
+
+export interface CfhRouteDeps extends CfhDeps {
+  /** The bearer-token lookup the app shares between features (one cache). */
+  apiTokens: ApiTokens;
+}
 
 const security = [{ bearerToken: [] }];
 const tags = ['callforhelp'];
-const queryErrors = {
-  401: { ...ErrorBody, description: 'missing or invalid bearer token' },
-  403: { ...ErrorBody, description: 'the token lacks the cfh scope' },
-  422: { ...ErrorBody, description: 'the body or query is invalid' },
-  429: { ...ErrorBody, description: 'too many refused requests from this client; see Retry-After' },
-  503: { ...ErrorBody, description: 'the database is unavailable; see Retry-After' },
-};
-const errors = {
-  ...queryErrors,
-  400: { ...ErrorBody, description: 'the body is not JSON' },
-  413: { ...ErrorBody, description: 'the body is too large' },
-  415: { ...ErrorBody, description: 'unsupported content type (send application/json)' },
-};
-const notFoundResponse = { 404: { ...ErrorBody, description: 'no such request (for this token\'s organization)' } };
+const queryErrors = errorResponses({
+  401: 'missing or invalid bearer token',
+  403: 'the token lacks the cfh scope',
+  422: 'the body or query is invalid',
+  ...SERVICE_ERRORS,
+});
+const errors = { ...queryErrors, ...errorResponses(BODY_ERRORS) };
+const notFoundResponse = errorResponses({ 404: 'no such request (for this token\'s organization)' });
 
 function principalOf(request: FastifyRequest): Principal {
   // Set by the route's bearerAuth hook, which refuses the request otherwise.
@@ -36,17 +32,12 @@ function principalOf(request: FastifyRequest): Principal {
 }
 
 function staffOf(body: StaffActionBody): Staff {
-  return { name: body.claimed_by, userId: body.claimed_by_user_id, channelId: body.channel_id, from: (body.request_from ?? 'provider_a') as RequestFrom };
+  return { name: body.claimed_by, userId: body.claimed_by_user_id, channelId: body.channel_id, from: body.request_from ?? 'provider_a' };
 }
 
-function found<T>(result: T | null): T {
-  if (result === null) throw notFound('CFH request');
-  return result;
-}
-
-export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<void> {
+export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const onRequest = bearerAuth(fastify.apiTokens, 'cfh');
+  const onRequest = bearerAuth(deps.apiTokens, 'cfh');
 
   app.post('/api/callforhelp/requests', {
     onRequest,
@@ -57,22 +48,12 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
       response: { 201: CfhRequestRecord, ...errors },
     },
   }, async (request, reply) => {
-    const { organizationId, tokenId } = principalOf(request);
     const body = request.body;
-    const inserted = await store.insertRequest(deps.db, {
-      organizationId, tokenId, messageId: newMessageId(),
+    const row = await createRequest(deps, principalOf(request), {
       locationId: body.location_id, optionId: body.option_id,
       deviceId: body.device_id ?? null, displayId: body.display_id ?? null,
       callbuttonId: body.callbutton_id ?? null, chatChannelId: body.chat_channel_id ?? null,
-      defaultTimeoutSeconds: deps.config.cfhTimeoutSeconds,
-    }, deps.clock.now());
-    const problems = creationProblems({ location: inserted.locationFound, option: inserted.optionFound });
-    if (problems !== null) {
-      const message = Object.entries(problems).map(([field, list]) => `${field}: ${list.join(', ')}`).join('; ');
-      throw new AppError(422, 'validation_failed', message, { errors: problems });
-    }
-    if (inserted.row === null) throw new Error('a CFH request that passed its checks was not inserted');
-    const row = inserted.row;
+    });
     return reply.code(201).send(toRecord(row));
   });
 
@@ -85,9 +66,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
       response: { 200: Success, ...errors, ...notFoundResponse },
     },
   }, async (request) => {
-    const { organizationId, tokenId } = principalOf(request);
-    const success = found(await store.claim(deps.db, organizationId, request.body.message_id, staffOf(request.body), tokenId, deps.clock.now()));
-    return { success };
+    return { success: await claimRequest(deps, principalOf(request), request.body.message_id, staffOf(request.body)) };
   });
 
   app.post('/api/callforhelp/on_the_way', {
@@ -99,17 +78,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
       response: { 200: Success, ...errors, ...notFoundResponse },
     },
   }, async (request) => {
-    const { organizationId, tokenId } = principalOf(request);
-    const staff = staffOf(request.body);
-    const now = deps.clock.now();
-    const success = await deps.db.tx(async (q) => {
-      const state = found(await store.lockForOnTheWay(q, organizationId, request.body.message_id));
-      const decision = decideOnTheWay(state, staff);
-      if (!decision.allowed) return false;
-      await store.writeOnTheWay(q, state.id, decision, staff, tokenId, now);
-      return true;
-    });
-    return { success };
+    return { success: await markOnTheWay(deps, principalOf(request), request.body.message_id, staffOf(request.body)) };
   });
 
   app.post('/api/callforhelp/complete', {
@@ -121,10 +90,8 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
       response: { 200: Success, ...errors, ...notFoundResponse },
     },
   }, async (request) => {
-    const { organizationId, tokenId } = principalOf(request);
     const body = request.body;
-    const success = found(await store.complete(deps.db, organizationId, body.message_id, staffOf(body), body.customer_status, tokenId, deps.clock.now()));
-    return { success };
+    return { success: await completeRequest(deps, principalOf(request), body.message_id, staffOf(body), body.customer_status) };
   });
 
   app.post('/api/callforhelp/cancel', {
@@ -135,16 +102,11 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
       body: CancelBody,
       response: {
         200: CfhRequestRecord, ...errors, ...notFoundResponse,
-        409: { ...ErrorBody, description: 'the request is already completed' },
+        ...errorResponses({ 409: 'the request is already completed' }),
       },
     },
   }, async (request) => {
-    const { organizationId, tokenId } = principalOf(request);
-    const result = found(await store.cancel(deps.db, organizationId, request.body.message_id, tokenId, deps.clock.now()));
-    if (!result.changed && cancelOfClosed(result.row) === 'conflict') {
-      throw new AppError(409, 'cfh_request_completed', 'the request is already completed and cannot be cancelled');
-    }
-    return toRecord(result.row);
+    return toRecord(await cancelRequest(deps, principalOf(request), request.body.message_id));
   });
 
   app.get('/api/callforhelp/v1/tracking', {
@@ -156,7 +118,6 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: Deps): Promise<v
       response: { 200: CfhStatusView, ...queryErrors, ...notFoundResponse },
     },
   }, async (request) => {
-    const { organizationId } = principalOf(request);
-    return toStatusView(found(await store.findStatus(deps.db, organizationId, request.query.message_id)));
+    return toStatusView(await requestStatus(deps, principalOf(request).organizationId, request.query.message_id));
   });
 }

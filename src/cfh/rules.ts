@@ -1,15 +1,8 @@
-// The rules of a Call for Help request that are not a single SQL predicate, and its wire formats.
-// The transitions that must hold under concurrency (claim, complete, cancel) are conditional
-// UPDATEs in store.ts; their conditions are spelled out there next to the SQL.
+// The rules of a Call for Help request that are not a single SQL predicate. The transitions that
+// must hold under concurrency (claim, complete, cancel) are conditional UPDATEs in store.ts; their
+// conditions are spelled out there next to the SQL.
 import type { FieldErrors } from '../http/errors.ts';
-import { randomToken } from '../http/secrets.ts';
-import { sqlSeconds } from '../db/timestamps.ts';
-import type { CfhRequestRecord, CfhStatusView, RequestFrom } from './schemas.ts';
-
-/** 128 random bits, URL-safe: it travels in QR codes and customer page links. */
-export function newMessageId(): string {
-  return randomToken(16);
-}
+import type { RequestFrom } from './schemas.ts';
 
 /** C0's own checks: the location and the option must be the token's organization's, and the option
  * either for every location of it or for this one. */
@@ -62,134 +55,26 @@ export function cancelOfClosed(state: { is_completed: boolean }): CancelOutcome 
   return state.is_completed ? 'conflict' : 'unchanged';
 }
 
-/** A cfh_requests row as store.ts selects it (timestamps already in the wire format). */
-export interface RequestRow {
-  id: number;
-  device_id: number | null;
-  is_claimed: boolean;
-  claimed_at: string | null;
-  claimed_by: string | null;
-  organization_id: number;
-  location_id: number;
-  option_id: number;
-  created_at: string;
-  updated_at: string;
-  chat_channel_id: string | null;
-  message_id: string;
-  is_timeout: boolean;
-  timeout_at: string | null;
-  is_closed: boolean;
-  closed_at: string | null;
-  is_on_the_way: boolean;
-  staff_on_the_way_at: string | null;
-  completed_at: string | null;
-  is_completed: boolean;
-  completion_reason: string | null;
-  is_canceled: boolean;
-  customer_canceled_at: string | null;
-  display_id: number | null;
-  callbutton_id: number | null;
-}
+/** The statuses of a request's events (contract section 11 spells "cancelled" with two l's; the
+ * request's own step log keeps the seed's "canceled"). */
+export type CfhEventStatus = 'created' | 'claimed' | 'on_the_way' | 'completed' | 'cancelled' | 'timed_out';
 
-/** The seed's CFH request record: is_completed 0/1, closed_at and customer_canceled_at in seconds. */
-export function toRecord(row: RequestRow): CfhRequestRecord {
-  return {
-    id: row.id,
-    device_id: row.device_id,
-    is_claimed: row.is_claimed,
-    claimed_at: row.claimed_at,
-    claimed_by: row.claimed_by,
-    organization_id: row.organization_id,
-    location_id: row.location_id,
-    option_id: row.option_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    chat_channel_id: row.chat_channel_id,
-    message_id: row.message_id,
-    is_timeout: row.is_timeout,
-    timeout_at: row.timeout_at,
-    is_closed: row.is_closed,
-    closed_at: sqlSeconds(row.closed_at),
-    is_on_the_way: row.is_on_the_way,
-    staff_on_the_way_at: row.staff_on_the_way_at,
-    completed_at: row.completed_at,
-    is_completed: row.is_completed ? 1 : 0,
-    completion_reason: row.completion_reason,
-    is_canceled: row.is_canceled,
-    customer_canceled_at: sqlSeconds(row.customer_canceled_at),
-    display_id: row.display_id,
-    callbutton_id: row.callbutton_id,
-  };
-}
+/** A step as its event tells it: the staff steps name the employee. */
+export type CfhEventStep =
+  | { status: 'created' | 'cancelled' | 'timed_out' }
+  | { status: 'claimed' | 'on_the_way' | 'completed'; by: string };
 
-export interface StatusRow {
-  device_id: number | null;
-  location_id: number;
-  organization_id: number;
-  message_id: string;
-  option_id: number;
-  is_claimed: boolean;
-  claimed_at: string | null;
-  claimed_by: string | null;
-  created_at: string;
-  updated_at: string;
-  is_timeout: boolean;
-  timeout_at: string | null;
-  is_closed: boolean;
-  closed_at: string | null;
-  is_on_the_way: boolean;
-  staff_on_the_way_at: string | null;
-  is_completed: boolean;
-  is_canceled: boolean;
-  customer_canceled_at: string | null;
-  option_text_en: string;
-  option_text_fr: string;
-  option_prompt_en: string;
-  option_prompt_fr: string;
-  option_organization_id: number;
-  option_location_id: number | null;
-  option_created_at: string;
-  option_updated_at: string;
-}
-
-/** The seed's status view (C5): what a customer's page polls. */
-export function toStatusView(row: StatusRow): CfhStatusView {
-  return {
-    device_id: row.device_id,
-    option: {
-      id: row.option_id,
-      text_en: row.option_text_en,
-      text_fr: row.option_text_fr,
-      prompt_en: row.option_prompt_en,
-      prompt_fr: row.option_prompt_fr,
-      organization_id: row.option_organization_id,
-      location_id: row.option_location_id,
-      created_at: row.option_created_at,
-      updated_at: row.option_updated_at,
-    },
-    location_id: row.location_id,
-    message_id: row.message_id,
-    cfh_request: {
-      option_id: row.option_id,
-      is_claimed: row.is_claimed,
-      claimed_at: row.claimed_at,
-      claimed_by: row.claimed_by,
-      location_id: row.location_id,
-      organization_id: row.organization_id,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      is_timeout: row.is_timeout,
-      timeout_at: row.timeout_at,
-      is_closed: row.is_closed,
-      closed_at: sqlSeconds(row.closed_at),
-      is_on_the_way: row.is_on_the_way,
-      staff_on_the_way_at: row.staff_on_the_way_at,
-      is_canceled: row.is_canceled,
-      customer_canceled_at: sqlSeconds(row.customer_canceled_at),
-      // The service has no separate "arrived" step: deployed clients read arrival from on-the-way.
-      employee_has_arrived: row.is_on_the_way,
-      employee_arrived_at: row.staff_on_the_way_at,
-    },
-    show_survey: row.is_completed,
-  };
+/**
+ * The first half of an event's message; the statement that writes the event adds ": " and the
+ * option's prompt, which it reads in the same round trip (C0 knows only the option's id).
+ */
+export function eventLead(step: CfhEventStep): string {
+  switch (step.status) {
+    case 'created': return 'Customer needs help';
+    case 'claimed': return `${step.by} claimed`;
+    case 'on_the_way': return `${step.by} is on the way`;
+    case 'completed': return `${step.by} completed`;
+    case 'cancelled': return 'The customer cancelled';
+    case 'timed_out': return 'Nobody claimed in time';
+  }
 }

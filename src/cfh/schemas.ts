@@ -1,49 +1,34 @@
 // Wire shapes of Call for Help (seed "CFH request", "CFH status view", "CFH option"). Response
 // schemas are exact, so Fastify serializes them with a compiled serializer and nothing extra leaks.
-import { Type, type Static, type TSchema } from 'typebox';
-
-const INT32_MAX = 2_147_483_647;
-
-/** `type: [T, 'null']` rather than anyOf: same meaning, and the serializer stays on its fast path. */
-function nullable<T extends TSchema>(schema: T) {
-  const base = schema as unknown as { type: string };
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [base.type, 'null'] });
-}
-
-/** Text that reaches the database: PostgreSQL text cannot hold the NUL character, so it is a 422
- * here rather than an error of the query (a 500). */
-const STORABLE = { pattern: '^[^\\u0000]*$' };
-/** A string field of a request body or query. */
-const Text = (options: { minLength?: number; maxLength: number; description?: string }) => Type.String({ ...options, ...STORABLE });
-
-const Id = Type.Integer({ minimum: 1, maximum: INT32_MAX });
-const OptionalId = Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })));
-const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SS.ffffffZ' });
-const SqlSeconds = Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS' });
+import { Type, type Static } from 'typebox';
+import { Flag01, INT32_MAX, nullable, NullableTimestamp, oneOf, RowId, SqlSeconds, StorableText, Timestamp } from '../http/schemas.ts';
 
 export const REQUEST_FROM = ['provider_a', 'provider_b', 'provider_c', 'web_interface'] as const;
 export type RequestFrom = (typeof REQUEST_FROM)[number];
 
+const OptionalId = Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })));
+const NullableSqlSeconds = nullable(SqlSeconds);
+
 // --- requests ---
 
 export const CreateBody = Type.Object({
-  location_id: Id,
-  option_id: Id,
+  location_id: RowId,
+  option_id: RowId,
   device_id: OptionalId,
   display_id: OptionalId,
   callbutton_id: OptionalId,
-  chat_channel_id: Type.Optional(nullable(Text({ minLength: 1, maxLength: 200 }))),
+  chat_channel_id: Type.Optional(nullable(StorableText({ minLength: 1, maxLength: 200 }))),
 });
 export type CreateBody = Static<typeof CreateBody>;
 
-const MessageId = Text({ minLength: 1, maxLength: 64, description: 'the request, as C0 returned it' });
+const MessageId = StorableText({ minLength: 1, maxLength: 64, description: 'the request, as C0 returned it' });
 
 const StaffAction = {
   message_id: MessageId,
-  channel_id: Text({ minLength: 1, maxLength: 200, description: 'the channel id at the provider' }),
-  claimed_by: Text({ minLength: 1, maxLength: 200, description: 'name of the employee' }),
-  claimed_by_user_id: Text({ minLength: 1, maxLength: 200, description: 'the user id at the provider' }),
-  request_from: Type.Optional(Type.Enum([...REQUEST_FROM], { type: 'string', default: 'provider_a' })),
+  channel_id: StorableText({ minLength: 1, maxLength: 200, description: 'the channel id at the provider' }),
+  claimed_by: StorableText({ minLength: 1, maxLength: 200, description: 'name of the employee' }),
+  claimed_by_user_id: StorableText({ minLength: 1, maxLength: 200, description: 'the user id at the provider' }),
+  request_from: Type.Optional(oneOf(REQUEST_FROM, { default: 'provider_a' })),
 };
 
 export const StaffActionBody = Type.Object(StaffAction);
@@ -51,7 +36,7 @@ export type StaffActionBody = Static<typeof StaffActionBody>;
 
 export const CompleteBody = Type.Object({
   ...StaffAction,
-  customer_status: Text({ minLength: 1, maxLength: 200, description: 'how the employee completed the request, e.g. not_interested' }),
+  customer_status: StorableText({ minLength: 1, maxLength: 200, description: 'how the employee completed the request, e.g. not_interested' }),
 });
 export type CompleteBody = Static<typeof CompleteBody>;
 
@@ -69,7 +54,7 @@ export const CfhRequestRecord = Type.Object({
   id: Type.Integer(),
   device_id: nullable(Type.Integer()),
   is_claimed: Type.Boolean(),
-  claimed_at: nullable(Timestamp),
+  claimed_at: NullableTimestamp,
   claimed_by: nullable(Type.String()),
   organization_id: Type.Integer(),
   location_id: Type.Integer(),
@@ -79,16 +64,16 @@ export const CfhRequestRecord = Type.Object({
   chat_channel_id: nullable(Type.String()),
   message_id: Type.String(),
   is_timeout: Type.Boolean(),
-  timeout_at: nullable(Timestamp),
+  timeout_at: NullableTimestamp,
   is_closed: Type.Boolean(),
-  closed_at: nullable(SqlSeconds),
+  closed_at: NullableSqlSeconds,
   is_on_the_way: Type.Boolean(),
-  staff_on_the_way_at: nullable(Timestamp),
-  completed_at: nullable(Timestamp),
-  is_completed: Type.Integer({ minimum: 0, maximum: 1 }),
+  staff_on_the_way_at: NullableTimestamp,
+  completed_at: NullableTimestamp,
+  is_completed: Flag01,
   completion_reason: nullable(Type.String()),
   is_canceled: Type.Boolean(),
-  customer_canceled_at: nullable(SqlSeconds),
+  customer_canceled_at: NullableSqlSeconds,
   display_id: nullable(Type.Integer()),
   callbutton_id: nullable(Type.Integer()),
 });
@@ -115,29 +100,23 @@ export const CfhStatusView = Type.Object({
   cfh_request: Type.Object({
     option_id: Type.Integer(),
     is_claimed: Type.Boolean(),
-    claimed_at: nullable(Timestamp),
+    claimed_at: NullableTimestamp,
     claimed_by: nullable(Type.String()),
     location_id: Type.Integer(),
     organization_id: Type.Integer(),
     created_at: Timestamp,
     updated_at: Timestamp,
     is_timeout: Type.Boolean(),
-    timeout_at: nullable(Timestamp),
+    timeout_at: NullableTimestamp,
     is_closed: Type.Boolean(),
-    closed_at: nullable(SqlSeconds),
+    closed_at: NullableSqlSeconds,
     is_on_the_way: Type.Boolean(),
-    staff_on_the_way_at: nullable(Timestamp),
+    staff_on_the_way_at: NullableTimestamp,
     is_canceled: Type.Boolean(),
-    customer_canceled_at: nullable(SqlSeconds),
+    customer_canceled_at: NullableSqlSeconds,
     employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
     employee_arrived_at: nullable(Type.String({ description: 'mirrors staff_on_the_way_at' })),
   }),
   show_survey: Type.Boolean({ description: 'true once the request is completed' }),
 });
 export type CfhStatusView = Static<typeof CfhStatusView>;
-
-export const ErrorBody = Type.Object({
-  message: Type.String(),
-  code: Type.String(),
-  errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-});

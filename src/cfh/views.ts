@@ -1,0 +1,77 @@
+// The wire formats of Call for Help: the seed's request record (C0, C4) and status view (C5).
+import { sqlSeconds } from '../db/timestamps.ts';
+import type { CfhRequestRecord, CfhStatusView } from './schemas.ts';
+import type { RequestRow, StatusRow } from './rows.ts';
+
+/** The seed's CFH request record: is_completed 0/1, closed_at and customer_canceled_at in seconds. */
+export function toRecord(row: RequestRow): CfhRequestRecord {
+  return {
+    id: row.id,
+    device_id: row.device_id,
+    is_claimed: row.is_claimed,
+    claimed_at: row.claimed_at,
+    claimed_by: row.claimed_by,
+    organization_id: row.organization_id,
+    location_id: row.location_id,
+    option_id: row.option_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    chat_channel_id: row.chat_channel_id,
+    message_id: row.message_id,
+    is_timeout: row.is_timeout,
+    timeout_at: row.timeout_at,
+    is_closed: row.is_closed,
+    closed_at: sqlSeconds(row.closed_at),
+    is_on_the_way: row.is_on_the_way,
+    staff_on_the_way_at: row.staff_on_the_way_at,
+    completed_at: row.completed_at,
+    is_completed: row.is_completed ? 1 : 0,
+    completion_reason: row.completion_reason,
+    is_canceled: row.is_canceled,
+    customer_canceled_at: sqlSeconds(row.customer_canceled_at),
+    display_id: row.display_id,
+    callbutton_id: row.callbutton_id,
+  };
+}
+
+/** The seed's status view (C5): what a customer's page polls. */
+export function toStatusView(row: StatusRow): CfhStatusView {
+  return {
+    device_id: row.device_id,
+    option: {
+      id: row.option_id,
+      text_en: row.option_text_en,
+      text_fr: row.option_text_fr,
+      prompt_en: row.option_prompt_en,
+      prompt_fr: row.option_prompt_fr,
+      organization_id: row.option_organization_id,
+      location_id: row.option_location_id,
+      created_at: row.option_created_at,
+      updated_at: row.option_updated_at,
+    },
+    location_id: row.location_id,
+    message_id: row.message_id,
+    cfh_request: {
+      option_id: row.option_id,
+      is_claimed: row.is_claimed,
+      claimed_at: row.claimed_at,
+      claimed_by: row.claimed_by,
+      location_id: row.location_id,
+      organization_id: row.organization_id,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      is_timeout: row.is_timeout,
+      timeout_at: row.timeout_at,
+      is_closed: row.is_closed,
+      closed_at: sqlSeconds(row.closed_at),
+      is_on_the_way: row.is_on_the_way,
+      staff_on_the_way_at: row.staff_on_the_way_at,
+      is_canceled: row.is_canceled,
+      customer_canceled_at: sqlSeconds(row.customer_canceled_at),
+      // The service has no separate "arrived" step: deployed clients read arrival from on-the-way.
+      employee_has_arrived: row.is_on_the_way,
+      employee_arrived_at: row.staff_on_the_way_at,
+    },
+    show_survey: row.is_completed,
+  };
+}
