@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { redactUrl } from '../../src/http/secrets.ts';
-import { runs } from './support.ts';
+import { runs } from '../support/contract.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const example = path.join(root, 'examples/provision.json');

@@ -3,20 +3,15 @@
 // (including a delayed close that fell due) reach the locker device once it is back, in order.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { api, LockerDevice, SECRET, writeWorld } from './clients.ts';
 import { freshDatabase, inspect } from './postgres.ts';
-import { cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
+import { atCleanup, cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
 
 const skip = mosquittoBinary() === null ? 'needs mosquitto (set MOSQUITTO_BIN) for a broker this test may restart' : false;
 
-let device: LockerDevice | undefined;
-after(async () => {
-  await device?.close();
-  await cleanupAll();
-});
-
 test('the broker restarted: commands queued while it was away reach the locker afterwards, each acted on once, in order', { skip }, async (t) => {
+  t.after(cleanupAll);
   const dir = tempDir('broker');
   const w = writeWorld(dir, 12);
   const broker = await startMosquitto();
@@ -26,17 +21,17 @@ test('the broker restarted: commands queued while it was away reach the locker a
     SECRET_TOKEN: SECRET, PROVISION_FILE: w.file, MQTT_URL: broker.url, MQTT_CLIENT_ID: 'storeops-s',
     ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
   });
-  t.after(() => {
+  atCleanup(async () => {
     if (!service.running()) t.diagnostic(`the service died: ${service.output()}`);
   });
   const S = api(service.url, w);
-  device = await LockerDevice.connect(broker.url, w.lockerId, w.lockerKey);
+  const device = await LockerDevice.connect(broker.url, w.lockerId, w.lockerKey);
   const [c1, c2, c3, c4, c5] = w.cabinetIds as [number, number, number, number, number];
   const topic = `lockers/${w.lockerId}/commands`;
   const db = databaseUrl !== null ? inspect(databaseUrl) : null; // PGlite is the service's alone
 
   for (const cabinetId of [c1, c2, c3, c5]) assert.equal((await S.command(cabinetId, { command: 'open' })).status, 200);
-  await waitFor('the first commands to arrive', () => device?.processed.length === 4);
+  await waitFor('the first commands to arrive', () => device.processed.length === 4);
 
   await broker.stop();
   await waitFor('the service to see the broker gone', async () => (await S.ready()).body.mqtt === 'down');
@@ -65,7 +60,7 @@ test('the broker restarted: commands queued while it was away reach the locker a
   assert.equal(device.processed.length, 4, 'nothing reached the device while the broker was away');
 
   await broker.start();
-  await waitFor('every queued command to reach the device', () => device?.processed.length === 12, { tries: 200 });
+  await waitFor('every queued command to reach the device', () => device.processed.length === 12, { tries: 200 });
   await waitFor('the service to reconnect', async () => (await S.ready()).body.mqtt === 'up');
 
   // Each command acted on once (the device dedupes by command_id; see the diagnostic for copies),

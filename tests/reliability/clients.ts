@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
+import { atCleanup } from './processes.ts';
 
 export const SECRET = `reliability-${crypto.randomBytes(12).toString('hex')}`;
 
@@ -135,6 +136,7 @@ export class LockerDevice {
     });
     client.on('error', () => {}); // reconnects on its own
     const device = new LockerDevice(client);
+    atCleanup(() => device.close());
     const inbox = `lockers/${lockerId}/commands`;
     const acks = `lockers/${lockerId}/acks`;
     client.on('message', (_topic, payload) => {

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { api, SECRET, writeWorld, type Api, type RelWorld } from './clients.ts';
 import { checkLedgerAndInvariants, healthy, Load, type Outcome } from './load.ts';
-import { inspect, postgresBinaries, startCluster, type Cluster } from './postgres.ts';
+import { dueJobsDone, inspect, postgresBinaries, startCluster, type Cluster } from './postgres.ts';
 import { cleanupAll, startService, tempDir, waitFor, type Service } from './processes.ts';
 
 const binaries = postgresBinaries();
@@ -54,6 +54,7 @@ test('PostgreSQL restarted under load: 503 while it is down, readiness says whic
     // A request caught inside a transaction when the server dies: it waits on a row lock held here.
     const locker = new pg.Client({ connectionString: cluster.url });
     locker.on('error', () => {});
+    t.after(() => locker.end());
     await locker.connect();
     const heldCabinet = w.quickCabinetIds[1] as number;
     await locker.query('BEGIN');
@@ -103,10 +104,7 @@ test('PostgreSQL restarted under load: 503 while it is down, readiness says whic
   assert.deepEqual([ready.status, ready.body.database], [200, 'up']);
   assert.ok(service.running(), 'the same process recovered, nobody restarted it');
 
-  await waitFor('the delayed work to run after the restart', async () => {
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE done_at IS NULL AND run_at <= now() + interval '2 seconds'");
-    return rows[0].n === 0;
-  }, { tries: 150 });
+  await dueJobsDone(db, 'the delayed work to run after the restart');
   const { rows: timedOut } = await db.query("SELECT count(*)::int AS n FROM cfh_request_events e JOIN cfh_requests r ON r.id = e.request_id WHERE r.location_id = $1 AND e.kind = 'timed_out'", [w.quickLocationId]);
   assert.equal(timedOut[0].n, 1);
   const { rows: closed } = await db.query('SELECT count(*)::int AS n FROM cabinet_commands WHERE delay_seconds = 1 AND executed_at IS NOT NULL');

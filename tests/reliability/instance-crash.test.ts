@@ -2,23 +2,16 @@
 // keeps serving, and after the killed one is restarted nothing acknowledged is lost and no order,
 // claim or device message is half-written. PostgreSQL only (TEST_DATABASE_URL).
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { api, LockerDevice, SECRET, writeWorld } from './clients.ts';
 import { checkLedgerAndInvariants, healthy, Load, type Target } from './load.ts';
-import { freshDatabase, inspect } from './postgres.ts';
-import { cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
+import { dueJobsDone, freshDatabase, inspect } from './postgres.ts';
+import { cleanupAll, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor } from './processes.ts';
 
-const skip = !process.env.TEST_DATABASE_URL
-  ? 'needs TEST_DATABASE_URL: two processes can share only a real PostgreSQL'
-  : mosquittoBinary() === null ? 'needs mosquitto (set MOSQUITTO_BIN) for the shared external broker' : false;
-
-let device: LockerDevice | undefined;
-after(async () => {
-  await device?.close();
-  await cleanupAll();
-});
+const skip = twoInstancesSkip();
 
 test('an instance killed under load: the other serves on, and after its restart nothing acknowledged is lost', { skip }, async (t) => {
+  t.after(cleanupAll);
   const url = await freshDatabase(process.env.TEST_DATABASE_URL as string);
   const db = inspect(url);
   const broker = await startMosquitto();
@@ -26,7 +19,7 @@ test('an instance killed under load: the other serves on, and after its restart 
   const env = (id: string) => ({ DATABASE_URL: url, MQTT_URL: broker.url, MQTT_CLIENT_ID: id, SECRET_TOKEN: SECRET, PROVISION_FILE: w.file });
   const [b, first] = await Promise.all([startService('B', env('storeops-b')), startService('A', env('storeops-a'))]);
   let a = first;
-  device = await LockerDevice.connect(broker.url, w.lockerId, w.lockerKey);
+  const device = await LockerDevice.connect(broker.url, w.lockerId, w.lockerKey);
 
   let targets: Target[] = [{ name: 'A', api: api(a.url, w) }, { name: 'B', api: api(b.url, w) }];
   const load = new Load(w, () => targets);
@@ -63,10 +56,7 @@ test('an instance killed under load: the other serves on, and after its restart 
   assert.deepEqual(crossing.filter((o) => o.status !== 0 && !healthy(o)).map((o) => `${o.op} ${o.status}`), [], 'no error answer from the dying or restarting A');
 
   // The cool-offs the load started end by the durable scheduler, whichever instance runs them.
-  await waitFor('due jobs to run', async () => {
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE done_at IS NULL AND run_at <= now() + interval '2 seconds'");
-    return rows[0].n === 0;
-  }, { tries: 150 });
+  await dueJobsDone(db, 'due jobs to run');
   const { rows: jobs } = await db.query('SELECT count(*)::int AS n FROM jobs WHERE attempts > 1 OR failed');
   assert.equal(jobs[0].n, 0, 'no job ran twice or failed');
 

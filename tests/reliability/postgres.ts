@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from '../support/free-port.ts';
-import { atCleanup, tempDir, userIds } from './processes.ts';
+import { atCleanup, tempDir, userIds, waitFor } from './processes.ts';
 
 /** Where initdb and pg_ctl are, or why a private cluster cannot be made here. */
 export function postgresBinaries(): { bindir: string } | { reason: string } {
@@ -123,4 +123,12 @@ export function inspect(url: string): pg.Pool {
   pool.on('error', () => {});
   atCleanup(() => pool.end());
   return pool;
+}
+
+/** Waits for the schedulers to have run every job due by two seconds from now. */
+export function dueJobsDone(db: pg.Pool, what: string): Promise<void> {
+  return waitFor(what, async () => {
+    const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE done_at IS NULL AND run_at <= now() + interval '2 seconds'");
+    return rows[0].n === 0;
+  }, { tries: 150 });
 }

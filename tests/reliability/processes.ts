@@ -1,7 +1,8 @@
 // Real processes for the reliability tests: service instances (node src/main.ts) and a private
 // Mosquitto (PostgreSQL: postgres.ts).
-// Everything listens on 127.0.0.1 on free ports, and everything started is registered so the
-// file's `after` can end it (and remove its temp dirs) even when a test failed half-way.
+// Everything listens on 127.0.0.1 on free ports, and everything started is registered so that
+// cleanupAll ends it (and removes its temp dirs) even when a test failed half-way: in the test's own
+// teardown (`t.after(cleanupAll)`) when the test started it, in the file's `after` when `before` did.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -18,7 +19,7 @@ export function atCleanup(cleanup: () => Promise<unknown>): void {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Ends everything this file started, newest first; call it in `after`. Never throws. */
+/** Ends everything started so far, newest first; call it in `t.after` or `after`. Never throws. */
 export async function cleanupAll(): Promise<void> {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
 }
@@ -126,6 +127,12 @@ export async function startService(name: string, env: Record<string, string>): P
 export function mosquittoBinary(): string | null {
   const candidates = [process.env.MOSQUITTO_BIN, '/usr/sbin/mosquitto', '/usr/local/sbin/mosquitto', '/opt/homebrew/sbin/mosquitto'];
   return candidates.find((c): c is string => c !== undefined && c !== '' && fs.existsSync(c)) ?? null;
+}
+
+/** Why two instances on one PostgreSQL and one external broker cannot be tested here, or false. */
+export function twoInstancesSkip(): string | false {
+  if (!process.env.TEST_DATABASE_URL) return 'needs TEST_DATABASE_URL: two processes can share only a real PostgreSQL';
+  return mosquittoBinary() === null ? 'needs mosquitto (set MOSQUITTO_BIN) for the shared external broker' : false;
 }
 
 export interface Broker {

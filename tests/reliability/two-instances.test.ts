@@ -5,12 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { api, LockerDevice, SECRET, writeWorld, type Api, type RelWorld } from './clients.ts';
-import { freshDatabase, inspect } from './postgres.ts';
-import { cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor, type Service } from './processes.ts';
+import { dueJobsDone, freshDatabase, inspect } from './postgres.ts';
+import { cleanupAll, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor, type Service } from './processes.ts';
 
-const skip = !process.env.TEST_DATABASE_URL
-  ? 'needs TEST_DATABASE_URL: two processes can share only a real PostgreSQL'
-  : mosquittoBinary() === null ? 'needs mosquitto (set MOSQUITTO_BIN) for the shared external broker' : false;
+const skip = twoInstancesSkip();
 
 let w: RelWorld;
 let a: Service;
@@ -34,10 +32,7 @@ before(async () => {
   device = await LockerDevice.connect(broker.url, w.lockerId, w.lockerKey);
 });
 
-after(async () => {
-  await device?.close();
-  await cleanupAll();
-});
+after(cleanupAll);
 
 /** Alternates the instances: request i goes to A when i is even, to B when odd. */
 const either = (i: number) => (i % 2 === 0 ? A : B);
@@ -108,10 +103,7 @@ test('delayed closes, cool-off ends and CFH timeouts each run once with both ins
   assert.ok(queued.every((r) => r.status === 200 || r.status === 201), JSON.stringify(queued.map((r) => r.status)));
   const requestIds = queued.slice(12).map((r) => r.body.id as number);
 
-  await waitFor('the delayed jobs to run', async () => {
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE done_at IS NULL AND run_at <= now() + interval '2 seconds'");
-    return rows[0].n === 0;
-  }, { tries: 150 });
+  await dueJobsDone(db, 'the delayed jobs to run');
 
   const { rows: jobs } = await db.query(
     `SELECT kind, attempts, failed, done_at FROM jobs

@@ -1,13 +1,11 @@
-// Test fixtures: one database per test process (PGlite in memory, or TEST_DATABASE_URL), and
-// helpers that make each test's own organizations, lockers and tokens with fresh ids.
+// Test fixtures: the composed service on the process's database (./db.ts), and helpers that make
+// each test's own organizations, lockers and tokens with fresh ids.
 import crypto from 'node:crypto';
-import { after } from 'node:test';
 import type { App, AppDeps } from '../../src/app.ts';
 import { compose } from '../../src/compose.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { openDb, type Db } from '../../src/db/db.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import type { Db } from '../../src/db/db.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import type { Scheduler } from '../../src/jobs/scheduler.ts';
 import type { EventSubscribers } from '../../src/events/subscribers.ts';
@@ -15,79 +13,15 @@ import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
+import { testDb } from './db.ts';
+import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
-export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+export { freshDb, onPostgres, testDb } from './db.ts';
+export { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
+
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
 /** An external broker for the device tests (e.g. Mosquitto); unset, the apps use an embedded one. */
 export const TEST_MQTT_URL = process.env.TEST_MQTT_URL || null;
-
-let shared: Promise<Db> | null = null;
-
-// Registered when this module is first imported, so it belongs to the file's root and runs after
-// its last test (an `after` called inside a hook would run when that hook's scope ends).
-const closers: (() => Promise<unknown>)[] = [];
-after(async () => {
-  for (const close of closers.reverse()) await close();
-  if (shared !== null) await (await shared).close();
-});
-/** Something for the file's end to close (an app, a gateway, a second database). */
-export function closeAtEnd(close: () => Promise<unknown>): void {
-  closers.push(close);
-}
-
-/** The process's test database, migrated; closed when the test file ends. */
-export function testDb(): Promise<Db> {
-  if (shared === null) {
-    shared = (async () => {
-      const url = process.env.TEST_DATABASE_URL;
-      if (!url) {
-        const db = await openDb({ kind: 'pglite', dataDir: null });
-        await migrate(db);
-        return db;
-      }
-      // Test files run in parallel processes: each gets a schema of its own, so one file's
-      // scheduler never picks another file's jobs.
-      const schema = `storeops_test_${crypto.randomBytes(6).toString('hex')}`;
-      await adminQuery(url, `CREATE SCHEMA ${schema}`);
-      const db = await openDb({ kind: 'postgres', url, poolSize: 20, schema });
-      await migrate(db);
-      return dropOnClose(db, url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    })();
-  }
-  return shared;
-}
-
-/** A fresh database of its own (for migration tests); the caller closes it. */
-export async function freshDb(): Promise<Db> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) return openDb({ kind: 'pglite', dataDir: null });
-  const name = `storeops_t_${crypto.randomBytes(6).toString('hex')}`;
-  await adminQuery(url, `CREATE DATABASE ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return dropOnClose(await openDb({ kind: 'postgres', url: u.toString() }), url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const admin = await openDb({ kind: 'postgres', url });
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.close();
-  }
-}
-
-/** The database handle, whose close also drops what the test made for it. */
-function dropOnClose(db: Db, url: string, dropSql: string): Db {
-  const close = db.close.bind(db);
-  return {
-    ...db,
-    close: async () => {
-      await close();
-      await adminQuery(url, dropSql);
-    },
-  };
-}
 
 let sharedSpeech: SpeechSynthesizer | null = null;
 
@@ -167,9 +101,21 @@ function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
   return sharedDevices;
 }
 
-/** The composed service on the process's database with a manual clock; closed when the file ends.
- * Its scheduler and event subscribers do not poll on their own: tests run them (runDue, runPending). */
-export async function testApp(opts: { clock?: ManualClock; config?: Config; extend?: (app: App, deps: AppDeps) => void; failureLimit?: AppDeps['failureLimit']; speech?: SpeechSynthesizer } = {}): Promise<TestContext> {
+export interface TestAppOptions {
+  clock?: ManualClock;
+  config?: Config;
+  extend?: (app: App, deps: AppDeps) => void;
+  failureLimit?: AppDeps['failureLimit'];
+  speech?: SpeechSynthesizer;
+  /** The test the app is built for (`async (t) => ...`): it is closed when that test ends. Without
+   * it, the app is the file's (built in `before()`, shared by its tests) and closed at its end. */
+  t?: Teardown;
+}
+
+/** The composed service on the process's database with a manual clock, closed with its test or at
+ * the file's end. Its scheduler and event subscribers do not poll on their own: tests run them
+ * (runDue, runPending). */
+export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   const db = await testDb();
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
@@ -182,7 +128,7 @@ export async function testApp(opts: { clock?: ManualClock; config?: Config; exte
   const service = await compose({ config, db, clock, devices, speech, secretDigest, failureLimit, manualJobs: true });
   opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit });
   await service.app.ready();
-  closeAtEnd(() => service.app.close());
+  closeWith(opts.t, () => service.app.close());
   return { app: service.app, db, clock, scheduler: service.scheduler, events: service.events, config, speech, devices, mqttUrl: devices.deviceUrl ?? '' };
 }
 

@@ -5,12 +5,9 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
 import { messagingSignature } from '../../src/radio/signature.ts';
+import { bodyCases, extraQuery, hostileString, pathSegment, POISON, poisonBodies, queryValue, withBody } from '../support/arbitraries.ts';
+import { holdEach, holdProperty, reached, runs, type Probe } from '../support/contract.ts';
 import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
-import {
-  bodyCases, extraQuery, holdEach, hostileString, pathSegment, POISON, poisonBodies, queryValue, runs, withBody, type Probe,
-  holdProperty,
-  reached,
-} from './support.ts';
 
 let ctx: TestContext;
 let world: World;
@@ -20,8 +17,6 @@ before(async () => {
   world = await makeWorld(ctx.db, ctx.clock, { voiceHandlers: ['normalize', 'chime', 'transcript'] });
   other = await makeWorld(ctx.db, ctx.clock);
 });
-
-
 
 /** R1's and the transcripts' credential: the edge device's key or a radio token, mostly right. */
 const radioCredential = (w: World): fc.Arbitrary<Record<string, string | string[]>> => fc.oneof(

@@ -4,22 +4,14 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
+import { assertContractAnswer, describe, ownState, probeRefusesCleanly, runs, type Probe } from '../support/contract.ts';
+import { placeOrder } from '../support/requests.ts';
 import { makeWorld, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
-import { assertContractAnswer, describe, ownState, probeRefusesCleanly, runs, type Probe } from '../hostile/support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await testApp();
 });
-
-async function placeOrder(w: World, cabinet = 0): Promise<string> {
-  const res = await ctx.app.inject({
-    method: 'POST', url: withSecret('/api/lockers/orders'),
-    payload: { rearload: false, locker_id: w.lockerId, cabinet_id: w.cabinetIds[cabinet], order_id: 42, organization_id: w.organizationId, location_id: w.locationId },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<{ open_code: string }>().open_code;
-}
 
 /** L1-L6 of a world, with the query string given (the credential) in place of the secret. */
 function secretOperations(w: World, openCode: string, query: string): Probe[] {
@@ -39,7 +31,7 @@ function secretOperations(w: World, openCode: string, query: string): Probe[] {
 
 test('L1-L6 refuse every credential but the secret_token with 401, and change nothing', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const code = await placeOrder(w);
+  const code = await placeOrder(ctx.app, w, 0, 42);
   const attempts: { query: string; headers: Record<string, string> }[] = [
     { query: '', headers: {} },
     { query: '', headers: { authorization: `Bearer ${w.token}` } },
@@ -134,7 +126,7 @@ test("the api-key is the locker's alone: another locker's, an edge device's or a
 
 test('a refused request answers the same whatever exists: an unknown open code and a completed order\'s code are both 404 on L5', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const code = await placeOrder(w);
+  const code = await placeOrder(ctx.app, w, 0, 42);
   const done = await ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/orders/customer/${code}`) });
   assert.equal(done.statusCode, 200, done.body);
   const completed = await ctx.app.inject({ method: 'POST', url: withSecret(`/api/lockers/cabinets/customers/${code}`), payload: { command: 'agree' } });

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
-import { makeWorld, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
 import {
-  bodyCases, extraQuery, holdEach, hostileString, pathSegment, poisonBodies, queryValue, runs, withBody, withUnknownFields, type Probe,
-  holdProperty,
-  reached,
-} from './support.ts';
+  bodyCases, extraQuery, hostileString, pathSegment, poisonBodies, queryValue, withBody, withUnknownFields,
+} from '../support/arbitraries.ts';
+import { holdEach, holdProperty, reached, runs, type Probe } from '../support/contract.ts';
+import { placeOrder } from '../support/requests.ts';
+import { makeWorld, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -36,17 +36,6 @@ const apiKeyHeader = (world: World): fc.Arbitrary<Record<string, string | string
   { weight: 1, arbitrary: hostileString.filter((s) => s.length < 10_000).map((s) => ({ 'api-key': s })) },
   { weight: 1, arbitrary: fc.constantFrom<Record<string, string | string[]>>({}, { 'api-key': [world.lockerKey, 'x'] }, { 'API-KEY': `${world.lockerKey} ` }, { authorization: `Bearer ${world.token}` }) },
 );
-
-async function orderIn(world: World, cabinet: number, orderId: number): Promise<string> {
-  const res = await ctx.app.inject({
-    method: 'POST', url: withSecret('/api/lockers/orders'),
-    payload: { rearload: false, locker_id: world.lockerId, cabinet_id: world.cabinetIds[cabinet], order_id: orderId, organization_id: world.organizationId, location_id: world.locationId },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<{ open_code: string }>().open_code;
-}
-
-
 
 test('L1 getLocationLockers: any location_id and query give a 2xx or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
@@ -88,7 +77,7 @@ const commandBody = fc.record({
 
 test('L3 commandCabinet: any cabinet_id and body give a 2xx or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock, { rearLoading: false });
-  await orderIn(world, 0, 77);
+  await placeOrder(ctx.app, world, 0, 77);
   const probes = fc.tuple(pathSegment([...world.cabinetIds.map(String), NO_ROW]), secretQuery, extraQuery, bodyCases(commandBody, commandFields))
     .map(([id, secret, extra, body]) => withBody({ method: 'PUT', url: `/api/lockers/cabinets/${id}?${secret}${extra}` }, body));
   reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
@@ -103,7 +92,7 @@ const completeBody = fc.record({
 
 test('L4 completeCabinetOrder: any cabinet_id and body give a 2xx or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock, { cabinets: 4 });
-  for (let i = 0; i < 4; i++) await orderIn(world, i, 100 + i);
+  for (let i = 0; i < 4; i++) await placeOrder(ctx.app, world, i, 100 + i);
   const probes = fc.tuple(pathSegment([...world.cabinetIds.map(String), NO_ROW]), secretQuery, extraQuery, bodyCases(completeBody, completeFields))
     .map(([id, secret, extra, body]) => withBody({ method: 'PUT', url: `/api/lockers/orders/cabinets/${id}?${secret}${extra}` }, body));
   reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
@@ -111,7 +100,7 @@ test('L4 completeCabinetOrder: any cabinet_id and body give a 2xx or a clean 4xx
 
 test('L5 commandByOpenCode: any open code and body give a 2xx or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
-  const codes = [await orderIn(world, 0, 1), await orderIn(world, 1, 2)];
+  const codes = [await placeOrder(ctx.app, world, 0, 1), await placeOrder(ctx.app, world, 1, 2)];
   const valid = fc.record({ command: fc.constantFrom('here', 'agree', 'disagree') });
   const probes = fc.tuple(pathSegment([...codes, NO_CODE]), secretQuery, extraQuery, bodyCases(valid, ['command']))
     .map(([code, secret, extra, body]) => withBody({ method: 'POST', url: `/api/lockers/cabinets/customers/${code}?${secret}${extra}` }, body));
@@ -120,7 +109,7 @@ test('L5 commandByOpenCode: any open code and body give a 2xx or a clean 4xx', a
 
 test('L6 completeOrderByOpenCode: any open code and body give a 2xx or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
-  const codes = [await orderIn(world, 0, 1), await orderIn(world, 1, 2), await orderIn(world, 2, 3)];
+  const codes = [await placeOrder(ctx.app, world, 0, 1), await placeOrder(ctx.app, world, 1, 2), await placeOrder(ctx.app, world, 2, 3)];
   const probes = fc.tuple(pathSegment([...codes, NO_CODE]), secretQuery, extraQuery, bodyCases(completeBody, completeFields))
     .map(([code, secret, extra, body]) => withBody({ method: 'PUT', url: `/api/lockers/orders/customer/${code}?${secret}${extra}` }, body));
   reached(await holdProperty(ctx.app, ctx.db, [world], probes, runs(100)), 200, 401, 422);
@@ -160,7 +149,7 @@ test('unknown body fields are ignored by L3 and L7', async () => {
 
 test('every known poison at every field of every locker body is refused cleanly or applied', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
-  const code = await orderIn(world, 0, 9);
+  const code = await placeOrder(ctx.app, world, 0, 9);
   const json = { 'content-type': 'application/json' };
   const ops: { method: Probe['method']; url: string; headers: Record<string, string>; valid: Record<string, unknown>; fields: string[] }[] = [
     {

@@ -4,12 +4,10 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
+import { bodyCases, extraQuery, hostileString, poisonBodies, queryValue, withBody, withUnknownFields } from '../support/arbitraries.ts';
+import { holdEach, holdProperty, reached, runs, type Probe } from '../support/contract.ts';
+import { openCfhRequests } from '../support/requests.ts';
 import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
-import {
-  bodyCases, extraQuery, holdEach, hostileString, poisonBodies, queryValue, runs, withBody, withUnknownFields, type Probe,
-  holdProperty,
-  reached,
-} from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -29,21 +27,6 @@ const bearer = (world: World): fc.Arbitrary<Record<string, string | string[]>> =
     ),
   },
 );
-
-async function requestsOf(world: World, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const res = await ctx.app.inject({
-      method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${world.token}` },
-      payload: { location_id: world.locationId, option_id: world.optionId },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    ids.push(res.json<{ message_id: string }>().message_id);
-  }
-  return ids;
-}
-
-
 
 const createFields = ['location_id', 'option_id', 'device_id', 'display_id', 'callbutton_id', 'chat_channel_id'];
 const staffFields = ['message_id', 'channel_id', 'claimed_by', 'claimed_by_user_id', 'request_from'];
@@ -82,7 +65,7 @@ for (const [op, path, extraFields] of [
 ] as const) {
   test(`${op}: any body gives a 200 or a clean 4xx`, async () => {
     const world = await makeWorld(ctx.db, ctx.clock);
-    const ids = await requestsOf(world, 4);
+    const ids = await openCfhRequests(ctx.app, world, 4);
     const valid = staff(ids).chain((s) => (extraFields.length === 0 ? fc.constant(s) : fc.constantFrom('not_interested', 'helped').map((customer_status) => ({ ...s, customer_status }))));
     const probes = fc.tuple(bearer(world), extraQuery, bodyCases(valid, [...staffFields, ...extraFields]))
       .map(([headers, extra, body]) => withBody({ method: 'POST', url: `/api/callforhelp/${path}?x=1${extra}`, headers }, body));
@@ -92,8 +75,8 @@ for (const [op, path, extraFields] of [
 
 test('C4 cancelCfhRequest: any body gives a 200 or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
-  const ids = await requestsOf(world, 3);
-  const completed = (await requestsOf(world, 1))[0] as string;
+  const ids = await openCfhRequests(ctx.app, world, 3);
+  const completed = (await openCfhRequests(ctx.app, world, 1))[0] as string;
   const done = await ctx.app.inject({
     method: 'POST', url: '/api/callforhelp/complete', headers: { authorization: `Bearer ${world.token}` },
     payload: { message_id: completed, channel_id: 'C', claimed_by: 'Ann', claimed_by_user_id: 'U', customer_status: 'helped' },
@@ -109,7 +92,7 @@ test('C4 cancelCfhRequest: any body gives a 200 or a clean 4xx', async () => {
 
 test('C5 getCfhRequest: any message_id and query give a 200 or a clean 4xx', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
-  const ids = await requestsOf(world, 2);
+  const ids = await openCfhRequests(ctx.app, world, 2);
   const messageId = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...ids) },
     { weight: 4, arbitrary: queryValue },
@@ -122,7 +105,7 @@ test('C5 getCfhRequest: any message_id and query give a 200 or a clean 4xx', asy
 
 test('unknown body fields are ignored by C1 and C4', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
-  const [id] = await requestsOf(world, 1);
+  const [id] = await openCfhRequests(ctx.app, world, 1);
   const headers = { authorization: `Bearer ${world.token}`, 'content-type': 'application/json' };
   const claim = withUnknownFields(staff([id as string]).map((s) => ({ ...s, message_id: id as string })), staffFields);
   await fc.assert(fc.asyncProperty(claim, async (payload) => {
@@ -138,7 +121,7 @@ test('unknown body fields are ignored by C1 and C4', async () => {
 
 test('every known poison at every field of every CFH body, and in the tracking query, is refused cleanly or applied', async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
-  const [id] = await requestsOf(world, 1);
+  const [id] = await openCfhRequests(ctx.app, world, 1);
   const headers = { authorization: `Bearer ${world.token}`, 'content-type': 'application/json' };
   const person = { message_id: id, channel_id: 'C', claimed_by: 'Ann', claimed_by_user_id: 'U', request_from: 'provider_b' };
   const ops: { path: string; valid: Record<string, unknown>; fields: string[] }[] = [

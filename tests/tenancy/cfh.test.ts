@@ -3,22 +3,14 @@
 // tokens are 401; a token without the cfh scope is 403.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import { describe, probeRefusesCleanly, type Probe } from '../support/contract.ts';
+import { openCfhRequest } from '../support/requests.ts';
 import { makeWorld, provisionToken, testApp, type TestContext, type World } from '../support/world.ts';
-import { describe, probeRefusesCleanly, type Probe } from '../hostile/support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await testApp();
 });
-
-const tokenOf = (organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {}) =>
-  provisionToken(ctx.db, ctx.clock, organizationId, scopes, opts);
-
-async function openRequest(w: World): Promise<string> {
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId } });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<{ message_id: string }>().message_id;
-}
 
 /** C0-C5 aimed at world `w`'s request `messageId`, with the given Authorization header. */
 function operations(w: World, messageId: string, authorization: string | null): [string, Probe][] {
@@ -38,7 +30,7 @@ function operations(w: World, messageId: string, authorization: string | null): 
 test("another organization's token: every operation on this organization's request is 404, answered as for no request at all, and changes nothing", async () => {
   const victim = await makeWorld(ctx.db, ctx.clock);
   const intruder = await makeWorld(ctx.db, ctx.clock);
-  const messageId = await openRequest(victim);
+  const messageId = await openCfhRequest(ctx.app, victim);
   const missing = new Map((await Promise.all(operations(victim, 'no-such-request-0000000', `Bearer ${intruder.token}`)
     .map(async ([op, probe]) => [op, (await ctx.app.inject({ method: probe.method, url: probe.url, headers: probe.headers, payload: probe.payload })).body] as const))));
   for (const [op, probe] of operations(victim, messageId, `Bearer ${intruder.token}`)) {
@@ -58,9 +50,9 @@ test("another organization's token: every operation on this organization's reque
 
 test('an expired token is 401 on every operation from the instant it expires, and changes nothing', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const messageId = await openRequest(w);
+  const messageId = await openCfhRequest(ctx.app, w);
   const expiresAt = new Date(ctx.clock.now().getTime() + 60_000);
-  const token = await tokenOf(w.organizationId, ['cfh'], { expiresAt });
+  const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh'], { expiresAt });
   const track = operations(w, messageId, `Bearer ${token}`).find(([op]) => op === 'C5')?.[1] as Probe;
   assert.equal((await probeRefusesCleanly(ctx.app, ctx.db, [w], track)).statusCode, 200, 'valid before it expires');
   ctx.clock.set(expiresAt);
@@ -73,8 +65,8 @@ test('an expired token is 401 on every operation from the instant it expires, an
 
 test('a revoked token, a token of no one, a missing or malformed Authorization header: 401 on every operation, nothing changes', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const messageId = await openRequest(w);
-  const revoked = await tokenOf(w.organizationId, ['cfh', 'radio'], { revoked: true });
+  const messageId = await openCfhRequest(ctx.app, w);
+  const revoked = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh', 'radio'], { revoked: true });
   const headers = [
     `Bearer ${revoked}`, null, '', 'Bearer', 'Bearer ', `Basic ${w.token}`, `Token ${w.token}`, `Bearer${w.token}`, `Bearer ${w.token}x`,
     `Bearer ${w.token.slice(1)}`, `Bearer ${w.lockerKey}`, `Bearer ${w.edgeKey}`, `Bearer ${w.authToken}`, `Bearer ${w.token} ${w.token}`,
@@ -89,8 +81,8 @@ test('a revoked token, a token of no one, a missing or malformed Authorization h
 
 test('a token without the cfh scope is 403 on every operation, nothing changes', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const messageId = await openRequest(w);
-  const radioOnly = await tokenOf(w.organizationId, ['radio']);
+  const messageId = await openCfhRequest(ctx.app, w);
+  const radioOnly = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['radio']);
   for (const [op, probe] of operations(w, messageId, `Bearer ${radioOnly}`)) {
     const res = await probeRefusesCleanly(ctx.app, ctx.db, [w], probe);
     assert.equal(res.statusCode, 403, `${op}: ${describe(probe)}`);

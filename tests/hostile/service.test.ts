@@ -5,11 +5,9 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import fc from 'fast-check';
+import { bodyCases, extraQuery, hostileString, hostileValue, MIB, pathSegment, queryValue, withBody } from '../support/arbitraries.ts';
+import { assertContractAnswer, describe, refusalGuard, runs, send, type Probe } from '../support/contract.ts';
 import { makeWorld, TEST_SECRET, testApp, testConfig, type TestContext, type World } from '../support/world.ts';
-import {
-  assertContractAnswer, bodyCases, describe, extraQuery, hostileString, hostileValue, MIB, pathSegment, queryValue, refusalGuard, runs,
-  send, withBody, type Probe,
-} from './support.ts';
 
 const BROKER_SECRET = 'hostile-broker-secret-0123456789';
 

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { messagingSignature } from '../../src/radio/signature.ts';
+import { assertContractAnswer, describe, probeRefusesCleanly, snapshot, type Probe } from '../support/contract.ts';
+import { placeOrder } from '../support/requests.ts';
 import { makeWorld, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
-import { assertContractAnswer, describe, probeRefusesCleanly, snapshot, type Probe } from '../hostile/support.ts';
 
 const BUDGET = 4;
 const WINDOW_MS = 60_000;
@@ -22,15 +23,6 @@ const newClient = () => `198.51.100.${++client}`;
 
 function from(ip: string, probe: Probe): Promise<LightMyRequestResponse> {
   return ctx.app.inject({ method: probe.method, url: probe.url, headers: probe.headers ?? {}, payload: probe.payload, remoteAddress: ip });
-}
-
-async function placeOrder(w: World): Promise<string> {
-  const res = await ctx.app.inject({
-    method: 'POST', url: withSecret('/api/lockers/orders'),
-    payload: { rearload: false, locker_id: w.lockerId, cabinet_id: w.cabinetIds[0], order_id: 1, organization_id: w.organizationId, location_id: w.locationId },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<{ open_code: string }>().open_code;
 }
 
 /**
@@ -64,14 +56,14 @@ async function guessingIsStopped(w: World, refusal: number, guess: (i: number) =
 
 test('guessing open codes on L5 is stopped with 429, and the right code then opens nothing', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const code = await placeOrder(w);
+  const code = await placeOrder(ctx.app, w);
   const agree = (c: string): Probe => ({ method: 'POST', url: withSecret(`/api/lockers/cabinets/customers/${c}`), headers: { 'content-type': 'application/json' }, payload: '{"command":"agree"}' });
   await guessingIsStopped(w, 404, (i) => agree(`${code.slice(0, -2)}${i}x`), agree(code), 200);
 });
 
 test('guessing open codes on L6 is stopped with 429, and the right code then completes nothing', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const code = await placeOrder(w);
+  const code = await placeOrder(ctx.app, w);
   const complete = (c: string): Probe => ({ method: 'PUT', url: withSecret(`/api/lockers/orders/customer/${c}`) });
   const ip = newClient();
   for (let i = 0; i < BUDGET; i++) assert.equal((await from(ip, complete(`guess${i}${code}`.slice(0, 32)))).statusCode, 404);

@@ -6,16 +6,13 @@ import crypto from 'node:crypto';
 import { before, test } from 'node:test';
 import { messagingSignature } from '../../src/radio/signature.ts';
 import { makeWorld, provisionToken, testApp, type TestContext, type World } from '../support/world.ts';
-import { describe, probeRefusesCleanly, type Probe } from '../hostile/support.ts';
+import { describe, probeRefusesCleanly, type Probe } from '../support/contract.ts';
 import { anotherEdge } from '../radio/support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await testApp();
 });
-
-const tokenOf = (organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {}) =>
-  provisionToken(ctx.db, ctx.clock, organizationId, scopes, opts);
 
 /** A second edge device of the world's organization. */
 const siblingEdge = (w: World) => anotherEdge(ctx.db, ctx.clock, w, ['transcript']);
@@ -32,7 +29,7 @@ test('R1 and the transcripts refuse with 403 every credential that is not the ed
   const intruder = await makeWorld(ctx.db, ctx.clock);
   const sibling = await siblingEdge(victim);
   const expiresAt = new Date(ctx.clock.now().getTime() + 1000);
-  const expiring = await tokenOf(victim.organizationId, ['radio'], { expiresAt });
+  const expiring = await provisionToken(ctx.db, ctx.clock, victim.organizationId, ['radio'], { expiresAt });
   const kept = await ctx.app.inject(play(victim.edgeId, { 'api-key': victim.edgeKey }));
   assert.equal(kept.statusCode, 200, kept.body);
   const messageId = kept.json<{ message_id: string }>().message_id;
@@ -42,8 +39,8 @@ test('R1 and the transcripts refuse with 403 every credential that is not the ed
     ["another organization's edge key", { 'api-key': intruder.edgeKey }],
     ["a sibling edge device's key", { 'api-key': sibling.edgeKey }],
     ['an expired token', { authorization: `Bearer ${expiring}` }],
-    ['a revoked token', { authorization: `Bearer ${await tokenOf(victim.organizationId, ['radio'], { revoked: true })}` }],
-    ['a token without the radio scope', { authorization: `Bearer ${await tokenOf(victim.organizationId, ['cfh'])}` }],
+    ['a revoked token', { authorization: `Bearer ${await provisionToken(ctx.db, ctx.clock, victim.organizationId, ['radio'], { revoked: true })}` }],
+    ['a token without the radio scope', { authorization: `Bearer ${await provisionToken(ctx.db, ctx.clock, victim.organizationId, ['cfh'])}` }],
     ["the locker's key", { 'api-key': victim.lockerKey }],
     ['the messaging auth token', { 'api-key': victim.authToken }],
     ['a wrong key beside a right token', { 'api-key': 'wrong-key-0123456789', authorization: `Bearer ${victim.token}` }],
