@@ -83,9 +83,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
-  await app.register(lockerRoutes, deps);
-  await app.register(cfhRoutes, deps);
-  await app.register(radioRoutes, deps);
+  await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest });
+  await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, apiTokens: app.apiTokens });
+  await app.register(radioRoutes, { db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens });
 
   return app;
 }

@@ -29,7 +29,7 @@ export interface Db extends Queryable {
   tx<T>(fn: (q: Tx) => Promise<T>): Promise<T>;
   /**
    * A change made by one statement, atomic on its own: no BEGIN and COMMIT round trips. fn may run
-   * one query; its signals are sent once that query has succeeded.
+   * one query; its signals are sent when fn is done, if that query succeeded.
    */
   statement<T>(fn: (q: Tx) => Promise<T>): Promise<T>;
   /** Wakes listeners after commits that signalled (this instance's and, on PostgreSQL, the others'). */
@@ -109,17 +109,23 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { befo
     async statement<T>(fn: (q: Tx) => Promise<T>): Promise<T> {
       const signals = new Set<Signal>();
       let ran = false;
-      return fn({
-        signal: (s) => void signals.add(s),
-        async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-          if (ran) throw new Error('db.statement() runs one query; use db.tx() for more');
-          ran = true;
-          const rows = await root.query<R>(text, params);
-          // Committed: a failure of fn after this point does not undo the statement.
-          queueMicrotask(() => hub.committed(signals));
-          return rows;
-        },
-      });
+      let committed = false;
+      try {
+        return await fn({
+          signal: (s) => void signals.add(s),
+          async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+            if (ran) throw new Error('db.statement() runs one query; use db.tx() for more');
+            ran = true;
+            const rows = await root.query<R>(text, params);
+            committed = true;
+            return rows;
+          },
+        });
+      } finally {
+        // Signals are read once fn is done, so it may signal after seeing what its statement wrote;
+        // a failure of fn after the statement does not undo it.
+        if (committed) hub.committed(signals);
+      }
     },
     async tx<T>(fn: (q: Tx) => Promise<T>): Promise<T> {
       const signals = new Set<Signal>();

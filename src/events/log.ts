@@ -55,3 +55,12 @@ export function insertEventsFrom(q: Tx, select: string): string {
   q.signal('events');
   return `INSERT INTO events ${COLUMNS} ${select}`;
 }
+
+/**
+ * As insertEventsFrom, for a statement that often writes no event (a device report that changes
+ * nothing): the INSERT returns a row per event, and the caller signals `events` only when the
+ * statement wrote some, so a change without events wakes nobody.
+ */
+export function insertEventsReturningFrom(select: string): string {
+  return `INSERT INTO events ${COLUMNS} ${select} RETURNING 1`;
+}

@@ -1,7 +1,8 @@
 // The declarative provisioning file (contract section 7).
 import { Type, type Static } from 'typebox';
+import { nullable, RowId } from '../http/schemas.ts';
 
-const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+const Id = RowId;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Secret = Type.String({ minLength: 16, maxLength: 512 });
 
@@ -10,10 +11,10 @@ export const ThermalMode = Type.Union([Type.Literal('ambient'), Type.Literal('he
 const Cabinet = Type.Object({
   id: Id,
   key: Type.Integer({ minimum: 0, maximum: 100_000 }),
-  name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  name: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
   size: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
   thermal_mode: Type.Optional(ThermalMode),
-  tag: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  tag: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
   enabled: Type.Optional(Type.Boolean()),
 });
 
@@ -23,7 +24,7 @@ export const ProvisioningFile = Type.Object({
     id: Id,
     organization_id: Id,
     name: Name,
-    cfh_timeout_seconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 86_400 }), Type.Null()])),
+    cfh_timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 86_400 }))),
   }))),
   lockers: Type.Optional(Type.Array(Type.Object({
     id: Id,
@@ -38,7 +39,7 @@ export const ProvisioningFile = Type.Object({
   cfh_options: Type.Optional(Type.Array(Type.Object({
     id: Id,
     organization_id: Id,
-    location_id: Type.Optional(Type.Union([Id, Type.Null()])),
+    location_id: Type.Optional(nullable(Id)),
     text_en: Name,
     text_fr: Name,
     prompt_en: Type.String({ maxLength: 2000 }),
@@ -61,7 +62,7 @@ export const ProvisioningFile = Type.Object({
     organization_id: Id,
     scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio')]), { minItems: 1, uniqueItems: true }),
     token: Secret,
-    expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+    expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
     revoked: Type.Optional(Type.Boolean()),
   }))),
 });
