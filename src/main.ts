@@ -1,6 +1,6 @@
 // The process: read the configuration, compose the service, serve; close gracefully on SIGTERM/SIGINT
-// (closing the app is the whole shutdown: it stops the scheduler, the device gateway, the speech
-// engines and the database, in that order).
+// (closing the app is the whole shutdown: it stops the scheduler, the event subscribers, the device
+// gateway, the speech engines and the database, in that order).
 import { compose, StartupError, type Service } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 

@@ -96,12 +96,32 @@ function wrap(client: pg.Pool | pg.PoolClient, nameOf: ReturnType<typeof stateme
   };
 }
 
+/**
+ * PGlite's queries outside a transaction. Its node-postgres adapter shares one connection between
+ * the clients a pool makes, and pool.query() discards a client whose statement failed: the answers
+ * still due on the shared connection then reached the next client, so after any refused statement
+ * the next query failed ("Connection terminated unexpectedly", then protocol errors). The client
+ * goes back to the pool instead, and reads those answers itself.
+ */
+function keepingClient(pool: pg.Pool, nameOf: ReturnType<typeof statementNames>): Queryable {
+  return {
+    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+      const client = await pool.connect();
+      try {
+        return await wrap(client, nameOf).query<R>(text, params);
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
 function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd?: () => Promise<void>; afterEnd?: () => Promise<void> }): Db {
   // An idle client that loses its server emits 'error' on the pool; without a listener that would
   // crash the process. The next query gets a fresh connection (or a 503 while the server is down).
   pool.on('error', () => {});
   const nameOf = statementNames();
-  const root = wrap(pool, nameOf);
+  const root = kind === 'pglite' ? keepingClient(pool, nameOf) : wrap(pool, nameOf);
   return {
     kind,
     query: root.query,
@@ -129,6 +149,7 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { befo
     },
     async tx<T>(fn: (q: Tx) => Promise<T>): Promise<T> {
       const signals = new Set<Signal>();
+      let committed = false;
       const client = await pool.connect();
       let broken = false;
       // While checked out a client has no pool listener: a server that dies mid-transaction would
@@ -143,7 +164,7 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { befo
         const q = wrap(client, nameOf);
         const result = await fn({ query: q.query, signal: (s) => void signals.add(s) });
         await client.query('COMMIT');
-        hub.committed(signals);
+        committed = true;
         return result;
       } catch (err) {
         // A connection that died, or whose server stopped answering, is not asked to roll back (a
@@ -162,6 +183,7 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { befo
       } finally {
         client.removeListener('error', onError);
         client.release(broken);
+        if (committed) hub.committed(signals);
       }
     },
     async ping() {
@@ -187,9 +209,9 @@ export async function openDb(target: DbTarget): Promise<Db> {
       types: typeParsers,
     };
     const pool = new pg.Pool({ ...connection, max: target.poolSize ?? 10, statement_timeout: 15_000, query_timeout: QUERY_TIMEOUT_MS });
-    const hub = new SignalHub();
+    const hub = new SignalHub(target.schema ?? 'public');
     const notifier = postgresNotifier(pool, connection, hub);
-    hub.connect({ send: notifier.send, onFirstListener: notifier.listen });
+    hub.connect({ send: notifier.send, listen: notifier.listen });
     return fromPool('postgres', pool, hub, { beforeEnd: () => notifier.close() });
   }
   const release = target.dataDir === null ? null : await lockDataDir(target.dataDir);

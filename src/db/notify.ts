@@ -1,70 +1,57 @@
 // Commit signals between instances on PostgreSQL: LISTEN on one connection of its own, NOTIFY
 // through the pool. A NOTIFY is sent after the commit it tells of, as a statement of its own (a
 // NOTIFY inside a writing transaction would serialize every such commit on PostgreSQL's global
-// notify lock), at most one in flight: signals that come meanwhile go out together in the next.
+// notify lock), and at most one per NOTIFY_GAP_MS: signals that come meanwhile go out together in
+// the next. Under load that is a few statements a second instead of one per write; the instance
+// that committed wakes its own listeners at once, and the others are at most a gap late.
 // A lost NOTIFY (this instance died right after a commit, the listening connection was down) only
-// delays the others until their next poll.
+// delays the others until their next poll; a listening connection that comes back wakes every
+// local listener once, for what it may have missed.
 import pg from 'pg';
 import { NOTIFY_CHANNEL, type SignalHub } from './signals.ts';
 
+const NOTIFY_GAP_MS = 25;
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 30_000;
 
 export interface Notifier {
   send(payload: string): void;
-  /** Starts listening (once): other instances' signals then reach the hub. */
-  listen(): void;
+  /** Opens the listening connection (once); resolves once it listens. */
+  listen(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function postgresNotifier(pool: pg.Pool, clientConfig: pg.ClientConfig, hub: SignalHub): Notifier {
   let closed = false;
-  let listening = false;
   let client: pg.Client | null = null;
   let retryMs = RECONNECT_MIN_MS;
   let retryTimer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
+  let gapTimer: NodeJS.Timeout | null = null;
+  let everListened = false;
+  let listened: () => void = () => {};
+  const firstListen = new Promise<void>((resolve) => (listened = resolve));
   const queued = new Set<string>();
 
   const flush = () => {
     if (inFlight !== null || queued.size === 0 || closed) return;
-    // One payload per instance: its signals merged.
+    // One payload per instance: the signals of everything committed meanwhile, merged.
+    const [scope, instance] = [...queued][0]?.split(':') ?? [];
     const signals = new Set<string>();
-    for (const payload of queued) for (const s of (payload.split(':')[1] ?? '').split(',')) signals.add(s);
+    for (const payload of queued) for (const s of (payload.split(':')[2] ?? '').split(',')) signals.add(s);
     queued.clear();
     inFlight = pool
-      .query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, `${hub.instanceId}:${[...signals].join(',')}`])
+      .query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, `${scope}:${instance}:${[...signals].join(',')}`])
       .then(() => undefined, () => undefined) // the others poll anyway
       .finally(() => {
-        inFlight = null;
-        flush();
+        if (closed) return;
+        gapTimer = setTimeout(() => {
+          gapTimer = null;
+          inFlight = null;
+          flush();
+        }, NOTIFY_GAP_MS);
+        gapTimer.unref();
       });
-  };
-
-  const connect = async () => {
-    if (closed) return;
-    const c = new pg.Client(clientConfig);
-    c.on('error', () => {}); // 'end' follows and reconnects
-    c.on('notification', (msg) => {
-      if (msg.channel === NOTIFY_CHANNEL && msg.payload !== undefined) hub.received(msg.payload);
-    });
-    c.on('end', () => {
-      if (client === c) client = null;
-      reconnectLater();
-    });
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
-      if (closed) {
-        await c.end().catch(() => {});
-        return;
-      }
-      client = c;
-      retryMs = RECONNECT_MIN_MS;
-    } catch {
-      await c.end().catch(() => {});
-      reconnectLater();
-    }
   };
 
   const reconnectLater = () => {
@@ -77,23 +64,59 @@ export function postgresNotifier(pool: pg.Pool, clientConfig: pg.ClientConfig, h
     retryMs = Math.min(RECONNECT_MAX_MS, retryMs * 2);
   };
 
+  const connect = async () => {
+    if (closed) return;
+    // keepAlive: a connection that a network drops silently is noticed, and replaced.
+    const c = new pg.Client({ ...clientConfig, keepAlive: true });
+    c.on('error', () => {}); // 'end' follows and reconnects
+    c.on('notification', (msg) => {
+      if (msg.channel === NOTIFY_CHANNEL && msg.payload !== undefined) hub.received(msg.payload);
+    });
+    c.on('end', () => {
+      if (client === c) client = null;
+      reconnectLater();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch {
+      await c.end().catch(() => {});
+      reconnectLater();
+      return;
+    }
+    if (closed) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    retryMs = RECONNECT_MIN_MS;
+    if (everListened) hub.wakeAll();
+    everListened = true;
+    listened();
+  };
+
+  let started = false;
   return {
     send(payload) {
       queued.add(payload);
       flush();
     },
     listen() {
-      if (listening) return;
-      listening = true;
-      void connect();
+      if (!started) {
+        started = true;
+        void connect();
+      }
+      return firstListen;
     },
     async close() {
       closed = true;
       if (retryTimer !== null) clearTimeout(retryTimer);
+      if (gapTimer !== null) clearTimeout(gapTimer);
       await inFlight;
       const c = client;
       client = null;
       await c?.end().catch(() => {});
+      listened(); // nobody waits for a listener that will not come
     },
   };
 }

@@ -5,59 +5,86 @@
 // makes them act now, never the only way they learn of work.
 import crypto from 'node:crypto';
 
-/** What a committed change can wake: the device dispatcher, the event log's subscribers. */
-export type Signal = 'device_outbox' | 'events';
+/** What a committed change can wake: the device dispatcher, the event log's subscribers, the
+ * webhook delivery worker. */
+export type Signal = 'device_outbox' | 'events' | 'webhooks';
 
-export const SIGNALS: readonly Signal[] = ['device_outbox', 'events'];
+export const SIGNALS: readonly Signal[] = ['device_outbox', 'events', 'webhooks'];
 
-/** The channel every instance LISTENs on; the payload names the instance and the signals. */
+/** The channel every instance LISTENs on. A channel is database-wide, so the payload names the
+ * schema, the instance and the signals: deployments or test runs in other schemas ignore ours. */
 export const NOTIFY_CHANNEL = 'storeops_commits';
 
 export interface CommitSignals {
   /** Calls fn after every commit that signalled `signal` (here, or on another instance). */
   on(signal: Signal, fn: () => void): () => void;
+  /** Resolves once other instances' commits reach this one (at once when there are none). */
+  listening(): Promise<void>;
 }
 
 /**
  * The in-process side: listeners per signal, woken once per turn of the event loop however many
- * commits signalled in it. `broadcast` tells the other instances (null: there are none).
+ * commits signalled in it. `connect` adds the other instances (PostgreSQL).
  */
 export class SignalHub implements CommitSignals {
   readonly instanceId = crypto.randomBytes(6).toString('hex');
+  readonly #scope: string;
   readonly #listeners = new Map<Signal, Set<() => void>>();
   readonly #pending = new Set<Signal>();
   #scheduled = false;
   #broadcast: ((payload: string) => void) | null = null;
-  #firstListener: (() => void) | null = null;
+  #startListening: (() => Promise<void>) | null = null;
+  #listening: Promise<void> | null = null;
+  #onError: ((err: unknown) => void) | null = null;
 
-  /** Cross-instance delivery (PostgreSQL): send tells the others; started runs at the first listener. */
-  connect(opts: { send: (payload: string) => void; onFirstListener: () => void }): void {
+  /** scope: the schema whose commits these are. */
+  constructor(scope = 'public') {
+    this.#scope = scope;
+  }
+
+  /** send tells the other instances; listen opens the listening connection (at the first listener)
+   * and resolves once it listens. */
+  connect(opts: { send: (payload: string) => void; listen: () => Promise<void> }): void {
     this.#broadcast = opts.send;
-    this.#firstListener = opts.onFirstListener;
+    this.#startListening = opts.listen;
   }
 
   on(signal: Signal, fn: () => void): () => void {
     let set = this.#listeners.get(signal);
     if (set === undefined) this.#listeners.set(signal, (set = new Set()));
     set.add(fn);
-    const start = this.#firstListener;
-    this.#firstListener = null;
-    start?.();
+    void this.listening();
     return () => void set.delete(fn);
+  }
+
+  listening(): Promise<void> {
+    if (this.#startListening === null) return Promise.resolve();
+    return (this.#listening ??= this.#startListening());
+  }
+
+  /** Where a listener that throws is reported (it never stops the others). */
+  onListenerError(report: (err: unknown) => void): void {
+    this.#onError = report;
   }
 
   /** A transaction of this process committed with these signals. */
   committed(signals: ReadonlySet<Signal>): void {
     if (signals.size === 0) return;
     this.#wake(signals);
-    this.#broadcast?.(`${this.instanceId}:${[...signals].join(',')}`);
+    this.#broadcast?.(`${this.#scope}:${this.instanceId}:${[...signals].join(',')}`);
   }
 
   /** A NOTIFY payload from any instance; this instance's own are already delivered. */
   received(payload: string): void {
-    const [from, list = ''] = payload.split(':');
-    if (from === this.instanceId) return;
+    const [scope, from, list = ''] = payload.split(':');
+    if (scope !== this.#scope || from === this.instanceId) return;
     this.#wake(new Set(list.split(',').filter((s): s is Signal => (SIGNALS as readonly string[]).includes(s))));
+  }
+
+  /** Wakes every listener: after the listening connection was away, other instances' commits may
+   * have gone unheard. */
+  wakeAll(): void {
+    this.#wake(new Set(SIGNALS));
   }
 
   #wake(signals: ReadonlySet<Signal>): void {
@@ -69,7 +96,13 @@ export class SignalHub implements CommitSignals {
       const due = [...this.#pending];
       this.#pending.clear();
       for (const signal of due) {
-        for (const fn of this.#listeners.get(signal) ?? []) fn();
+        for (const fn of this.#listeners.get(signal) ?? []) {
+          try {
+            fn();
+          } catch (err) {
+            this.#onError?.(err);
+          }
+        }
       }
     });
   }

@@ -10,10 +10,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DeviceGateway } from './gateway.ts';
 import { AppError } from '../http/errors.ts';
+import { BODY_ERRORS, errorResponse, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { safeEqual } from '../http/secrets.ts';
 import { mayAccess, parseDeviceUsername, type BrokerAccess } from './wire.ts';
 
-const ErrorBody = Type.Object({ message: Type.String(), code: Type.String() });
 const Field = (maxLength: number) => Type.String({ maxLength });
 
 const EmqxAuthnBody = Type.Object({ username: Field(300), password: Field(1000), clientid: Type.Optional(Field(300)) });
@@ -37,18 +37,15 @@ const GoAuthAclBody = Type.Object({
 const GoAuthOk = Type.Object({ ok: Type.Boolean(), error: Type.String() });
 
 const security = [{ brokerSecret: [] }];
-const ValidationBody = Type.Object({ message: Type.String(), code: Type.String(), errors: Type.Record(Type.String(), Type.Array(Type.String())) });
-const refusals = {
-  400: { ...ErrorBody, description: 'the body is not JSON' },
-  401: { ...ErrorBody, description: 'the broker secret (MQTT_AUTH_SECRET) is missing or wrong' },
-  404: { ...ErrorBody, description: 'MQTT_AUTH_SECRET is not set: broker authentication is disabled' },
-  413: { ...ErrorBody, description: 'the body is too large' },
-  415: { ...ErrorBody, description: 'unsupported content type (send application/json)' },
-  422: { ...ValidationBody, description: 'the body is invalid' },
-  429: { ...ErrorBody, description: 'too many failed broker secrets from this client; see Retry-After' },
-  503: { ...ErrorBody, description: 'the database is unavailable; see Retry-After' },
-};
-const deny = (what: string) => ({ 403: { ...ErrorBody, description: what } });
+const refusals = errorResponses({
+  ...BODY_ERRORS,
+  ...SERVICE_ERRORS,
+  401: 'the broker secret (MQTT_AUTH_SECRET) is missing or wrong',
+  404: 'MQTT_AUTH_SECRET is not set: broker authentication is disabled',
+  422: 'the body is invalid',
+  429: 'too many failed broker secrets from this client; see Retry-After',
+});
+const deny = (what: string) => ({ 403: errorResponse(what) });
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];

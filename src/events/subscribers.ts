@@ -111,13 +111,21 @@ export class EventSubscribers {
 
   async #drainAll(): Promise<number> {
     let total = 0;
+    let failure: unknown = null;
     for (const [name, handler] of this.#handlers) {
-      for (;;) {
-        const handled = await this.#runBatch(name, handler);
-        total += handled;
-        if (handled < this.#batchSize) break;
+      // One subscriber's failure (a poison event, a bug) holds back only that subscriber.
+      try {
+        for (;;) {
+          const handled = await this.#runBatch(name, handler);
+          total += handled;
+          if (handled < this.#batchSize) break;
+        }
+      } catch (err) {
+        failure ??= err;
+        this.#log?.error({ err, subscriber: name }, 'event subscriber failed; its events wait for the next run');
       }
     }
+    if (failure !== null) throw failure;
     return total;
   }
 
@@ -145,11 +153,14 @@ export class EventSubscribers {
   async #lockCursor(q: Tx, name: string): Promise<Cursor | null> {
     const [cursor] = await q.query<Cursor>('SELECT tx_id::text AS tx_id, event_id FROM event_cursors WHERE subscriber = $1 FOR UPDATE SKIP LOCKED', [name]);
     if (cursor !== undefined) return cursor;
-    // First run of this subscriber: it starts at the end of the log (history is not replayed).
+    // First run of this subscriber: it starts at the end of the log (history is not replayed), at
+    // the last event no running transaction can still come before.
     const [created] = await q.query<Cursor>(
       `INSERT INTO event_cursors (subscriber, tx_id, event_id)
        SELECT $1, coalesce(last.tx_id, '0'::xid8), coalesce(last.id, 0)
-       FROM (VALUES (1)) AS one LEFT JOIN (SELECT tx_id, id FROM events ORDER BY tx_id DESC, id DESC LIMIT 1) AS last ON true
+       FROM (VALUES (1)) AS one LEFT JOIN (
+         SELECT tx_id, id FROM events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY tx_id DESC, id DESC LIMIT 1
+       ) AS last ON true
        ON CONFLICT (subscriber) DO NOTHING
        RETURNING tx_id::text AS tx_id, event_id`,
       [name],

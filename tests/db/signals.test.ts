@@ -65,8 +65,7 @@ test('a commit on one instance wakes the listeners of another', { skip: !onPostg
   const other = await openDb({ kind: 'postgres', url: process.env.TEST_DATABASE_URL as string, schema, poolSize: 2 });
   const heard = counter(other, 'events');
   try {
-    // The other instance's LISTEN connection starts with its first listener.
-    await new Promise((r) => setTimeout(r, 300));
+    await other.commits.listening();
     await db.tx(async (q) => {
       q.signal('events');
       await q.query('SELECT 1');

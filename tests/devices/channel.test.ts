@@ -19,7 +19,6 @@ test('a locker connects with its key and receives the command queued for it', as
   try {
     assert.equal(await device.subscribe(`lockers/${world.lockerId}/commands`), 1);
     const key = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'open', door: 'front' });
-    devices.notify();
     const message = await device.next(byKey(key));
     assert.equal(message.topic, `lockers/${world.lockerId}/commands`);
     assert.deepEqual({ ...message.body, issued_at: undefined }, { command_id: key, cabinet_key: 2, command: 'open', door: 'front', issued_at: undefined });
@@ -165,7 +164,6 @@ test('MQTT over WebSocket at /mqtt on the HTTP port reaches the same broker', { 
   try {
     assert.equal(await device.subscribe(`lockers/${world.lockerId}/commands`), 1);
     const key = await queueCommand(db, clock, world.lockerId);
-    devices.notify();
     await device.next(byKey(key));
     await device.publish(`lockers/${world.lockerId}/acks`, { command_id: key });
     await waitUntil(async () => (await outboxState(db, key)).acked_at !== null);

@@ -14,7 +14,7 @@ import { makeWorld, testApp } from '../support/world.ts';
 import { outboxState, queueCommand, waitUntil } from './device.ts';
 
 const ctx = await testApp();
-const { db, clock, devices } = ctx;
+const { db, clock } = ctx;
 
 interface StatusReport {
   apiKey: string | undefined;
@@ -47,7 +47,6 @@ test('the locker simulator acks each command and reports the door it moved with 
   try {
     await simulator.ready;
     const open = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'open', door: 'front' });
-    devices.notify();
     await waitUntil(async () => (await outboxState(db, open)).acked_at !== null && receiver.reports.length === 1);
     assert.equal(receiver.reports[0]?.apiKey, world.lockerKey);
     assert.deepEqual(receiver.reports[0]?.body.cabinets, [{ key: 2, front_status: 'open', rear_status: 'closed' }]);
@@ -56,7 +55,6 @@ test('the locker simulator acks each command and reports the door it moved with 
     const close = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'close', door: 'front' });
     const rear = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'open', door: 'rear' });
     const resize = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'resize', size: 'large' });
-    devices.notify();
     await waitUntil(async () => (await outboxState(db, resize)).acked_at !== null && receiver.reports.length === 3);
     assert.equal((await outboxState(db, close)).acked_at !== null && (await outboxState(db, rear)).acked_at !== null, true);
     assert.deepEqual(receiver.reports.map((r) => r.body.cabinets[0]), [
@@ -85,7 +83,6 @@ test('the edge simulator saves the WAV it receives into its folder and acks it a
       payload: { message_id: key, text: 'Cleanup on aisle five', actor: 'chat-bot', mime: 'audio/wav', audio: wav.toString('base64'), queued_at: clock.now().toISOString() },
       key,
     }, clock.now()));
-    devices.notify();
     await waitUntil(async () => (await outboxState(db, key)).acked_at !== null);
     assert.deepEqual(fs.readFileSync(path.join(outDir, `${key}.wav`)), wav);
     assert.ok(lines.some((l) => l.includes('Cleanup on aisle five')));

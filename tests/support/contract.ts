@@ -71,7 +71,7 @@ export function assertContractAnswer(res: LightMyRequestResponse, what: string):
 /** Tables that requests write; counted whole, so a write outside the world shows as well. */
 const WRITTEN_TABLES = [
   'locker_orders', 'cabinet_commands', 'locker_order_events', 'locker_status_events', 'cfh_requests', 'cfh_request_events',
-  'device_outbox', 'jobs', 'lockers', 'cabinets', 'api_tokens', 'radio_messages', 'radio_transcripts', 'radio_audio',
+  'device_outbox', 'jobs', 'lockers', 'cabinets', 'api_tokens', 'radio_messages', 'radio_transcripts', 'radio_audio', 'events',
 ];
 
 const rows = (name: string, from: string, order = 'id') =>
@@ -93,6 +93,7 @@ const SNAPSHOT_SQL = ((): string => {
     rows('status_events', 'SELECT * FROM locker_status_events WHERE locker_id = $2'),
     rows('cfh_requests', 'SELECT * FROM cfh_requests WHERE organization_id = $1'),
     rows('cfh_events', 'SELECT e.* FROM cfh_request_events e JOIN cfh_requests r ON r.id = e.request_id WHERE r.organization_id = $1'),
+    rows('events', 'SELECT id, uuid, type, status, location_id, internal_id, details, message, created_at FROM events WHERE organization_id = $1'),
     // A play message carries its audio: its size stands for it (read without detoasting), since the
     // snapshot is taken around every request.
     rows('outbox', `SELECT id, topic, CASE WHEN topic LIKE 'radio/%' THEN to_jsonb(pg_column_size(payload)) ELSE payload END AS payload,
