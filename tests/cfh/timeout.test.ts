@@ -85,16 +85,16 @@ test('a timeout that runs late judges the request as it stood at its deadline', 
   assert.equal(view.updated_at, iso(claimedAt), 'updated_at does not go back in time');
 });
 
-test('the timeout is kept in the database: another instance started later runs it', async () => {
+test('the timeout is kept in the database: another instance started later runs it', async (t) => {
   const { w, client } = await store(2);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
-  const other = await testApp({ clock: new ManualClock(new Date(ctx.clock.now().getTime() + 2_000)) });
+  const other = await testApp({ t, clock: new ManualClock(new Date(ctx.clock.now().getTime() + 2_000)) });
   await other.scheduler.runDue();
   assert.equal((await cfhRequest(client, message_id)).is_timeout, true);
 });
 
-test('without a timeout of its own, a location uses CFH_TIMEOUT_SECONDS', async () => {
-  const c = await testApp({ clock: new ManualClock(ctx.clock.now()), config: testConfig({ CFH_TIMEOUT_SECONDS: '30' }) });
+test('without a timeout of its own, a location uses CFH_TIMEOUT_SECONDS', async (t) => {
+  const c = await testApp({ t, clock: new ManualClock(ctx.clock.now()), config: testConfig({ CFH_TIMEOUT_SECONDS: '30' }) });
   const { w, client } = await store(undefined, c);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   c.clock.advance(29_999);

@@ -91,9 +91,9 @@ test('a closed synthesizer refuses work instead of hanging', async () => {
   await assert.rejects(speech.synthesize(SENTENCE), SpeechUnavailableError);
 });
 
-test('over HTTP, a full speech queue is 503 with Retry-After and queues nothing', async () => {
+test('over HTTP, a full speech queue is 503 with Retry-After and queues nothing', async (t) => {
   await withSynthesizer({ workers: 1, queueLimit: 2 }, async (speech) => {
-    const { app, db, clock } = await testApp({ speech });
+    const { app, db, clock } = await testApp({ t, speech });
     const w = await makeWorld(db, clock);
     // One long text speaking and two waiting: the queue is full for a good while.
     const busy = Promise.all([speech.synthesize(LONG), speech.synthesize(LONG), speech.synthesize(LONG)]);
@@ -106,9 +106,9 @@ test('over HTTP, a full speech queue is 503 with Retry-After and queues nothing'
   });
 });
 
-test('over HTTP, a synthesis over its time limit is 503 with Retry-After', async () => {
+test('over HTTP, a synthesis over its time limit is 503 with Retry-After', async (t) => {
   await withSynthesizer({ workers: 1, timeoutMs: 1 }, async (speech) => {
-    const { app, db, clock } = await testApp({ speech });
+    const { app, db, clock } = await testApp({ t, speech });
     const w = await makeWorld(db, clock);
     const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: LONG.slice(0, 600), actor: 'x' });
     assert.equal(res.statusCode, 503, res.body);
