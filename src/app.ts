@@ -21,6 +21,7 @@ import { lockerRoutes } from './lockers/routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 /** What the HTTP app is built from; each feature's routes take their own part of it. */
 export interface AppDeps {
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest });
   await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, apiTokens: app.apiTokens });
   await app.register(radioRoutes, { db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens });
+  await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
 
   return app;
 }

@@ -18,6 +18,8 @@ import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
+import { WebhookDeliverer } from './webhooks/deliverer.ts';
+import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
 
 export interface ComposeOptions {
   config: Config;
@@ -34,7 +36,8 @@ export interface ComposeOptions {
   /** A shared device gateway, neither started nor stopped by this app. Default: its own. */
   devices?: DeviceGateway;
   failureLimit?: FailureLimit;
-  /** Tests: the scheduler and the event subscribers run only when told (runDue, runPending). */
+  /** Tests: the scheduler, the event subscribers and the webhook deliverer run only when told
+   * (runDue, runPending, webhooks.runDue). */
   manualJobs?: boolean;
 }
 
@@ -46,6 +49,8 @@ export interface Service {
   scheduler: Scheduler;
   devices: DeviceGateway;
   events: EventSubscribers;
+  /** Sends webhook deliveries; `await webhooks.runDue()` attempts what is due now. */
+  webhooks: WebhookDeliverer;
   speech: SpeechSynthesizer;
 }
 
@@ -108,6 +113,8 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   scheduler.registerAll(lockerJobs({ clock }));
   scheduler.registerAll(cfhJobs());
   const events = new EventSubscribers({ db, log: log('events') });
+  events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
+  const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
 
   const built = await buildApp({
     config, db, clock, devices, speech, secretDigest: parts.secretDigest,
@@ -121,13 +128,15 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.manualJobs === true) return;
     scheduler.start();
     events.start();
+    webhooks.start();
   });
   built.addHook('onClose', async () => {
     await scheduler.stop();
     await events.stop();
+    await webhooks.stop(); // attempts in flight are cut short and their deliveries due again at once
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });
-  return { app: built, config, db, clock, scheduler, devices, events, speech };
+  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech };
 }

@@ -26,6 +26,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Which X-Forwarded-For hops to believe for the client address (Fastify's trustProxy). */
   readonly trustProxy: boolean | string;
+  /** Webhooks may go to loopback, link-local and private addresses (a self-hosted store's own network). */
+  readonly webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -67,6 +69,14 @@ function url(env: Env, name: string, protocols: readonly string[]): string | nul
     throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
   }
   return raw;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (/^true$/i.test(raw)) return true;
+  if (/^false$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
 function trustProxy(env: Env): boolean | string {
@@ -114,5 +124,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     provisionFile: provisionFile === null ? null : path.resolve(cwd, provisionFile),
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
   });
 }

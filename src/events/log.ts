@@ -2,7 +2,9 @@
 // the transaction of that change; the commit then wakes the log's subscribers (db signals).
 import type { Tx } from '../db/db.ts';
 
-export type EventType = 'callforhelp' | 'locker' | 'radio' | 'device';
+export const EVENT_TYPES = ['callforhelp', 'locker', 'radio', 'device'] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface NewEvent {
   type: EventType;

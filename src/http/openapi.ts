@@ -16,6 +16,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'lockers', description: 'Pickup lockers: orders, cabinets, open codes, locker devices' },
         { name: 'callforhelp', description: 'Call for Help requests' },
         { name: 'radio', description: 'Text to speech on the store radio' },
+        { name: 'webhooks', description: 'Signed webhooks of store events: deliveries and their attempts' },
         { name: 'service', description: 'Health of the service' },
         { name: 'devices', description: "Device channel: an external MQTT broker's HTTP auth plugin asks these" },
       ],

@@ -7,9 +7,11 @@
 // file, and deadlocked with an order that held a cabinet and needed its locker.)
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
+import { EVENT_TYPES } from '../events/log.ts';
 import { describeIssue, fieldOf } from '../http/errors.ts';
 import { makeAjv } from '../http/validation.ts';
 import { sha256hex } from '../http/secrets.ts';
+import { targetUrlProblem } from '../webhooks/rules.ts';
 import { ProvisioningFile } from './schema.ts';
 
 export class ProvisioningError extends Error {}
@@ -31,6 +33,8 @@ export interface ProvisioningSummary {
   radio_edges: number;
   messaging_accounts: number;
   api_tokens: number;
+  /** Version 2 sections are counted when the file has them. */
+  webhooks?: number;
 }
 
 /** Runs one entry's statements, naming the entry if the database refuses them. */
@@ -55,6 +59,7 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
   const now = clock.now();
   return db.tx(async (q) => {
     const summary: ProvisioningSummary = { organizations: 0, locations: 0, lockers: 0, cabinets: 0, cfh_options: 0, radio_edges: 0, messaging_accounts: 0, api_tokens: 0 };
+    if (file.webhooks !== undefined) summary.webhooks = 0;
     for (const [i, o] of (file.organizations ?? []).entries()) {
       await entry(`organizations[${i}]`, async () => {
         await q.query(
@@ -70,12 +75,12 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       await entry(`locations[${i}]`, async () => {
         await q.query(
           `WITH ins AS (
-             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
+             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, store_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $6, $5, $5)
              ON CONFLICT (id) DO NOTHING
            )
-           UPDATE locations SET organization_id = $2, name = $3, cfh_timeout_seconds = $4, updated_at = $5
-           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds) IS DISTINCT FROM ($2, $3, $4)`,
-          [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now],
+           UPDATE locations SET organization_id = $2, name = $3, cfh_timeout_seconds = $4, store_number = $6, updated_at = $5
+           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds, store_number) IS DISTINCT FROM ($2, $3, $4, $6)`,
+          [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now, l.store_number ?? null],
         );
       });
       summary.locations++;
@@ -161,6 +166,30 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
         );
       });
       summary.messaging_accounts++;
+    }
+    for (const [i, w] of (file.webhooks ?? []).entries()) {
+      const where = `webhooks[${i}]`;
+      await entry(where, async () => {
+        const problem = targetUrlProblem(w.url);
+        if (problem !== null) throw new ProvisioningError(`${where}.url: ${problem}`);
+        if (w.location_id !== undefined && w.location_id !== null) {
+          const organizationId = await organizationOfLocation(q, where, w.location_id);
+          if (organizationId !== w.organization_id) {
+            throw new ProvisioningError(`${where}.location_id: location ${w.location_id} is not of organization ${w.organization_id}`);
+          }
+        }
+        await q.query(
+          `WITH ins AS (
+             INSERT INTO webhook_endpoints (id, organization_id, location_id, url, secret, events, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+             ON CONFLICT (id) DO NOTHING
+           )
+           UPDATE webhook_endpoints SET organization_id = $2, location_id = $3, url = $4, secret = $5, events = $6, updated_at = $7
+           WHERE id = $1 AND (organization_id, location_id, url, secret, events) IS DISTINCT FROM ($2, $3, $4, $5, $6::text[])`,
+          [w.id, w.organization_id, w.location_id ?? null, w.url, w.secret, w.events ?? EVENT_TYPES, now],
+        );
+      });
+      summary.webhooks = (summary.webhooks ?? 0) + 1;
     }
     for (const [i, t] of (file.api_tokens ?? []).entries()) {
       await entry(`api_tokens[${i}]`, async () => {

@@ -1,6 +1,7 @@
 // The declarative provisioning file (contract section 7).
 import { Type, type Static } from 'typebox';
-import { nullable, RowId } from '../http/schemas.ts';
+import { EVENT_TYPES } from '../events/log.ts';
+import { nullable, oneOf, RowId, STORABLE } from '../http/schemas.ts';
 
 const Id = RowId;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
@@ -25,6 +26,8 @@ export const ProvisioningFile = Type.Object({
     organization_id: Id,
     name: Name,
     cfh_timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 86_400 }))),
+    /** The store's own number, as its events carry it (`store_number`). */
+    store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
   }))),
   lockers: Type.Optional(Type.Array(Type.Object({
     id: Id,
@@ -57,10 +60,22 @@ export const ProvisioningFile = Type.Object({
     organization_id: Id,
     auth_token: Secret,
   }))),
+  webhooks: Type.Optional(Type.Array(Type.Object({
+    id: Id,
+    organization_id: Id,
+    /** Only this location's events; absent or null: every location of the organization. */
+    location_id: Type.Optional(nullable(Id)),
+    /** http or https; checked when the file is applied (apply.ts), the address again at each delivery. */
+    url: Type.String({ minLength: 1, maxLength: 2000 }),
+    /** The HMAC-SHA256 key of the signatures. */
+    secret: Secret,
+    /** The event types sent; absent: all of them, empty: none. */
+    events: Type.Optional(Type.Array(oneOf(EVENT_TYPES), { uniqueItems: true })),
+  }))),
   api_tokens: Type.Optional(Type.Array(Type.Object({
     name: Name,
     organization_id: Id,
-    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio')]), { minItems: 1, uniqueItems: true }),
+    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio'), Type.Literal('webhooks')]), { minItems: 1, uniqueItems: true }),
     token: Secret,
     expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
     revoked: Type.Optional(Type.Boolean()),

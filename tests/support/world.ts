@@ -9,6 +9,7 @@ import type { Db } from '../../src/db/db.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import type { Scheduler } from '../../src/jobs/scheduler.ts';
 import type { EventSubscribers } from '../../src/events/subscribers.ts';
+import type { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
@@ -46,7 +47,7 @@ export function freshId(): number {
 
 /** A new API token of the organization, provisioned as an operator would; returns its value. */
 export async function provisionToken(
-  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
+  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
 ): Promise<string> {
   const token = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(db, clock, {
@@ -73,6 +74,8 @@ export interface TestContext {
   scheduler: Scheduler;
   /** The event log's subscribers; `await events.runPending()` hands them what committed. */
   events: EventSubscribers;
+  /** The webhook deliverer; `await webhooks.runDue()` attempts every due delivery. */
+  webhooks: WebhookDeliverer;
   config: Config;
   speech: SpeechSynthesizer;
   /** The device channel, started: dispatches on its own; `await devices.dispatchPending()` publishes now. */
@@ -129,7 +132,10 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit });
   await service.app.ready();
   closeWith(opts.t, () => service.app.close());
-  return { app: service.app, db, clock, scheduler: service.scheduler, events: service.events, config, speech, devices, mqttUrl: devices.deviceUrl ?? '' };
+  return {
+    app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
+    mqttUrl: devices.deviceUrl ?? '',
+  };
 }
 
 export interface World {

@@ -1,0 +1,206 @@
+// The delivery worker: claims due deliveries (a lease each, in a short statement), POSTs them
+// outside any transaction, then logs each attempt and settles its delivery (another short
+// statement). Attempts run in parallel, at most `maxInFlight` per instance and `perEndpoint` per
+// endpoint, so a slow or dead endpoint holds only its own slots, and never a database connection.
+// The lease makes one attempt per delivery in flight across instances; a delivery whose instance
+// died is claimed again once its lease ends, so every delivery is attempted at least once.
+//
+// Woken by commits that wrote deliveries (the "webhooks" signal, from any instance), by an attempt
+// that ended (the next delivery of its store may go), and by a poll (retries falling due).
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/db.ts';
+import { eventPayload } from '../events/payload.ts';
+import { postWebhook, type PostResult } from './post.ts';
+import { settle, signedHeaders } from './rules.ts';
+import { claimDue, recordAttempt, releaseClaim, type ClaimedDelivery } from './store.ts';
+
+export interface DelivererLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface DelivererOptions {
+  db: Db;
+  clock: Clock;
+  /** WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate: boolean;
+  log?: DelivererLogger;
+  pollMs?: number;
+  maxInFlight?: number;
+  perEndpoint?: number;
+  /** The whole exchange of one attempt, connection to the end of the answer. */
+  timeoutMs?: number;
+  /** How long a claim holds a delivery: longer than an attempt can take, with room to record it. */
+  leaseMs?: number;
+  /** Bytes of an answer's body read at most. */
+  bodyCap?: number;
+}
+
+interface InFlight {
+  endpointId: number;
+  promise: Promise<void>;
+}
+
+export class WebhookDeliverer {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #log: DelivererLogger | undefined;
+  readonly #allowPrivate: boolean;
+  readonly #pollMs: number;
+  readonly #maxInFlight: number;
+  readonly #perEndpoint: number;
+  readonly #timeoutMs: number;
+  readonly #leaseMs: number;
+  readonly #bodyCap: number;
+  readonly #inFlight = new Map<number, InFlight>();
+  readonly #stopping = new AbortController();
+  #started = false;
+  #timer: NodeJS.Timeout | null = null;
+  #off: (() => void) | null = null;
+  #claiming: Promise<number> | null = null;
+  #again = false;
+  #lastError = 0;
+
+  constructor(opts: DelivererOptions) {
+    this.#db = opts.db;
+    this.#clock = opts.clock;
+    this.#log = opts.log;
+    this.#allowPrivate = opts.allowPrivate;
+    this.#pollMs = opts.pollMs ?? 1_000;
+    this.#maxInFlight = opts.maxInFlight ?? 32;
+    this.#perEndpoint = opts.perEndpoint ?? 4;
+    this.#timeoutMs = opts.timeoutMs ?? 10_000;
+    this.#leaseMs = opts.leaseMs ?? Math.max(15_000, this.#timeoutMs + 5_000);
+    this.#bodyCap = opts.bodyCap ?? 64 * 1024;
+  }
+
+  /** Attempts in flight in this instance. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  start(): void {
+    if (this.#started || this.#stopping.signal.aborted) return;
+    this.#started = true;
+    this.#off = this.#db.commits.on('webhooks', () => this.#wake());
+    this.#schedule(0);
+  }
+
+  /** Stops claiming, aborts the attempts in flight and gives their deliveries back (due at once). */
+  async stop(): Promise<void> {
+    this.#started = false;
+    this.#off?.();
+    this.#off = null;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#stopping.abort();
+    await this.#claiming?.catch(() => 0);
+    await this.settle();
+  }
+
+  /** Every due delivery attempted, and each one that falls due meanwhile (the next of a store),
+   * until nothing is due; resolves when their attempts are logged. Returns how many ran. */
+  async runDue(): Promise<number> {
+    let attempts = 0;
+    for (;;) {
+      attempts += await this.#claimNow();
+      if (this.#inFlight.size === 0) return attempts;
+      // An attempt that ends may let the next delivery of its store go: claim again after each.
+      await Promise.race([...this.#inFlight.values()].map((f) => f.promise));
+    }
+  }
+
+  /** Resolves when no attempt is in flight. */
+  async settle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()].map((f) => f.promise));
+  }
+
+  #wake(): void {
+    if (!this.#started) return;
+    if (this.#claiming !== null) {
+      this.#again = true;
+      return;
+    }
+    this.#schedule(0);
+  }
+
+  #schedule(delayMs: number): void {
+    if (!this.#started) return;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#claimNow()
+        .catch((err: unknown) => this.#failed(err))
+        .finally(() => {
+          const again = this.#again;
+          this.#again = false;
+          this.#schedule(again ? 0 : this.#pollMs);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  #failed(err: unknown): void {
+    // A database that is away fails every poll: logged once a minute.
+    if (Date.now() - this.#lastError < 60_000) return;
+    this.#lastError = Date.now();
+    this.#log?.error({ err }, 'webhook deliverer failed; retrying');
+  }
+
+  /** One claim at a time in this instance; returns how many attempts it started. */
+  async #claimNow(): Promise<number> {
+    while (this.#claiming !== null) await this.#claiming.catch(() => 0);
+    this.#claiming = this.#claim();
+    try {
+      return await this.#claiming;
+    } finally {
+      this.#claiming = null;
+    }
+  }
+
+  async #claim(): Promise<number> {
+    const room = this.#maxInFlight - this.#inFlight.size;
+    if (room <= 0 || this.#stopping.signal.aborted) return 0;
+    const busy = new Map<number, number>();
+    for (const f of this.#inFlight.values()) busy.set(f.endpointId, (busy.get(f.endpointId) ?? 0) + 1);
+    const claimed = await this.#db.statement((q) =>
+      claimDue(q, this.#clock.now(), { limit: room, perEndpoint: this.#perEndpoint, busy, leaseMs: this.#leaseMs }),
+    );
+    for (const delivery of claimed) {
+      const promise = this.#attempt(delivery)
+        .catch((err: unknown) => this.#log?.error({ err, delivery: delivery.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
+        .finally(() => {
+          this.#inFlight.delete(delivery.id);
+          this.#wake();
+        });
+      this.#inFlight.set(delivery.id, { endpointId: delivery.endpoint_id, promise });
+    }
+    return claimed.length;
+  }
+
+  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+    const at = this.#clock.now();
+    const body = JSON.stringify(eventPayload(delivery.event, delivery.store_number));
+    const started = performance.now();
+    const result: PostResult = await postWebhook(
+      { url: delivery.url, body, headers: signedHeaders(delivery.secret, delivery.event.uuid, body, at) },
+      { timeoutMs: this.#timeoutMs, allowPrivate: this.#allowPrivate, bodyCap: this.#bodyCap, signal: this.#stopping.signal },
+    );
+    const durationMs = Math.round(performance.now() - started);
+    if (result.aborted) {
+      await this.#db.statement((q) => releaseClaim(q, delivery.id, delivery.lease));
+      return;
+    }
+    const now = this.#clock.now();
+    const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, now, Math.random());
+    const settled = await this.#db.statement((q) =>
+      recordAttempt(q, {
+        deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
+        error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures, now,
+      }),
+    );
+    if (!settled) this.#log?.warn({ delivery: delivery.id }, 'a webhook attempt outlived its claim; logged, the delivery left as it is');
+    if (outcome.state === 'failed') this.#log?.warn({ delivery: delivery.id, endpoint: delivery.endpoint_id }, 'webhook delivery failed for good');
+  }
+}

@@ -1,0 +1,214 @@
+// All SQL of webhooks: deliveries written for the events of a batch (the fan-out), claimed for an
+// attempt with a lease, settled with the attempt's log line, listed (W1) and sent again (W2).
+import type { Queryable, Tx } from '../db/db.ts';
+import type { EventRow } from '../events/log.ts';
+
+/** A timestamptz as the wire wants it inside JSON built by the database. */
+const wireTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * A delivery for each event and each endpoint of its organization (of its location, or of all
+ * locations) that takes its type, in the order of the events, so an endpoint's deliveries are
+ * numbered in commit order. An event delivered already to an endpoint is not added again.
+ */
+export async function insertDeliveries(q: Tx, events: readonly EventRow[], now: Date): Promise<number> {
+  if (events.length === 0) return 0;
+  const [row] = await q.query<{ n: number }>(
+    `WITH ins AS (
+       INSERT INTO webhook_deliveries (endpoint_id, event_id, location_key, next_attempt_at, retry_since, created_at, updated_at)
+       SELECT w.id, ev.id, coalesce(ev.location_id, 0), $5, $5, $5, $5
+       FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS ev(id, organization_id, location_id, type, ord)
+         JOIN webhook_endpoints w ON w.organization_id = ev.organization_id
+           AND (w.location_id IS NULL OR w.location_id = ev.location_id) AND ev.type = ANY (w.events)
+       ORDER BY ev.ord, w.id
+       ON CONFLICT (endpoint_id, event_id) DO NOTHING
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM ins`,
+    [events.map((e) => e.id), events.map((e) => e.organization_id), events.map((e) => e.location_id), events.map((e) => e.type), now],
+  );
+  const n = row?.n ?? 0;
+  if (n > 0) q.signal('webhooks');
+  return n;
+}
+
+/** A delivery claimed for one attempt: its endpoint, its event and the lease that is its claim. */
+export interface ClaimedDelivery {
+  id: number;
+  lease: string;
+  generation: number;
+  failures: number;
+  retry_since: string;
+  endpoint_id: number;
+  url: string;
+  secret: string;
+  event: Pick<EventRow, 'uuid' | 'type' | 'status' | 'created_at' | 'details' | 'location_id' | 'internal_id' | 'organization_id' | 'message'>;
+  store_number: string | null;
+}
+
+type ClaimedRow = Omit<ClaimedDelivery, 'event'> & ClaimedDelivery['event'];
+
+export interface ClaimLimits {
+  /** Deliveries to claim at most. */
+  limit: number;
+  /** Attempts in flight per endpoint at most (this instance's). */
+  perEndpoint: number;
+  /** This instance's attempts in flight, by endpoint. */
+  busy: ReadonlyMap<number, number>;
+  leaseMs: number;
+}
+
+/**
+ * Claims due deliveries: sets a lease on each (until now + leaseMs) in one statement, so no other
+ * instance claims them while their attempt is in flight. Of an endpoint's deliveries of one
+ * location only the oldest due one is taken, and none while one of them is in flight anywhere: a
+ * receiver gets a store's events one at a time, in order, unless one waits for a retry.
+ */
+export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const rows = await q.query<ClaimedRow>(
+    `WITH in_flight AS (
+       SELECT DISTINCT endpoint_id, location_key FROM webhook_deliveries
+       WHERE state = 'pending' AND lease IS NOT NULL AND locked_until > $1
+     ), heads AS (
+       SELECT DISTINCT ON (d.endpoint_id, d.location_key) d.id, d.endpoint_id, d.next_attempt_at
+       FROM webhook_deliveries d
+       WHERE d.state = 'pending' AND d.next_attempt_at <= $1
+         AND NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.endpoint_id = d.endpoint_id AND f.location_key = d.location_key)
+       ORDER BY d.endpoint_id, d.location_key, d.id
+     ), ranked AS (
+       SELECT h.id, h.next_attempt_at, row_number() OVER (PARTITION BY h.endpoint_id ORDER BY h.next_attempt_at, h.id) AS n,
+         $3::int - coalesce(busy.n, 0) AS room
+       FROM heads h LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = h.endpoint_id
+     ), picked AS (
+       SELECT d.id, d.endpoint_id, d.event_id FROM webhook_deliveries d
+       WHERE d.id IN (SELECT id FROM ranked WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2)
+         AND d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease IS NULL OR d.locked_until <= $1)
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE webhook_deliveries d
+     SET lease = gen_random_uuid(), locked_until = $1::timestamptz + $6 * interval '1 millisecond', updated_at = $1
+     FROM picked p JOIN webhook_endpoints w ON w.id = p.endpoint_id JOIN events e ON e.id = p.event_id
+       LEFT JOIN locations loc ON loc.id = e.location_id
+     WHERE d.id = p.id
+     RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id, w.url, w.secret,
+       e.uuid::text AS uuid, e.type, e.status, e.created_at, e.details, e.location_id, e.internal_id, e.organization_id, e.message,
+       loc.store_number`,
+    [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs],
+  );
+  return rows
+    .map((r) => ({
+      id: r.id, lease: r.lease, generation: r.generation, failures: r.failures, retry_since: r.retry_since, endpoint_id: r.endpoint_id,
+      url: r.url, secret: r.secret, store_number: r.store_number,
+      event: {
+        uuid: r.uuid, type: r.type, status: r.status, created_at: r.created_at, details: r.details, location_id: r.location_id,
+        internal_id: r.internal_id, organization_id: r.organization_id, message: r.message,
+      },
+    }))
+    .sort((a, b) => a.id - b.id);
+}
+
+export interface AttemptRecord {
+  deliveryId: number;
+  lease: string;
+  generation: number;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  state: 'delivered' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  failures: number;
+  now: Date;
+}
+
+/**
+ * Logs an attempt and settles its delivery, in one statement. Only the claim that holds the lease
+ * settles it; a redelivery (W2) made while the attempt was in flight stands: the attempt is
+ * logged, and the delivery stays pending and due.
+ */
+export async function recordAttempt(q: Queryable, a: AttemptRecord): Promise<boolean> {
+  const rows = await q.query(
+    `WITH attempt AS (
+       INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error) VALUES ($1, $3, $4, $5, $6)
+     )
+     UPDATE webhook_deliveries SET lease = NULL, locked_until = NULL, attempts = attempts + 1, updated_at = $11,
+       state = CASE WHEN generation = $7 THEN $8 ELSE state END,
+       next_attempt_at = CASE WHEN generation = $7 THEN $9::timestamptz ELSE next_attempt_at END,
+       failures = CASE WHEN generation = $7 THEN $10 ELSE failures END,
+       delivered_at = CASE WHEN generation = $7 AND $8 = 'delivered' THEN $11 ELSE delivered_at END
+     WHERE id = $1 AND lease = $2::uuid
+     RETURNING id`,
+    [a.deliveryId, a.lease, a.at, a.statusCode, a.durationMs, a.error, a.generation, a.state, a.nextAttemptAt, a.failures, a.now],
+  );
+  return rows.length > 0;
+}
+
+/** Gives a claim back without an attempt (the service is stopping): due again at once, anywhere. */
+export async function releaseClaim(q: Queryable, deliveryId: number, lease: string): Promise<void> {
+  await q.query('UPDATE webhook_deliveries SET lease = NULL, locked_until = NULL WHERE id = $1 AND lease = $2::uuid', [deliveryId, lease]);
+}
+
+/** Is this endpoint the reader's (its organization's, and of its locations when it is limited)? */
+export async function readableEndpoint(q: Queryable, endpointId: number, organizationId: number, locations: readonly number[] | null): Promise<boolean> {
+  const rows = await q.query(
+    'SELECT 1 FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 AND ($3::int[] IS NULL OR location_id = ANY ($3::int[]))',
+    [endpointId, organizationId, locations],
+  );
+  return rows.length > 0;
+}
+
+export interface AttemptRow {
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export interface DeliveryRow {
+  id: number;
+  event_uuid: string;
+  type: string;
+  status: string;
+  state: 'pending' | 'delivered' | 'failed';
+  created_at: string;
+  next_attempt_at: string | null;
+  attempts: AttemptRow[];
+}
+
+/** The newest attempts a listing shows per delivery. */
+export const ATTEMPTS_SHOWN = 100;
+
+/** A delivery as W1 and W2 show it; `d` is the delivery, `e` its event. */
+const DELIVERY_COLUMNS = `d.id, e.uuid::text AS event_uuid, e.type, e.status, d.state, d.created_at, d.next_attempt_at,
+  (SELECT coalesce(json_agg(json_build_object('at', ${wireTime('a.at')}, 'status_code', a.status_code, 'duration_ms', a.duration_ms,
+     'error', a.error) ORDER BY a.id), '[]'::json)
+   FROM (SELECT * FROM webhook_attempts WHERE delivery_id = d.id ORDER BY id DESC LIMIT ${ATTEMPTS_SHOWN}) a) AS attempts`;
+
+/** An endpoint's deliveries, newest first; `before`: only those older than that delivery id. */
+export async function listDeliveries(q: Queryable, endpointId: number, limit: number, before: number | null): Promise<DeliveryRow[]> {
+  return q.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS}
+     FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+     WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2)
+     ORDER BY d.id DESC LIMIT $3`,
+    [endpointId, before, limit],
+  );
+}
+
+/**
+ * W2: the reader's delivery made pending again and due now, with a fresh 24 hours of retries.
+ * null: no such delivery of the reader's endpoints. An attempt in flight keeps its lease.
+ */
+export async function redeliver(q: Tx, deliveryId: number, organizationId: number, locations: readonly number[] | null, now: Date): Promise<DeliveryRow | null> {
+  const [row] = await q.query<DeliveryRow>(
+    `UPDATE webhook_deliveries d
+     SET state = 'pending', next_attempt_at = $4, retry_since = $4, failures = 0, generation = d.generation + 1, delivered_at = NULL, updated_at = $4
+     FROM webhook_endpoints w, events e
+     WHERE d.id = $1 AND w.id = d.endpoint_id AND e.id = d.event_id
+       AND w.organization_id = $2 AND ($3::int[] IS NULL OR w.location_id = ANY ($3::int[]))
+     RETURNING ${DELIVERY_COLUMNS}`,
+    [deliveryId, organizationId, locations, now],
+  );
+  if (row !== undefined) q.signal('webhooks');
+  return row ?? null;
+}

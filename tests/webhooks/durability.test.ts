@@ -1,0 +1,114 @@
+// No event is lost to a restart or to the loss of an instance: deliveries are rows, a stopped
+// service gives its attempts in flight back, a dead instance's claim runs out, and two instances on
+// one PostgreSQL database deliver each event once.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ManualClock } from '../../src/clock.ts';
+import { openDb, type Db } from '../../src/db/db.ts';
+import { EventSubscribers } from '../../src/events/subscribers.ts';
+import { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
+import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from '../../src/webhooks/fanout.ts';
+import { cfhClient, createRequest } from '../cfh/support.ts';
+import { makeWorld, onPostgres, provisionToken, testDb, type World } from '../support/world.ts';
+import { deliveriesOf, fanOut, provisionEndpoint, Receiver, webhookApp } from './support.ts';
+
+const clock = new ManualClock(new Date());
+
+async function world(t: Parameters<typeof Receiver.start>[0], behaviour: Parameters<typeof Receiver.start>[1] = 'ok') {
+  const db = await testDb();
+  const w = await makeWorld(db, clock);
+  const receiver = await Receiver.start(t, behaviour);
+  const endpointId = await provisionEndpoint(db, clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret });
+  const token = await provisionToken(db, clock, w.organizationId, ['webhooks']);
+  return { w, receiver, endpointId, token };
+}
+
+test('events written before a restart are delivered after it, and an attempt cut short by the stop is made again', async (t) => {
+  const { w, receiver, endpointId, token } = await world(t, 'hang');
+  const first = await webhookApp({ clock });
+  const client = cfhClient(first.app, w.token);
+  await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  await fanOut(first);
+  // Its attempt hangs; a second event is committed but not yet handed to the subscribers.
+  first.webhooks.start();
+  await receiver.waitFor(1);
+  await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  await first.app.close();
+
+  receiver.behaviour = 'ok';
+  const second = await webhookApp({ clock, t });
+  await fanOut(second);
+  await second.webhooks.runDue();
+  const uuids = receiver.received.map((r) => r.body.uuid);
+  assert.equal(new Set(uuids).size, 2, 'both events arrived');
+  const deliveries = await deliveriesOf(second.app, token, endpointId);
+  assert.deepEqual(deliveries.map((d) => d.state), ['delivered', 'delivered']);
+  assert.equal(deliveries[1]?.attempts.length, 1, 'the attempt cut short by the stop was given back, not logged as failed');
+});
+
+test('a delivery whose instance died is claimed again once its claim runs out', async (t) => {
+  const { w, receiver, endpointId, token } = await world(t, 'hang');
+  const ctx = await webhookApp({ clock, t });
+  await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  await fanOut(ctx);
+  const dead = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true });
+  t.after(() => dead.stop());
+  dead.start();
+  await receiver.waitFor(1);
+  // The instance is gone (it never records anything): nobody else may claim the delivery until its
+  // lease ends.
+  await ctx.webhooks.runDue();
+  assert.equal(receiver.requests, 1, 'one attempt in flight per delivery');
+  receiver.behaviour = 'ok';
+  clock.advance(16_000);
+  await ctx.webhooks.runDue();
+  assert.equal(receiver.requests, 2);
+  const [d] = await deliveriesOf(ctx.app, token, endpointId);
+  assert.equal(d?.state, 'delivered');
+});
+
+async function secondHandle(db: Db): Promise<Db> {
+  const [row] = await db.query<{ schema: string }>('SELECT current_schema() AS schema');
+  return openDb({ kind: 'postgres', url: process.env.TEST_DATABASE_URL as string, schema: row?.schema as string, poolSize: 5 });
+}
+
+test('two instances deliver each event once, each store\'s in order', { skip: !onPostgres && 'needs PostgreSQL: PGlite is one process\'s' }, async (t) => {
+  const db = await testDb();
+  const other = await secondHandle(db);
+  t.after(() => other.close());
+  const worlds: World[] = [];
+  const receiver = await Receiver.start(t);
+  for (let i = 0; i < 3; i++) {
+    const w = await makeWorld(db, clock);
+    worlds.push(w);
+    await provisionEndpoint(db, clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret });
+  }
+  const instances = [db, other].map((handle) => {
+    const events = new EventSubscribers({ db: handle, pollMs: 50 });
+    events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
+    const webhooks = new WebhookDeliverer({ db: handle, clock, allowPrivate: true, pollMs: 50 });
+    return { events, webhooks };
+  });
+  for (const i of instances) {
+    i.events.start();
+    i.webhooks.start();
+    t.after(async () => {
+      await i.events.stop();
+      await i.webhooks.stop();
+    });
+  }
+  const ctx = await webhookApp({ clock, t });
+  await Promise.all(worlds.map(async (w) => {
+    const client = cfhClient(ctx.app, w.token);
+    for (let n = 0; n < 10; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  }));
+  await receiver.waitFor(30, 30_000);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(receiver.requests, 30, 'no event twice');
+  assert.equal(new Set(receiver.received.map((r) => r.body.uuid)).size, 30);
+  assert.ok(receiver.received.every((r) => r.signed));
+  for (const w of worlds) {
+    const ids = receiver.received.filter((r) => r.body.internal_location_id === w.locationId).map((r) => r.body.internal_id as number);
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'a store\'s events in the order they were written');
+  }
+});
