@@ -17,6 +17,7 @@ import { Scheduler } from './jobs/scheduler.ts';
 import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
@@ -115,6 +116,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const events = new EventSubscribers({ db, log: log('events') });
   events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
   const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
+  devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
 
   const built = await buildApp({
     config, db, clock, devices, speech, secretDigest: parts.secretDigest,

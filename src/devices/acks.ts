@@ -1,16 +1,28 @@
 // Device acks arrive one by one from the broker; they are recorded in batches, one statement for
-// all the acks that came while the previous statement ran.
+// all the acks that came while the previous statement ran. A feature that acts on the acks of its
+// devices (radio: an announcement was played) registers a handler, which runs in the transaction
+// that records them; batches without such acks stay one statement.
 import type { Clock } from '../clock.ts';
-import type { Db } from '../db/db.ts';
-import { recordAcks, type AckRecord } from './store.ts';
+import type { Db, Tx } from '../db/db.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { recordAcks, type AckRecord, type AckedMessage } from './store.ts';
 import type { GatewayLogger } from './transport.ts';
+import { deviceOfInboxTopic, type DeviceIdentity } from './wire.ts';
+
+export type { AckedMessage } from './store.ts';
+
+/** Acts on the first acks of messages to one kind of device, in the transaction recording them. */
+export type AckHandler = (q: Tx, acked: readonly AckedMessage[], now: Date) => Promise<void>;
 
 const MAX_BATCH = 500;
+
+const kindOf = (topic: string) => deviceOfInboxTopic(topic)?.kind ?? null;
 
 export class AckBatcher {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #log: GatewayLogger;
+  readonly #handlers = new Map<string, { kind: DeviceIdentity['kind']; handle: AckHandler }>();
   #pending: AckRecord[] = [];
   #flushing: Promise<void> | null = null;
 
@@ -18,6 +30,11 @@ export class AckBatcher {
     this.#db = db;
     this.#clock = clock;
     this.#log = log;
+  }
+
+  /** A handler by name: registering a name again replaces it (apps sharing one gateway). */
+  onAcked(name: string, kind: DeviceIdentity['kind'], handle: AckHandler): void {
+    this.#handlers.set(name, { kind, handle });
   }
 
   /** Queues an ack; returns the flush it started (to be tracked), or null if one is already running. */
@@ -31,16 +48,43 @@ export class AckBatcher {
   async #flush(): Promise<void> {
     try {
       while (this.#pending.length > 0) {
-        const batch = this.#pending.splice(0, MAX_BATCH);
-        try {
-          await recordAcks(this.#db, batch, this.#clock.now());
-        } catch (err) {
-          // Not lost for good: the message is redelivered and the device acks it again.
-          this.#log.error({ err, acks: batch.length }, 'could not record device acks');
-        }
+        await this.#record(this.#pending.splice(0, MAX_BATCH), this.#clock.now());
       }
     } finally {
       this.#flushing = null;
     }
+  }
+
+  /** A batch that fails is split until the acks that fail are alone: one bad ack (a body the
+   * database refuses) loses no other. A database that is away fails them all at once. */
+  async #record(batch: AckRecord[], now: Date): Promise<void> {
+    try {
+      await this.#recordBatch(batch, now);
+    } catch (err) {
+      if (batch.length === 1 || isDatabaseUnavailable(err)) {
+        // Not lost for good: the message is redelivered and the device acks it again.
+        this.#log.error({ err, acks: batch.length }, 'could not record device acks');
+        return;
+      }
+      const half = Math.ceil(batch.length / 2);
+      await this.#record(batch.slice(0, half), now);
+      await this.#record(batch.slice(half), now);
+    }
+  }
+
+  async #recordBatch(batch: readonly AckRecord[], now: Date): Promise<void> {
+    const kinds = new Set(batch.map((a) => kindOf(a.topic)));
+    const handlers = [...this.#handlers.values()].filter((h) => kinds.has(h.kind));
+    if (handlers.length === 0) {
+      await this.#db.statement((q) => recordAcks(q, batch, now));
+      return;
+    }
+    await this.#db.tx(async (q) => {
+      const acked = await recordAcks(q, batch, now);
+      for (const h of handlers) {
+        const mine = acked.filter((a) => kindOf(a.topic) === h.kind);
+        if (mine.length > 0) await h.handle(q, mine, now);
+      }
+    });
   }
 }

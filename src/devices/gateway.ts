@@ -16,7 +16,7 @@ import { safeEqual } from '../http/secrets.ts';
 import { EmbeddedBroker } from './broker.ts';
 import { credentialsOf, ExternalBroker } from './client.ts';
 import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
-import { AckBatcher } from './acks.ts';
+import { AckBatcher, type AckHandler } from './acks.ts';
 import { checkDeviceKey } from './credentials.ts';
 import {
   forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds, pickUnpublished,
@@ -200,6 +200,14 @@ export class DeviceGateway {
       }
       return total;
     });
+  }
+
+  /**
+   * Acts on the first ack of each message to one kind of device, in the transaction that records
+   * it (compose() registers the features' handlers). A name registered again is replaced.
+   */
+  onAcked(name: string, kind: DeviceIdentity['kind'], handler: AckHandler): void {
+    this.#acks.onAcked(name, kind, handler);
   }
 
   /** Resolves once nothing is in flight: dispatches, redeliveries, acks being recorded. */

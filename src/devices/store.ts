@@ -153,15 +153,23 @@ export interface AckRecord {
   body: Record<string, unknown>;
 }
 
-/** Records acks; an ack counts only for a message sent to the same device. Returns how many matched. */
-export async function recordAcks(q: Queryable, acks: readonly AckRecord[], now: Date): Promise<number> {
-  if (acks.length === 0) return 0;
-  const rows = await q.query<{ id: number }>(
+/** A message acked for the first time, as the features that act on acks see it. */
+export interface AckedMessage {
+  /** The outbox topic it was sent on. */
+  topic: string;
+  /** Its message_key (command_id / message_id). */
+  key: string;
+}
+
+/** Records acks; an ack counts only for a message sent to the same device, and only its first ack.
+ * Returns the messages acked now. */
+export async function recordAcks(q: Queryable, acks: readonly AckRecord[], now: Date): Promise<AckedMessage[]> {
+  if (acks.length === 0) return [];
+  return q.query<AckedMessage>(
     `UPDATE device_outbox d SET acked_at = $1, ack = a.body::jsonb, next_attempt_at = NULL
      FROM unnest($2::text[], $3::text[], $4::text[]) AS a(message_key, topic, body)
      WHERE d.message_key = a.message_key AND d.topic = a.topic AND d.acked_at IS NULL
-     RETURNING d.id`,
+     RETURNING d.topic, d.message_key AS key`,
     [now, acks.map((a) => a.key), acks.map((a) => a.topic), acks.map((a) => JSON.stringify(a.body))],
   );
-  return rows.length;
 }

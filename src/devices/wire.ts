@@ -121,6 +121,16 @@ export function deviceOfAckTopic(topic: string): DeviceIdentity | null {
   return null;
 }
 
+/** The device a message on an inbox topic is for, or null when the topic is not an inbox. */
+export function deviceOfInboxTopic(topic: string): DeviceIdentity | null {
+  const parts = topic.split('/');
+  if (parts.length !== 3) return null;
+  const [root, id, leaf] = parts as [string, string, string];
+  if (root === 'lockers' && leaf === 'commands') return parseDeviceUsername(`locker:${id}`);
+  if (root === 'radio' && leaf === 'play') return parseDeviceUsername(`edge:${id}`);
+  return null;
+}
+
 export interface DeviceAck {
   /** The message_key of the acknowledged outbox message (its command_id / message_id). */
   key: string;

@@ -1,8 +1,9 @@
 // SQL of the radio: edge devices and messaging accounts (provisioned), played messages, their audio
 // (stored once, read by the transcripts and by the device dispatcher), transcripts. An edge device
 // found by its key: devices/credentials.ts.
-import type { Queryable } from '../db/db.ts';
+import type { Queryable, Tx } from '../db/db.ts';
 import type { EdgeIdentity } from '../devices/credentials.ts';
+import { insertEventsReturningFrom } from '../events/log.ts';
 
 export type VoiceHandler = 'normalize' | 'chime' | 'transcript';
 
@@ -120,4 +121,24 @@ export async function transcriptAudio(q: Queryable, edgeId: string, messageId: s
     [edgeId, messageId],
   );
   return row?.wav ?? null;
+}
+
+/**
+ * The "played" events of messages an edge device acked (contract section 11): one per message, in
+ * the transaction that records the acks. Returns how many were written.
+ */
+export async function insertPlayedEvents(q: Tx, messageIds: readonly string[], now: Date): Promise<number> {
+  const rows = await q.query(
+    insertEventsReturningFrom(
+      `SELECT 'radio', 'played', m.organization_id, e.location_id, m.message_id,
+         jsonb_build_object('edge_id', m.edge_id, 'text', m.spoken_text, 'message_id', m.message_id),
+         format('Played on %s: %s', e.name, m.spoken_text), $2::timestamptz
+       FROM radio_messages m JOIN radio_edges e ON e.edge_id = m.edge_id
+       WHERE m.message_id = ANY ($1::text[])
+       ORDER BY m.id`,
+    ),
+    [messageIds, now],
+  );
+  if (rows.length > 0) q.signal('events');
+  return rows.length;
 }
