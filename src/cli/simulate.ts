@@ -1,18 +1,22 @@
 // npm run simulate -- locker <locker_id> --key <api_key> [--mqtt URL] [--http URL]
 // npm run simulate -- edge <edge_id> --key <device_key> [--out DIR] [--mqtt URL] [--no-play]
+// npm run simulate -- webhooks --port N --secret S [--host H]
 // Device simulators, to try the whole system without hardware. Defaults follow the service's own
 // environment (MQTT_PORT / MQTT_URL, PORT), so on the machine running the service no URL is needed.
+// The webhooks receiver prints the store events a webhook endpoint is sent, checked as a receiver should.
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { startEdgeSimulator } from '../devices/simulators/edge.ts';
 import { startLockerSimulator } from '../devices/simulators/locker.ts';
+import { startWebhookReceiver } from '../devices/simulators/webhooks.ts';
 import type { Simulator } from '../devices/simulators/connection.ts';
 
 const USAGE = `usage:
   npm run simulate -- locker <locker_id> --key <api_key> [--mqtt mqtt://host:1883] [--http http://host:3000]
-  npm run simulate -- edge <edge_id> --key <device_key> [--out DIR] [--mqtt mqtt://host:1883] [--no-play]`;
+  npm run simulate -- edge <edge_id> --key <device_key> [--out DIR] [--mqtt mqtt://host:1883] [--no-play]
+  npm run simulate -- webhooks --port <port> --secret <endpoint secret> [--host 127.0.0.1]`;
 
 function fail(message: string): never {
   console.error(`simulate: ${message}\n${USAGE}`);
@@ -47,6 +51,9 @@ function main(): Simulator {
         mqtt: { type: 'string' },
         http: { type: 'string' },
         out: { type: 'string' },
+        port: { type: 'string' },
+        secret: { type: 'string' },
+        host: { type: 'string' },
         'no-play': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -61,6 +68,15 @@ function main(): Simulator {
   }
   const [kind, id, ...rest] = positionals;
   if (rest.length > 0) fail(`unexpected ${rest.join(' ')}`);
+  if (kind === 'webhooks') {
+    if (id !== undefined) fail(`unexpected ${id}`);
+    if (values.port === undefined || !/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) fail('--port must be a port number');
+    if (values.secret === undefined || values.secret === '') fail("--secret is required (the endpoint's secret from the provisioning file)");
+    console.log('webhook receiver: the service must be allowed to reach it (WEBHOOK_ALLOW_PRIVATE=true for this machine)');
+    const receiver = startWebhookReceiver({ port: Number(values.port), secret: values.secret, ...(values.host === undefined ? {} : { host: values.host }) });
+    receiver.ready.catch((err: unknown) => fail(`cannot listen: ${(err as Error).message}`));
+    return receiver;
+  }
   if (id === undefined) fail('which device?');
   if (values.key === undefined || values.key === '') fail('--key is required (the locker api_key or the edge device key)');
   const { mqtt, http } = defaults();
@@ -77,7 +93,7 @@ function main(): Simulator {
     console.log(`edge simulator: edge device ${id}, broker ${mqttUrl}`);
     return startEdgeSimulator({ edgeId: id, key: values.key, mqttUrl, outDir, play: !values['no-play'] });
   }
-  fail(`unknown device kind "${kind ?? ''}" (locker or edge)`);
+  fail(`unknown device kind "${kind ?? ''}" (locker, edge or webhooks)`);
 }
 
 const simulator = main();

@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import { test } from 'node:test';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
 import { enqueueDeviceMessage } from '../../src/devices/outbox.ts';
-import { freshDb, makeWorld, testApp, TEST_MQTT_URL, type World } from '../support/world.ts';
+import type { Db } from '../../src/db/db.ts';
+import { freshDb, freshId, makeWorld, testApp, TEST_MQTT_URL, type World } from '../support/world.ts';
 import { byKey, TestDevice } from '../devices/device.ts';
 import { assertSpeechWav } from './audio.ts';
 import { edgeKey, playText, SENTENCE } from './support.ts';
@@ -123,11 +124,25 @@ test('a play queued with its audio in the payload (before the audio was stored a
   }
 });
 
+/** An organization with an edge device, written as the schema of migration 6 had them
+ * (provisioning writes the newest schema). */
+async function worldOfVersion6(db: Db): Promise<{ organizationId: number; edgeId: string }> {
+  const [organizationId, locationId] = [freshId(), freshId()];
+  const edgeId = `edge-${locationId}`;
+  await db.query("INSERT INTO organizations (id, name) VALUES ($1, 'Org')", [organizationId]);
+  await db.query("INSERT INTO locations (id, organization_id, name) VALUES ($1, $2, 'Store')", [locationId, organizationId]);
+  await db.query(
+    "INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash) VALUES ($1, $2, $3, 'Radio', $4)",
+    [edgeId, organizationId, locationId, crypto.randomBytes(32).toString('hex')],
+  );
+  return { organizationId, edgeId };
+}
+
 test('the migration moves the audio of existing transcripts into radio_audio and leaves queued payloads as they are', async () => {
   const fresh = await freshDb();
   try {
     await migrate(fresh, readMigrations().filter((m) => m.version <= 6));
-    const w = await makeWorld(fresh, clock);
+    const w = await worldOfVersion6(fresh);
     const id = crypto.randomUUID();
     const wav = Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt some audio bytes', 'latin1');
     await fresh.query(

@@ -153,7 +153,7 @@ export interface World {
 }
 
 /** Provisions one organization with a location, a locker of `cabinets` cabinets, a CFH option, an
- * edge device, a messaging account and a token with both scopes: every id fresh. */
+ * edge device, a messaging account and a token with the cfh, radio and webhooks scopes: every id fresh. */
 export async function makeWorld(db: Db, clock: Clock, opts: { cabinets?: number; lockerVersion?: number; rearLoading?: boolean; cfhTimeoutSeconds?: number; voiceHandlers?: ('normalize' | 'chime' | 'transcript')[] } = {}): Promise<World> {
   const organizationId = freshId();
   const locationId = freshId();
@@ -177,7 +177,7 @@ export async function makeWorld(db: Db, clock: Clock, opts: { cabinets?: number;
     cfh_options: [{ id: optionId, organization_id: organizationId, location_id: locationId, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive" }],
     radio_edges: [{ edge_id: world.edgeId, location_id: locationId, name: 'Floor radio', device_key: world.edgeKey, voice_handlers: opts.voiceHandlers ?? [] }],
     messaging_accounts: [{ account_sid: world.accountSid, organization_id: organizationId, auth_token: world.authToken }],
-    api_tokens: [{ name: `token-${organizationId}`, organization_id: organizationId, scopes: ['cfh', 'radio'], token: world.token }],
+    api_tokens: [{ name: `token-${organizationId}`, organization_id: organizationId, scopes: ['cfh', 'radio', 'webhooks'], token: world.token }],
   };
   await applyProvisioning(db, clock, file);
   return world;
