@@ -18,6 +18,7 @@ import { healthRoutes } from './http/health.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
 import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
 import { lockerRoutes } from './lockers/routes.ts';
+import { deviceHealthRoutes } from './devices/health-routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
@@ -50,9 +51,6 @@ declare module 'fastify' {
 /** Header names whose values never reach a log line. */
 export const REDACTED_HEADERS = ['authorization', 'api-key', 'x-messaging-signature', 'x-twilio-signature', 'cookie'];
 
-/** @deprecated the whole set of app dependencies; features declare their own narrow deps. */
-export type Deps = AppDeps;
-
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     logger: {
@@ -84,7 +82,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
-  await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest });
+  await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest, deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }) });
+  await app.register(deviceHealthRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens, offlineSeconds: deps.config.deviceOfflineSeconds });
   await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, apiTokens: app.apiTokens });
   await app.register(radioRoutes, { db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens });
   await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });

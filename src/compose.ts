@@ -16,6 +16,7 @@ import { resolveSecretToken } from './http/secret-token.ts';
 import { Scheduler } from './jobs/scheduler.ts';
 import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
+import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
@@ -52,6 +53,8 @@ export interface Service {
   events: EventSubscribers;
   /** Sends webhook deliveries; `await webhooks.runDue()` attempts what is due now. */
   webhooks: WebhookDeliverer;
+  /** Device health; `await health.flush()` writes the last-seen times it holds. */
+  health: DeviceHealth;
   speech: SpeechSynthesizer;
 }
 
@@ -113,15 +116,24 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
   scheduler.registerAll(lockerJobs({ clock }));
   scheduler.registerAll(cfhJobs());
+  const health = new DeviceHealth({ db, clock, offlineSeconds: config.deviceOfflineSeconds, log: log('health') });
+  scheduler.registerAll(health.jobs());
+  devices.onPresence(health);
   const events = new EventSubscribers({ db, log: log('events') });
   events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
   const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
 
-  const built = await buildApp({
-    config, db, clock, devices, speech, secretDigest: parts.secretDigest,
-    ...(opts.failureLimit === undefined ? {} : { failureLimit: opts.failureLimit }),
-  });
+  let built: App;
+  try {
+    built = await buildApp({
+      config, db, clock, devices, speech, secretDigest: parts.secretDigest,
+      ...(opts.failureLimit === undefined ? {} : { failureLimit: opts.failureLimit }),
+    });
+  } catch (err) {
+    if (opts.speech === undefined) await speech.close(); // its worker threads started with it
+    throw err;
+  }
   app = built;
   built.addHook('onReady', async () => {
     // Engines warm before the first request, so it is not the slow one.
@@ -129,16 +141,18 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.devices === undefined) await devices.start();
     if (opts.manualJobs === true) return;
     scheduler.start();
+    health.start();
     events.start();
     webhooks.start();
   });
   built.addHook('onClose', async () => {
     await scheduler.stop();
+    await health.stop();
     await events.stop();
     await webhooks.stop(); // attempts in flight are cut short and their deliveries due again at once
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });
-  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech };
+  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health };
 }

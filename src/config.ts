@@ -20,6 +20,8 @@ export interface Config {
   /** The service's client id on an external broker; set, it keeps a persistent session there. */
   readonly mqttClientId: string | null;
   readonly cfhTimeoutSeconds: number;
+  /** A device not connected and not heard from for this long is offline (device health). */
+  readonly deviceOfflineSeconds: number;
   /** Speech engines (worker threads, ~95 MB each); each speaks one text at a time. */
   readonly speechWorkers: number;
   readonly provisionFile: string | null;
@@ -120,6 +122,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     mqttAuthSecret,
     mqttClientId,
     cfhTimeoutSeconds: integer(env, 'CFH_TIMEOUT_SECONDS', 300, 1, 86_400),
+    deviceOfflineSeconds: integer(env, 'DEVICE_OFFLINE_SECONDS', 300, 1, 86_400),
     speechWorkers: integer(env, 'SPEECH_WORKERS', 1, 1, 16),
     provisionFile: provisionFile === null ? null : path.resolve(cwd, provisionFile),
     logLevel: logLevel as Config['logLevel'],

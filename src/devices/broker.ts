@@ -16,6 +16,9 @@ export interface EmbeddedBrokerHooks {
   onAck(topic: string, payload: Buffer): void;
   /** A device is (again) subscribed to its inbox: time to send what it has not acked. */
   onDeviceListening(device: DeviceIdentity): void;
+  /** A device's connection is up, or closed (device health). */
+  onConnected?(device: DeviceIdentity): void;
+  onDisconnected?(device: DeviceIdentity): void;
 }
 
 // aedes' AuthErrorCode is a const enum, which erasable TypeScript cannot import.
@@ -107,13 +110,16 @@ export class EmbeddedBroker implements Transport {
       const device = devices.get(client);
       if (device === undefined) return;
       log.info({ device: deviceName(device), clientId: client.id, clean: client.clean }, 'device connected');
+      hooks.onConnected?.(device);
       // A persistent session gets its subscriptions back without a SUBSCRIBE.
       const restored = (client as Client & { subscriptions?: Record<string, unknown> }).subscriptions ?? {};
       if (!client.clean && inboxTopic(device) in restored) hooks.onDeviceListening(device);
     });
     aedes.on('clientDisconnect', (client) => {
       const device = devices.get(client);
-      if (device !== undefined) log.info({ device: deviceName(device), clientId: client.id }, 'device disconnected');
+      if (device === undefined) return;
+      log.info({ device: deviceName(device), clientId: client.id }, 'device disconnected');
+      hooks.onDisconnected?.(device);
     });
     aedes.on('clientError', (client, err) => log.debug({ clientId: client.id, err: err.message }, 'device connection error'));
     for (const filter of ACK_SUBSCRIPTIONS) {

@@ -17,6 +17,7 @@ import { EmbeddedBroker } from './broker.ts';
 import { credentialsOf, ExternalBroker } from './client.ts';
 import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
 import { AckBatcher, type AckHandler } from './acks.ts';
+import type { PresenceSink } from './health.ts';
 import { checkDeviceKey } from './credentials.ts';
 import {
   forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds, pickUnpublished,
@@ -73,6 +74,8 @@ export class DeviceGateway {
   readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
   #offCommits: (() => void) | null = null;
+  /** Device health: told of connections and of every message (health.ts). */
+  #presence: PresenceSink | null = null;
 
   constructor(opts: GatewayOptions) {
     this.#config = opts.config;
@@ -122,6 +125,8 @@ export class DeviceGateway {
           authenticate: (device, key) => checkDeviceKey(this.#db, device, key),
           onAck: (topic, payload) => this.#onAck(topic, payload),
           onDeviceListening: (device) => this.#queueRedelivery(inboxTopic(device)),
+          onConnected: (device) => this.#presence?.connected(device),
+          onDisconnected: (device) => this.#presence?.disconnected(device),
         },
       });
       this.#transport = this.#broker;
@@ -219,7 +224,19 @@ export class DeviceGateway {
   async authenticateDevice(username: string, password: string): Promise<DeviceIdentity | null> {
     const device = parseDeviceUsername(username);
     if (device === null) return null;
-    return (await checkDeviceKey(this.#db, device, password)) ? device : null;
+    if (!(await checkDeviceKey(this.#db, device, password))) return null;
+    this.#presence?.seen(device); // an external broker's auth call: the device is there
+    return device;
+  }
+
+  /** Where device health hears of devices; set again, it replaces the previous one (apps sharing one gateway). */
+  onPresence(sink: PresenceSink | null): void {
+    this.#presence = sink;
+  }
+
+  /** A device was heard from outside the broker (a locker's status report). */
+  seen(device: DeviceIdentity): void {
+    this.#presence?.seen(device);
   }
 
   /** Are these the service's own credentials on the external broker (from MQTT_URL)? */
@@ -346,6 +363,7 @@ export class DeviceGateway {
 
   #onAck(topic: string, payload: Buffer): void {
     const device = deviceOfAckTopic(topic);
+    if (device !== null) this.#presence?.seen(device); // any message counts as seen
     const ack = device === null ? null : parseAck(payload);
     if (device === null || ack === null) {
       this.#log.warn({ topic }, 'ignored a device ack that carries no command_id / message_id');

@@ -33,3 +33,21 @@ export async function cancelJob(q: Queryable, key: string): Promise<void> {
 export function insertJobsFrom(select: string): string {
   return `INSERT INTO jobs (kind, payload, run_at) ${select}`;
 }
+
+/**
+ * As insertJobsFrom, with a dedupe key: a SELECT of kind, payload (jsonb), run_at, dedupe_key. A
+ * key already pending keeps its job.
+ */
+export function insertKeyedJobsFrom(select: string): string {
+  return `INSERT INTO jobs (kind, payload, run_at, dedupe_key) ${select} ON CONFLICT (dedupe_key) WHERE done_at IS NULL DO NOTHING`;
+}
+
+/**
+ * For a store statement whose change ends what some pending jobs were for: the DELETE of a CTE,
+ * over a SELECT of their dedupe keys. A job running at this moment (its row locked) is skipped,
+ * not waited for: its handler finds the change committed and does nothing.
+ */
+export function deleteJobsFrom(keysSelect: string): string {
+  return `DELETE FROM jobs WHERE id IN (
+    SELECT id FROM jobs WHERE done_at IS NULL AND dedupe_key IN (${keysSelect}) FOR UPDATE SKIP LOCKED)`;
+}

@@ -9,7 +9,7 @@ import { completeOpenOrder, findLatestOrderOfCabinet, findOpenOrderOfCabinet, fi
 import type { CreatedOrderRow, LockerDeps, OrderRecordRow } from './types.ts';
 
 /** Bytes of randomness of an open code: 192 bits, 32 URL-safe characters. */
-const OPEN_CODE_BYTES = 24;
+export const OPEN_CODE_BYTES = 24;
 /** A creation or completion that lost a race to a concurrent change looks again, this many times. */
 const ATTEMPTS = 3;
 
@@ -74,7 +74,8 @@ export async function completeOrder(
     const done = coolOffUntil === null ? await db.statement(run) : await db.tx(run);
     if (done !== undefined) return done;
     const order = 'cabinetId' in by ? await findLatestOrderOfCabinet(db, by.cabinetId) : await findOrderByOpenCode(db, by.openCode);
-    if (order === undefined || order.canceled_at !== null) throw missing();
+    if (order === undefined) throw missing();
+    if (order.canceled_at !== null) throw new AppError(409, 'order_canceled', `order ${order.id} was canceled: it cannot be completed`);
     if (order.completed_at !== null) return order;
     // An order opened after this statement's snapshot: complete that one.
   }

@@ -1,5 +1,5 @@
-// The seven locker operations (L1-L7) over HTTP: each route parses, calls its use case
-// (orders.ts, cabinets.ts, status.ts) and renders its view.
+// The locker operations (L1-L9) over HTTP: each route parses, calls its use case
+// (orders.ts, cabinets.ts, status.ts, lifecycle.ts) and renders its view.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -8,18 +8,21 @@ import { lockerKeyAuth, secretTokenAuth } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import { BODY_ERRORS, errorResponse, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { commandCabinet, customerCommand } from './cabinets.ts';
+import { cancelOrder, renewOpenCode } from './lifecycle.ts';
 import { completeOrder, createOrder } from './orders.ts';
 import {
   CabinetCommandBody, CabinetParams, CommandedCabinet, CompleteOrderBody, CreatedOrder, CreateOrderBody, CustomerCabinet,
-  CustomerCommandBody, LocationParams, Locker, OpenCodeParams, OrderRecord, StatusReportBody, StatusReportReply,
+  CustomerCommandBody, LocationParams, Locker, OpenCodeParams, OrderParams, OrderRecord, OrderScopeBody, StatusReportBody, StatusReportReply,
 } from './schemas.ts';
 import { locationLockersJson, reportStatus } from './status.ts';
 import type { LockerDeps } from './types.ts';
 import { commandedCabinetView, createdOrderView, customerCabinetView, orderRecordView, statusReportView } from './views.ts';
 
 export interface LockerRouteDeps extends LockerDeps {
-  /** SHA-256 of the shared secret_token of L1-L6. */
+  /** SHA-256 of the shared secret_token of L1-L6, L8, L9. */
   secretDigest: string;
+  /** A locker was heard from (L7): device health's last-seen time. */
+  deviceSeen?: (lockerId: number) => void;
 }
 
 const tags = ['lockers'];
@@ -105,7 +108,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       description: "Completes the cabinet's open order; without one, the cabinet's latest order if it is completed comes back unchanged, else 404. `delay` (seconds) keeps the cabinet in cool-off that long before it is released.",
       params: CabinetParams,
       body: CompleteOrderBody,
-      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'the cabinet has no order to complete', 422: 'invalid body' }, { body: true }) },
+      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'the cabinet has no order to complete', 409: "order_canceled: the cabinet's latest order was canceled", 422: 'invalid body' }, { body: true }) },
     },
   }, async (request) => orderRecordView(await completeOrder(deps, { cabinetId: request.params.cabinet_id }, request.body)));
 
@@ -130,7 +133,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       description: 'Completing a completed order returns it unchanged. `delay` (seconds) keeps the cabinet in cool-off that long.',
       params: OpenCodeParams,
       body: CompleteOrderBody,
-      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'no order with this open code', 422: 'invalid body' }, { body: true }) },
+      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'no order with this open code', 409: 'order_canceled: the order was canceled', 422: 'invalid body' }, { body: true }) },
     },
   }, async (request) => orderRecordView(await completeOrder(deps, { openCode: request.params.open_code }, request.body)));
 
@@ -147,6 +150,33 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
     const locker = request.locker;
     if (locker === null) throw new AppError(401, 'unauthorized', 'the api-key is not valid');
     await reportStatus(deps, locker, request.body);
+    deps.deviceSeen?.(locker.id);
     return statusReportView();
   });
+
+  app.post('/api/lockers/orders/:id/cancel', {
+    onRequest,
+    preValidation: emptyBodyIsNoOptions,
+    schema: {
+      operationId: 'cancelLockerOrder', tags, security: secretToken,
+      summary: 'Cancel an order and release its cabinet',
+      description: 'An open, ready or expired order is canceled and its cabinet released; a canceled order comes back unchanged. `id` is the order\'s own id (the `id` of the creation). With `organization_id` / `location_id`, an order of another is 404.',
+      params: OrderParams,
+      body: OrderScopeBody,
+      response: { 200: { ...OrderRecord, description: 'the canceled order (unchanged if it already was)' }, ...errors({ 404: 'no such order', 409: 'order_completed: the order is completed', 422: 'invalid id or body' }, { body: true }) },
+    },
+  }, async (request) => orderRecordView(await cancelOrder(deps, request.params.id, request.body)));
+
+  app.post('/api/lockers/orders/:id/open_code', {
+    onRequest,
+    preValidation: emptyBodyIsNoOptions,
+    schema: {
+      operationId: 'renewOpenCode', tags, security: secretToken,
+      summary: 'Give an order a new open code',
+      description: 'An order that has not ended (open, ready or expired) gets a new `open_code`; the old one stops working at once. With `organization_id` / `location_id`, an order of another is 404.',
+      params: OrderParams,
+      body: OrderScopeBody,
+      response: { 200: { ...CreatedOrder, description: 'the order with its new open code (the creation view)' }, ...errors({ 404: 'no such order', 409: 'order_completed or order_canceled: the order has ended', 422: 'invalid id or body' }, { body: true }) },
+    },
+  }, async (request) => createdOrderView(await renewOpenCode(deps, request.params.id, request.body)));
 }

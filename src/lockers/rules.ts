@@ -1,7 +1,7 @@
 // The locker rules as plain functions: which order creation is refused and why, what a cabinet
 // command needs and changes, what a device report may carry, and the names of delayed work.
 import { AppError, type FieldErrors } from '../http/errors.ts';
-import type { CabinetCommand, Door, DoorState, OrderRecordRow, OrderTarget, ThermalMode } from './types.ts';
+import type { CabinetCommand, Door, DoorState, OrderRecordRow, OrderScope, OrderStatus, OrderTarget, ThermalMode } from './types.ts';
 
 export const DELAYED_CLOSE_JOB = 'lockers.delayed_close';
 export const COOL_OFF_END_JOB = 'lockers.cool_off_end';
@@ -9,6 +9,44 @@ export const COOL_OFF_END_JOB = 'lockers.cool_off_end';
 export const delayedCloseKey = (cabinetId: number, door: Door) => `lockers:close:${cabinetId}:${door}`;
 /** One pending cool-off end per cabinet. */
 export const coolOffKey = (cabinetId: number) => `lockers:cool-off:${cabinetId}`;
+/** An order's next pickup reminder, or its deadline. */
+export const PICKUP_JOB = 'lockers.pickup';
+/** The pickup job of an order after `step` reminders: a job never re-keys itself while it runs. */
+export const pickupKey = (orderId: number, step: number) => `lockers:pickup:${orderId}:${step}`;
+/** Defaults of a location's locker_pickup_hours and locker_reminder_hours (also in store.ts's SQL). */
+export const DEFAULT_PICKUP_HOURS = 72;
+export const DEFAULT_REMINDER_HOURS = 24;
+
+const HOUR_MS = 3_600_000;
+
+/** An order's status: an ended order is completed or canceled; a bound one expired, ready or open. */
+export function orderStatus(o: Pick<OrderRecordRow, 'canceled_at' | 'completed_at' | 'expired_at' | 'ready_at'>): OrderStatus {
+  if (o.canceled_at !== null) return 'canceled';
+  if (o.completed_at !== null) return 'completed';
+  if (o.expired_at !== null) return 'expired';
+  if (o.ready_at !== null) return 'ready';
+  return 'open';
+}
+
+/** When the pickup job after `step` reminders runs: the next reminder, unless it would not come
+ * before the deadline, then the deadline. */
+export function nextPickupRun(createdAt: Date, deadline: Date, reminderHours: number, step: number): Date {
+  const reminder = createdAt.getTime() + (step + 1) * reminderHours * HOUR_MS;
+  return reminder < deadline.getTime() ? new Date(reminder) : deadline;
+}
+
+/** L8 / L9 on an order that has ended (409), or null. */
+export function endedOrderRefusal(o: Pick<OrderRecordRow, 'id' | 'canceled_at' | 'completed_at'>, operation: string): AppError | null {
+  if (o.completed_at !== null) return new AppError(409, 'order_completed', `order ${o.id} is completed: it cannot ${operation}`);
+  if (o.canceled_at !== null) return new AppError(409, 'order_canceled', `order ${o.id} is canceled: it cannot ${operation}`);
+  return null;
+}
+
+/** L8 / L9: an order outside the organization or location the caller names is not theirs to see. */
+export function outsideScope(o: Pick<OrderRecordRow, 'organization_id' | 'location_id'>, scope: OrderScope): boolean {
+  return (scope.organization_id !== undefined && scope.organization_id !== o.organization_id)
+    || (scope.location_id !== undefined && scope.location_id !== o.location_id);
+}
 
 export interface CreateOrderRequest {
   rearload: boolean;

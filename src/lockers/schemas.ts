@@ -76,7 +76,9 @@ const orderCreation = {
 /** L2's 201 body: exactly these ten fields. */
 export const CreatedOrder = Type.Object(orderCreation);
 
-/** L4 and L6: the full order record. */
+export const ORDER_STATUSES = ['open', 'ready', 'completed', 'canceled', 'expired'] as const;
+
+/** L4, L6 and L8: the full order record. */
 export const OrderRecord = Type.Object({
   ...orderCreation,
   completed_at: NullableTimestamp,
@@ -84,6 +86,16 @@ export const OrderRecord = Type.Object({
   completed_device_id: NullableInteger,
   canceled_at: NullableTimestamp,
   application: NullableString,
+  status: oneOf(ORDER_STATUSES),
+  pickup_deadline: NullableTimestamp,
+});
+
+export const OrderParams = Type.Object({ id: RowId });
+
+/** L8 and L9: optionally, the organization and location the caller expects the order to be of. */
+export const OrderScopeBody = Type.Object({
+  organization_id: Type.Optional(RowId),
+  location_id: Type.Optional(RowId),
 });
 
 export const LocationParams = Type.Object({ location_id: RowId });

@@ -5,6 +5,8 @@
 // a change is read under that lock, so each change of a door is one event however requests race.
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom, insertEventsReturningFrom } from '../events/log.ts';
+import { deleteJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
+import { PICKUP_JOB } from './rules.ts';
 import type {
   CabinetChange, CabinetRow, CommandTarget, Completion, CreateOutcome, Door, NewOrder, OrderRecordRow, OrderTarget, StatusReport,
 } from './types.ts';
@@ -12,17 +14,20 @@ import type {
 const CABINET_COLUMNS = `c.id, c.key, c.created_at, c.updated_at, c.name, c.locker_id, c.state, c.enabled, c.size,
   c.occupied, c.released_at, c.thermal_mode, c.rear_load_status, c.tag, c.cool_off_until`;
 
-const ORDER_COLUMNS = `o.id, o.order_id, o.cabinet_id, o.open_code, o.locker_id, o.organization_id, o.location_id,
+export const ORDER_COLUMNS = `o.id, o.order_id, o.cabinet_id, o.open_code, o.locker_id, o.organization_id, o.location_id,
   o.app_owner_id, o.created_at, o.updated_at, o.completed_at, o.completed_by, o.completed_device_id, o.canceled_at,
-  o.application, o.rearload`;
+  o.application, o.rearload, o.pickup_deadline, o.ready_at, o.expired_at, o.reminders`;
+
+/** The pending pickup job of each order of `orders` (rows with id and reminders): see rules.pickupKey. */
+export const pickupJobKeys = (orders: string) => `SELECT 'lockers:pickup:' || x.id || ':' || x.reminders FROM ${orders} x`;
 
 /** A timestamptz as the wire wants it inside JSON built by the database. */
 const wireTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** An order event over `source`, whose rows have the order's columns and cabinet_key. */
-const orderEvent = (status: string, message: string, source: string, now: string) => `
+export const orderEvent = (status: string, message: string, source: string, now: string, moreDetails = '') => `
   SELECT 'locker', '${status}', s.organization_id, s.location_id, s.id::text,
-    jsonb_build_object('locker_id', s.locker_id, 'cabinet_id', s.cabinet_id, 'cabinet_key', s.cabinet_key, 'order_id', s.order_id, 'id', s.id),
+    jsonb_build_object('locker_id', s.locker_id, 'cabinet_id', s.cabinet_id, 'cabinet_key', s.cabinet_key, 'order_id', s.order_id, 'id', s.id${moreDetails}),
     format('Order %s ${message} cabinet %s.', s.order_id, s.cabinet_key), ${now}
   FROM (${source}) s`;
 
@@ -40,6 +45,20 @@ const doorEvents = (changes: string, now: string) => `
   FROM (${changes}) ch JOIN lockers l ON l.id = ch.locker_id
     LEFT JOIN locker_orders o ON o.cabinet_id = ch.cabinet_id AND o.completed_at IS NULL AND o.canceled_at IS NULL
   WHERE ch.new_state IS DISTINCT FROM ch.old_state`;
+
+/**
+ * The CTEs `ready` and `ready_ev`: the orders that a close of their door makes ready (contract
+ * section 13), with their `order_ready` events. `closes` has cabinet_id, cabinet_key and door of
+ * each closed door; an order is made ready once, only while open (not yet ready, not expired),
+ * and by its loading door (rear for a rearload order, else front).
+ */
+const readyOrders = (closes: string, now: string, events: (select: string) => string) => `
+  ready AS (
+    UPDATE locker_orders o SET ready_at = ${now} FROM (${closes}) cl
+    WHERE o.cabinet_id = cl.cabinet_id AND cl.door = CASE WHEN o.rearload THEN 'rear' ELSE 'front' END
+      AND o.completed_at IS NULL AND o.canceled_at IS NULL AND o.ready_at IS NULL AND o.expired_at IS NULL
+    RETURNING o.*, cl.cabinet_key
+  ), ready_ev AS (${events(orderEvent('order_ready', 'is ready in', 'SELECT * FROM ready', now))})`;
 
 /**
  * L1: the location's lockers with their cabinets as the finished JSON body, built by the database
@@ -80,17 +99,21 @@ export async function insertOrder(q: Tx, o: NewOrder, now: Date): Promise<Create
   const [row] = await q.query<OrderTarget & { o_id: number | null; o_open_code: string; o_created_at: string }>(
     `WITH cab AS (
        SELECT c.id, c.key, c.enabled, coalesce(c.cool_off_until > $8::timestamptz, false) AS cooling,
-         l.id AS locker_id, l.location_id, l.organization_id, l.rear_loading_available
-       FROM cabinets c JOIN lockers l ON l.id = c.locker_id
+         l.id AS locker_id, l.location_id, l.organization_id, l.rear_loading_available,
+         coalesce(loc.locker_pickup_hours, 72)::float8 AS pickup_hours, coalesce(loc.locker_reminder_hours, 24)::float8 AS reminder_hours
+       FROM cabinets c JOIN lockers l ON l.id = c.locker_id JOIN locations loc ON loc.id = l.location_id
        WHERE c.id = $2
        FOR UPDATE OF c
      ), ins AS (
-       INSERT INTO locker_orders (order_id, cabinet_id, locker_id, organization_id, location_id, open_code, rearload, created_at, updated_at)
-       SELECT $1, cab.id, cab.locker_id, cab.organization_id, cab.location_id, $7, $6, $8, $8 FROM cab
+       INSERT INTO locker_orders (order_id, cabinet_id, locker_id, organization_id, location_id, open_code, rearload, created_at, updated_at, pickup_deadline)
+       SELECT $1, cab.id, cab.locker_id, cab.organization_id, cab.location_id, $7, $6, $8, $8, $8 + cab.pickup_hours * interval '1 hour' FROM cab
        WHERE cab.locker_id = $3 AND cab.organization_id = $4 AND cab.location_id = $5
          AND cab.enabled AND NOT cab.cooling AND (NOT $6::boolean OR cab.rear_loading_available)
        ON CONFLICT (cabinet_id) WHERE completed_at IS NULL AND canceled_at IS NULL DO NOTHING
-       RETURNING id, order_id, cabinet_id, locker_id, organization_id, location_id, open_code, created_at
+       RETURNING id, order_id, cabinet_id, locker_id, organization_id, location_id, open_code, created_at, pickup_deadline
+     ), pickup AS (
+       ${insertKeyedJobsFrom(`SELECT '${PICKUP_JOB}', jsonb_build_object('order', ins.id, 'step', 0),
+         least($8 + cab.reminder_hours * interval '1 hour', ins.pickup_deadline), 'lockers:pickup:' || ins.id || ':0' FROM ins, cab`)}
      ), occupy AS (
        UPDATE cabinets SET occupied = true, released_at = NULL, cool_off_until = NULL, updated_at = $8
        FROM cab WHERE cabinets.id = cab.id AND EXISTS (SELECT 1 FROM ins)
@@ -155,6 +178,7 @@ export async function completeOpenOrder(q: Tx, by: { cabinetId: number } | { ope
          released_at = CASE WHEN $5::timestamptz IS NULL THEN $2::timestamptz END,
          cool_off_until = $5::timestamptz, updated_at = $2
        FROM done WHERE c.id = done.cabinet_id
+     ), unjob AS (${deleteJobsFrom(pickupJobKeys('done'))}
      ), ev AS (
        ${insertEventsFrom(q, orderEvent('order_completed', 'was completed in', 'SELECT done.*, cab.key AS cabinet_key FROM done, cab', '$2::timestamptz'))}
      )
@@ -192,6 +216,7 @@ export async function recordCustomerAction(q: Queryable, openCode: string, kind:
   const [row] = await q.query<CabinetRow>(
     `WITH o AS (
        SELECT id, cabinet_id FROM locker_orders WHERE open_code = $1 AND completed_at IS NULL AND canceled_at IS NULL
+       FOR NO KEY UPDATE
      ), ev AS (
        INSERT INTO locker_order_events (locker_order_id, kind, created_at) SELECT id, $2, $3 FROM o
      )
@@ -209,13 +234,16 @@ export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date):
   const byCode = 'openCode' in cmd.target;
   const target = byCode
     ? `SELECT c.*, o.id AS order_pk, o.order_id::text AS order_number FROM cabinets c JOIN locker_orders o ON o.cabinet_id = c.id
-       WHERE o.open_code = $1 AND o.completed_at IS NULL AND o.canceled_at IS NULL FOR NO KEY UPDATE OF c`
+       WHERE o.open_code = $1 AND o.completed_at IS NULL AND o.canceled_at IS NULL FOR NO KEY UPDATE OF c, o`
     : 'SELECT c.*, NULL::integer AS order_pk, NULL::text AS order_number FROM cabinets c WHERE c.id = $1';
   const agree = byCode ? `, agree AS (INSERT INTO locker_order_events (locker_order_id, kind, created_at) SELECT order_pk, 'agree', $7 FROM cur)` : '';
   const changes = `SELECT cur.id AS cabinet_id, cur.key AS cabinet_key, cur.locker_id, $5::text AS door,
       CASE WHEN $5 = 'front' THEN cur.state ELSE cur.rear_load_status END AS old_state,
       CASE WHEN $5 = 'front' THEN u.state ELSE u.rear_load_status END AS new_state
     FROM cur JOIN updated u ON u.id = cur.id`;
+  // Commanded closed counts even when the door was already closed: staff closed it on the order.
+  const closes = `SELECT cur.id AS cabinet_id, cur.key AS cabinet_key, $5::text AS door FROM cur JOIN updated u ON u.id = cur.id
+    WHERE $10::text = 'close' AND $6::text = 'closed'`;
   const [row] = await q.query<CabinetRow & { overtook: boolean }>(
     `WITH cur AS (${target}),
      next AS (
@@ -243,7 +271,8 @@ export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date):
        SELECT $9, cur.id, cur.locker_id, $10, $5, $11, $12, coalesce($13, cur.order_number), $14, $2, $3, $15, $7, $16,
          CASE WHEN $17::boolean THEN NULL ELSE $7::timestamptz END
        FROM cur
-     ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$7::timestamptz'))})${agree}
+     ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$7::timestamptz'))}),
+     ${readyOrders(closes, '$7::timestamptz', (select) => insertEventsFrom(q, select))}${agree}
      SELECT ${CABINET_COLUMNS}, EXISTS (SELECT 1 FROM overtaken) AS overtook FROM updated c`,
     [
       byCode ? (cmd.target as { openCode: string }).openCode : (cmd.target as { cabinetId: number }).cabinetId,
@@ -260,6 +289,7 @@ export async function executeDelayedClose(q: Tx, commandId: string, now: Date): 
   const changes = `SELECT b.id AS cabinet_id, b.key AS cabinet_key, b.locker_id, cmd.door,
       CASE WHEN cmd.door = 'front' THEN b.state ELSE b.rear_load_status END AS old_state, 'closed' AS new_state
     FROM prior b JOIN cmd ON cmd.cabinet_id = b.id`;
+  const closes = 'SELECT b.id AS cabinet_id, b.key AS cabinet_key, cmd.door FROM prior b JOIN cmd ON cmd.cabinet_id = b.id';
   const [done] = await q.query<CabinetRow & { door: Door }>(
     `WITH cmd AS (
        UPDATE cabinet_commands SET executed_at = $2
@@ -275,7 +305,8 @@ export async function executeDelayedClose(q: Tx, commandId: string, now: Date): 
                            THEN $2::timestamptz ELSE c.updated_at END
        FROM cmd, prior b WHERE c.id = cmd.cabinet_id AND b.id = c.id
        RETURNING c.*
-     ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$2::timestamptz'))})
+     ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$2::timestamptz'))}),
+     ${readyOrders(closes, '$2::timestamptz', (select) => insertEventsFrom(q, select))}
      SELECT ${CABINET_COLUMNS}, cmd.door FROM closed c, cmd`,
     [commandId, now],
   );
@@ -292,6 +323,8 @@ export async function executeDelayedClose(q: Tx, commandId: string, now: Date): 
 export async function applyStatusReport(q: Tx, r: StatusReport, now: Date): Promise<number[]> {
   const changes = `SELECT d.id AS cabinet_id, d.key AS cabinet_key, d.locker_id, x.door, x.old_state, x.new_state
     FROM doors d CROSS JOIN LATERAL (VALUES ('front', d.old_front, d.state), ('rear', d.old_rear, d.rear_load_status)) AS x(door, old_state, new_state)`;
+  // A report makes an order ready when it tells that the door went from open to closed.
+  const closes = `SELECT ch.cabinet_id, ch.cabinet_key, ch.door FROM (${changes}) ch WHERE ch.old_state = 'open' AND ch.new_state = 'closed'`;
   const [row] = await q.query<{ unknown_keys: number[]; events: number }>(
     `WITH reported AS (
        SELECT * FROM unnest($2::int[], $3::text[], $4::text[]) AS x(key, front, rear)
@@ -315,8 +348,9 @@ export async function applyStatusReport(q: Tx, r: StatusReport, now: Date): Prom
      ), device_event AS (
        INSERT INTO locker_status_events (locker_id, type, event, created_at)
        SELECT $1, $7, $9::jsonb, $8 FROM verdict v WHERE cardinality(v.unknown_keys) = 0 AND $7::text IS NOT NULL
-     ), ev AS (${insertEventsReturningFrom(doorEvents(changes, '$8::timestamptz'))})
-     SELECT unknown_keys, (SELECT count(*) FROM ev)::int AS events FROM verdict`,
+     ), ev AS (${insertEventsReturningFrom(doorEvents(changes, '$8::timestamptz'))}),
+     ${readyOrders(closes, '$8::timestamptz', insertEventsReturningFrom)}
+     SELECT unknown_keys, ((SELECT count(*) FROM ev) + (SELECT count(*) FROM ready_ev))::int AS events FROM verdict`,
     [r.lockerId, r.keys, r.front, r.rear, r.ip, r.firmware, r.eventType, now, r.event === null ? null : JSON.stringify(r.event)],
   );
   // Most reports change no door: only those that wrote events wake the log's subscribers.

@@ -52,6 +52,28 @@ export interface OrderRecordRow extends CreatedOrderRow {
   completed_device_id: number | null;
   canceled_at: string | null;
   application: string | null;
+  pickup_deadline: string | null;
+  ready_at: string | null;
+  expired_at: string | null;
+  /** Pickup reminders sent so far; names the order's pending pickup job. */
+  reminders: number;
+}
+
+export type OrderStatus = 'open' | 'ready' | 'completed' | 'canceled' | 'expired';
+
+/** An order as its pickup job sees it, locked, with its location's reminder interval. */
+export interface PickupTarget {
+  id: number;
+  created_at: string;
+  pickup_deadline: string;
+  reminders: number;
+  reminder_hours: number;
+}
+
+/** Who may act on an order by its row id (L8, L9): the ids the caller says it belongs to. */
+export interface OrderScope {
+  organization_id?: number;
+  location_id?: number;
 }
 
 /** The cabinet an order creation names, with what the creation is checked against. */

@@ -1,5 +1,6 @@
 // The wire views of the locker operations: which fields each answer has and how its flags are
 // typed (contract section 4: L3 sends enabled/occupied as 1/0, L5 as booleans).
+import { orderStatus } from './rules.ts';
 import type { CabinetRow, CreatedOrderRow, OrderRecordRow } from './types.ts';
 
 const flag01 = (b: boolean): 0 | 1 => (b ? 1 : 0);
@@ -31,12 +32,12 @@ export function createdOrderView(o: CreatedOrderRow) {
   };
 }
 
-/** L4 and L6: the full order record. */
+/** L4, L6 and L8: the full order record. */
 export function orderRecordView(o: OrderRecordRow) {
   return {
     ...createdOrderView(o),
     completed_at: o.completed_at, completed_by: o.completed_by, completed_device_id: o.completed_device_id,
-    canceled_at: o.canceled_at, application: o.application,
+    canceled_at: o.canceled_at, application: o.application, status: orderStatus(o), pickup_deadline: o.pickup_deadline,
   };
 }
 

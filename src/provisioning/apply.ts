@@ -75,12 +75,15 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       await entry(`locations[${i}]`, async () => {
         await q.query(
           `WITH ins AS (
-             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, store_number, created_at, updated_at) VALUES ($1, $2, $3, $4, $6, $5, $5)
+             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $6, $7, $8, $5, $5)
              ON CONFLICT (id) DO NOTHING
            )
-           UPDATE locations SET organization_id = $2, name = $3, cfh_timeout_seconds = $4, store_number = $6, updated_at = $5
-           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds, store_number) IS DISTINCT FROM ($2, $3, $4, $6)`,
-          [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now, l.store_number ?? null],
+           UPDATE locations SET organization_id = $2, name = $3, cfh_timeout_seconds = $4, store_number = $6,
+             locker_pickup_hours = $7, locker_reminder_hours = $8, updated_at = $5
+           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours)
+             IS DISTINCT FROM ($2, $3, $4, $6, $7::numeric, $8::numeric)`,
+          [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now, l.store_number ?? null, l.locker_pickup_hours ?? null, l.locker_reminder_hours ?? null],
         );
       });
       summary.locations++;

@@ -26,6 +26,9 @@ export const ProvisioningFile = Type.Object({
     organization_id: Id,
     name: Name,
     cfh_timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 86_400 }))),
+    /** Hours a locker order waits for its customer (default 72), and between pickup reminders (default 24). */
+    locker_pickup_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
+    locker_reminder_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
     /** The store's own number, as its events carry it (`store_number`). */
     store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
   }))),
@@ -68,14 +71,15 @@ export const ProvisioningFile = Type.Object({
     /** http or https; checked when the file is applied (apply.ts), the address again at each delivery. */
     url: Type.String({ minLength: 1, maxLength: 2000 }),
     /** The HMAC-SHA256 key of the signatures. */
-    secret: Secret,
+    // Any non-empty secret: receivers choose their own (the HMAC key), even short ones.
+    secret: Type.String({ minLength: 1, maxLength: 512 }),
     /** The event types sent; absent: all of them, empty: none. */
     events: Type.Optional(Type.Array(oneOf(EVENT_TYPES), { uniqueItems: true })),
   }))),
   api_tokens: Type.Optional(Type.Array(Type.Object({
     name: Name,
     organization_id: Id,
-    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio'), Type.Literal('webhooks')]), { minItems: 1, uniqueItems: true }),
+    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio'), Type.Literal('webhooks'), Type.Literal('devices')]), { minItems: 1, uniqueItems: true }),
     token: Secret,
     expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
     revoked: Type.Optional(Type.Boolean()),

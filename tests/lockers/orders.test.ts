@@ -6,7 +6,8 @@ import { assertError, assertInvalid, lockers, sharedApp, WIRE_TIME, type Json } 
 await sharedApp();
 
 const CREATED_FIELDS = ['order_id', 'cabinet_id', 'open_code', 'locker_id', 'organization_id', 'location_id', 'app_owner_id', 'updated_at', 'created_at', 'id'];
-const RECORD_FIELDS = [...CREATED_FIELDS, 'completed_at', 'completed_by', 'completed_device_id', 'canceled_at', 'application'];
+// Version 2 (contract section 4) adds status and pickup_deadline to the full record.
+const RECORD_FIELDS = [...CREATED_FIELDS, 'completed_at', 'completed_by', 'completed_device_id', 'canceled_at', 'application', 'status', 'pickup_deadline'];
 const OPEN_CODE = /^[A-Za-z0-9_-]{22,}$/;
 
 test('creating an order answers 201 with exactly the ten fields of the creation view', async () => {

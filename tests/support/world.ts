@@ -2,7 +2,7 @@
 // each test's own organizations, lockers and tokens with fresh ids.
 import crypto from 'node:crypto';
 import type { App, AppDeps } from '../../src/app.ts';
-import { compose } from '../../src/compose.ts';
+import { compose, type Service } from '../../src/compose.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/db.ts';
@@ -47,7 +47,7 @@ export function freshId(): number {
 
 /** A new API token of the organization, provisioned as an operator would; returns its value. */
 export async function provisionToken(
-  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
+  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks' | 'devices')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
 ): Promise<string> {
   const token = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(db, clock, {
@@ -82,6 +82,8 @@ export interface TestContext {
   devices: DeviceGateway;
   /** Where a test device connects (mqtt://127.0.0.1:<embedded port>, or TEST_MQTT_URL). */
   mqttUrl: string;
+  /** Device health; `await health.flush()` writes the last-seen times it holds. */
+  health: Service['health'];
 }
 
 /** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
@@ -135,6 +137,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   return {
     app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
     mqttUrl: devices.deviceUrl ?? '',
+    health: service.health,
   };
 }
 
