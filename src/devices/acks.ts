@@ -61,9 +61,21 @@ export class AckBatcher {
     try {
       await this.#recordBatch(batch, now);
     } catch (err) {
-      if (batch.length === 1 || isDatabaseUnavailable(err)) {
+      if (isDatabaseUnavailable(err)) {
         // Not lost for good: the message is redelivered and the device acks it again.
         this.#log.error({ err, acks: batch.length }, 'could not record device acks');
+        return;
+      }
+      if (batch.length === 1) {
+        // The database refuses this ack's body (a NUL, a lone surrogate): the ack itself still
+        // counts, without its body, or the message would be redelivered and replayed forever.
+        const [ack] = batch as [AckRecord];
+        if (Object.keys(ack.body).length === 0) {
+          this.#log.error({ err }, 'could not record a device ack');
+          return;
+        }
+        this.#log.warn({ topic: ack.topic }, 'a device ack whose body the database refuses was recorded without its body');
+        await this.#record([{ ...ack, body: {} }], now);
         return;
       }
       const half = Math.ceil(batch.length / 2);

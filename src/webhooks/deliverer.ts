@@ -68,10 +68,14 @@ export class WebhookDeliverer {
     this.#log = opts.log;
     this.#allowPrivate = opts.allowPrivate;
     this.#pollMs = opts.pollMs ?? 1_000;
-    this.#maxInFlight = opts.maxInFlight ?? 32;
+    // Attempts hold a socket, not a database connection: room for many endpoints at once, so a few
+    // hanging ones (at most perEndpoint slots each) cannot take every slot.
+    this.#maxInFlight = opts.maxInFlight ?? 256;
     this.#perEndpoint = opts.perEndpoint ?? 4;
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
-    this.#leaseMs = opts.leaseMs ?? Math.max(15_000, this.#timeoutMs + 5_000);
+    // Far longer than an attempt can take (its own time limit), so a claim never runs out while
+    // its POST is in flight, whatever the wait for a connection or the clocks of other hosts.
+    this.#leaseMs = opts.leaseMs ?? Math.max(60_000, this.#timeoutMs * 6);
     this.#bodyCap = opts.bodyCap ?? 64 * 1024;
   }
 
