@@ -147,10 +147,10 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   });
   built.addHook('onClose', async () => {
     await scheduler.stop();
-    await health.stop();
     await events.stop();
     await webhooks.stop(); // attempts in flight are cut short and their deliveries due again at once
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
+    await health.stop(); // after the devices: their last sightings are written too
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });

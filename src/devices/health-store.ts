@@ -43,7 +43,8 @@ export async function recordSightings(q: Tx, seen: readonly SeenDevice[], offlin
      ), known AS (${KNOWN}
      ), up AS (
        INSERT INTO device_presence AS p (kind, device_id, organization_id, location_id, last_seen_at, online, flipped)
-       SELECT kind, device_id, organization_id, location_id, seen_at, true, true FROM known
+       -- In key order: two instances writing overlapping batches lock rows in the same order.
+       SELECT kind, device_id, organization_id, location_id, seen_at, true, true FROM known ORDER BY kind, device_id
        ON CONFLICT (kind, device_id) DO UPDATE SET
          last_seen_at = greatest(p.last_seen_at, EXCLUDED.last_seen_at),
          organization_id = EXCLUDED.organization_id, location_id = EXCLUDED.location_id,
@@ -117,7 +118,9 @@ export async function devicesOfLocation(q: Queryable, locationId: number, offlin
      SELECT d.kind, d.id, d.name, seen.at AS last_seen_at,
        coalesce(seen.at > $3::timestamptz - $2::int * interval '1 second', false) AS online,
        NULL::float8 AS voltage, d.firmware, d.ip,
-       (SELECT count(*) FROM device_outbox o WHERE o.topic = d.inbox AND o.acked_at IS NULL)::int AS queued_messages
+       -- Sent and not acked, as redelivery counts them: older than a later acked message is superseded.
+       (SELECT count(*) FROM device_outbox o WHERE o.topic = d.inbox AND o.published_at IS NOT NULL AND o.acked_at IS NULL
+          AND o.id > coalesce((SELECT max(a.id) FROM device_outbox a WHERE a.topic = d.inbox AND a.acked_at IS NOT NULL), 0))::int AS queued_messages
      FROM d LEFT JOIN device_presence p ON p.kind = d.kind AND p.device_id = d.device_id
        CROSS JOIN LATERAL (SELECT nullif(greatest(coalesce(p.last_seen_at, '-infinity'), coalesce(d.reported_at, '-infinity')), '-infinity') AS at) seen
      ORDER BY d.rank, d.sort`,

@@ -57,7 +57,8 @@ export class DeviceHealth implements PresenceSink {
     this.#clock = opts.clock;
     this.#offlineSeconds = opts.offlineSeconds;
     this.#log = opts.log;
-    this.#flushMs = opts.flushMs ?? 1_000;
+    // Well within DEVICE_OFFLINE_SECONDS, so a device that is seen never looks offline to the sweep.
+    this.#flushMs = opts.flushMs ?? Math.min(1_000, (this.#offlineSeconds * 1000) / 4);
   }
 
   seen(device: DeviceIdentity): void {

@@ -119,6 +119,7 @@ test('D1 lists the location\'s devices with health, firmware, ip and unacked mes
   assert.equal((await report(w)).statusCode, 200);
   await ctx.health.flush();
   assert.equal((await ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/cabinets/${w.cabinetIds[0]}`), payload: { command: 'open' } })).statusCode, 200);
+  await ctx.devices.dispatchPending(); // sent: it counts once it is out and not acked
   const res = await listDevices(token, w.locationId);
   assert.equal(res.statusCode, 200, res.body);
   const [locker, edge] = res.json<Record<string, unknown>[]>();
@@ -129,7 +130,7 @@ test('D1 lists the location\'s devices with health, firmware, ip and unacked mes
   assert.equal(locker?.firmware, '2.1.0');
   assert.equal(locker?.ip, '10.0.0.7');
   assert.equal(locker?.voltage, null);
-  assert.equal(locker?.queued_messages, 1, 'the open command is not acked');
+  assert.equal(locker?.queued_messages, 1, 'the open command is sent and not acked');
   assert.match(String(locker?.last_seen_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   assert.equal(edge?.kind, 'edge');
   assert.equal(edge?.id, w.edgeId);

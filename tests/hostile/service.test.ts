@@ -23,6 +23,7 @@ const CONTRACT_OPERATIONS = [
   'getLocationLockers', 'createLockerOrder', 'commandCabinet', 'completeCabinetOrder', 'commandByOpenCode', 'completeOrderByOpenCode',
   'updateLockerStatus', 'createCfhRequest', 'claimCfhRequest', 'markCfhOnTheWay', 'completeCfhRequest', 'cancelCfhRequest', 'getCfhRequest',
   'playRadioText', 'playRadioWebhookMessage', 'listRadioTranscripts', 'getRadioTranscriptAudio',
+  'cancelLockerOrder', 'renewOpenCode', 'listDevices', 'listWebhookDeliveries', 'redeliverWebhook',
   'healthz', 'readyz', 'mqttEmqxAuthenticate', 'mqttEmqxAuthorize', 'mqttMosquittoUser', 'mqttMosquittoSuperuser', 'mqttMosquittoAcl',
 ];
 

@@ -14,6 +14,14 @@ ALTER TABLE locker_orders ADD COLUMN ready_at timestamptz;
 ALTER TABLE locker_orders ADD COLUMN expired_at timestamptz;
 ALTER TABLE locker_orders ADD COLUMN reminders integer NOT NULL DEFAULT 0;
 UPDATE locker_orders SET pickup_deadline = created_at + interval '72 hours' WHERE pickup_deadline IS NULL;
+-- Orders open at the upgrade get their pickup job, as new orders get it at creation (the first
+-- reminder a day after creation, or the deadline if it comes first).
+INSERT INTO jobs (kind, payload, run_at, dedupe_key)
+SELECT 'lockers.pickup', jsonb_build_object('order', o.id, 'step', 0),
+  least(o.created_at + interval '24 hours', o.pickup_deadline), 'lockers:pickup:' || o.id || ':0'
+FROM locker_orders o
+WHERE o.completed_at IS NULL AND o.canceled_at IS NULL
+ON CONFLICT (dedupe_key) WHERE done_at IS NULL DO NOTHING;
 
 -- When each device was last seen (an MQTT connection, a message, a status report) and whether it
 -- counts as online. One row per device of any kind (locker, edge, and call buttons when they come):
@@ -33,5 +41,3 @@ CREATE TABLE device_presence (
 CREATE INDEX device_presence_location ON device_presence (location_id);
 CREATE INDEX device_presence_online ON device_presence (last_seen_at) WHERE online;
 
--- D1 counts each device's messages not acked yet.
-CREATE INDEX device_outbox_unacked ON device_outbox (topic) WHERE acked_at IS NULL;
