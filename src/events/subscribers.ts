@@ -6,6 +6,7 @@
 //
 // Woken by the commits that wrote events (db signals, from any instance), and by a poll.
 import type { Db, Tx } from '../db/db.ts';
+import { WorkLoop } from '../jobs/loop.ts';
 import type { EventRow } from './log.ts';
 
 export type EventHandler = (q: Tx, events: readonly EventRow[]) => Promise<void>;
@@ -25,20 +26,18 @@ export class EventSubscribers {
   readonly #db: Db;
   readonly #handlers = new Map<string, EventHandler>();
   readonly #log: SubscribersLogger | undefined;
-  readonly #pollMs: number;
   readonly #batchSize: number;
-  #timer: NodeJS.Timeout | null = null;
-  #stopped = true;
-  #running: Promise<number> | null = null;
-  #again = false;
+  readonly #loop: WorkLoop<number>;
   #off: (() => void) | null = null;
-  #lastError = 0;
 
   constructor(opts: { db: Db; log?: SubscribersLogger; pollMs?: number; batchSize?: number }) {
     this.#db = opts.db;
     this.#log = opts.log;
-    this.#pollMs = opts.pollMs ?? 1_000;
     this.#batchSize = opts.batchSize ?? 200;
+    this.#loop = new WorkLoop(() => this.#drainAll(), {
+      pollMs: opts.pollMs ?? 1_000,
+      onError: (err) => this.#log?.error({ err }, 'event subscribers failed; retrying'),
+    });
   }
 
   /** A subscriber by a stable name (its cursor is stored under it). A new one starts at the log's end. */
@@ -52,61 +51,20 @@ export class EventSubscribers {
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    this.#off = this.#db.commits.on('events', () => this.#wake());
-    this.#schedule(0);
+    if (this.#off !== null) return;
+    this.#off = this.#db.commits.on('events', () => this.#loop.wake());
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
     this.#off?.();
     this.#off = null;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#running?.catch(() => 0);
+    await this.#loop.stop();
   }
 
   /** Hands every subscriber the events committed so far; returns how many deliveries it made. */
-  async runPending(): Promise<number> {
-    while (this.#running !== null) await this.#running.catch(() => 0);
-    this.#running = this.#drainAll();
-    try {
-      return await this.#running;
-    } finally {
-      this.#running = null;
-    }
-  }
-
-  #wake(): void {
-    if (this.#stopped) return;
-    if (this.#running !== null) {
-      this.#again = true;
-      return;
-    }
-    this.#schedule(0);
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.runPending()
-        .catch((err: unknown) => this.#failed(err))
-        .finally(() => {
-          const again = this.#again;
-          this.#again = false;
-          this.#schedule(again ? 0 : this.#pollMs);
-        });
-    }, delayMs);
-    this.#timer.unref();
-  }
-
-  #failed(err: unknown): void {
-    if (Date.now() - this.#lastError < 60_000) return;
-    this.#lastError = Date.now();
-    this.#log?.error({ err }, 'event subscribers failed; retrying');
+  runPending(): Promise<number> {
+    return this.#loop.runNow();
   }
 
   async #drainAll(): Promise<number> {

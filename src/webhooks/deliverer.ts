@@ -14,6 +14,7 @@ import { eventPayload } from '../events/payload.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { settle, signedHeaders } from './rules.ts';
 import { claimDue, recordAttempt, releaseClaim, type ClaimedDelivery } from './store.ts';
+import { WorkLoop } from '../jobs/loop.ts';
 
 export interface DelivererLogger {
   warn(obj: object, msg: string): void;
@@ -47,7 +48,6 @@ export class WebhookDeliverer {
   readonly #clock: Clock;
   readonly #log: DelivererLogger | undefined;
   readonly #allowPrivate: boolean;
-  readonly #pollMs: number;
   readonly #maxInFlight: number;
   readonly #perEndpoint: number;
   readonly #timeoutMs: number;
@@ -55,19 +55,15 @@ export class WebhookDeliverer {
   readonly #bodyCap: number;
   readonly #inFlight = new Map<number, InFlight>();
   readonly #stopping = new AbortController();
-  #started = false;
-  #timer: NodeJS.Timeout | null = null;
+  /** One claim at a time in this instance. */
+  readonly #loop: WorkLoop<number>;
   #off: (() => void) | null = null;
-  #claiming: Promise<number> | null = null;
-  #again = false;
-  #lastError = 0;
 
   constructor(opts: DelivererOptions) {
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#log = opts.log;
     this.#allowPrivate = opts.allowPrivate;
-    this.#pollMs = opts.pollMs ?? 1_000;
     // Attempts hold a socket, not a database connection: room for many endpoints at once, so a few
     // hanging ones (at most perEndpoint slots each) cannot take every slot.
     this.#maxInFlight = opts.maxInFlight ?? 256;
@@ -77,6 +73,10 @@ export class WebhookDeliverer {
     // its POST is in flight, whatever the wait for a connection or the clocks of other hosts.
     this.#leaseMs = opts.leaseMs ?? Math.max(60_000, this.#timeoutMs * 6);
     this.#bodyCap = opts.bodyCap ?? 64 * 1024;
+    this.#loop = new WorkLoop(() => this.#claim(), {
+      pollMs: opts.pollMs ?? 1_000,
+      onError: (err) => this.#log?.error({ err }, 'webhook deliverer failed; retrying'),
+    });
   }
 
   /** Attempts in flight in this instance. */
@@ -85,21 +85,17 @@ export class WebhookDeliverer {
   }
 
   start(): void {
-    if (this.#started || this.#stopping.signal.aborted) return;
-    this.#started = true;
-    this.#off = this.#db.commits.on('webhooks', () => this.#wake());
-    this.#schedule(0);
+    if (this.#off !== null || this.#stopping.signal.aborted) return;
+    this.#off = this.#db.commits.on('webhooks', () => this.#loop.wake());
+    this.#loop.start();
   }
 
   /** Stops claiming, aborts the attempts in flight and gives their deliveries back (due at once). */
   async stop(): Promise<void> {
-    this.#started = false;
     this.#off?.();
     this.#off = null;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
     this.#stopping.abort();
-    await this.#claiming?.catch(() => 0);
+    await this.#loop.stop();
     await this.settle();
   }
 
@@ -108,7 +104,7 @@ export class WebhookDeliverer {
   async runDue(): Promise<number> {
     let attempts = 0;
     for (;;) {
-      attempts += await this.#claimNow();
+      attempts += await this.#loop.runNow();
       if (this.#inFlight.size === 0) return attempts;
       // An attempt that ends may let the next delivery of its store go: claim again after each.
       await Promise.race([...this.#inFlight.values()].map((f) => f.promise));
@@ -118,49 +114,6 @@ export class WebhookDeliverer {
   /** Resolves when no attempt is in flight. */
   async settle(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()].map((f) => f.promise));
-  }
-
-  #wake(): void {
-    if (!this.#started) return;
-    if (this.#claiming !== null) {
-      this.#again = true;
-      return;
-    }
-    this.#schedule(0);
-  }
-
-  #schedule(delayMs: number): void {
-    if (!this.#started) return;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.#claimNow()
-        .catch((err: unknown) => this.#failed(err))
-        .finally(() => {
-          const again = this.#again;
-          this.#again = false;
-          this.#schedule(again ? 0 : this.#pollMs);
-        });
-    }, delayMs);
-    this.#timer.unref();
-  }
-
-  #failed(err: unknown): void {
-    // A database that is away fails every poll: logged once a minute.
-    if (Date.now() - this.#lastError < 60_000) return;
-    this.#lastError = Date.now();
-    this.#log?.error({ err }, 'webhook deliverer failed; retrying');
-  }
-
-  /** One claim at a time in this instance; returns how many attempts it started. */
-  async #claimNow(): Promise<number> {
-    while (this.#claiming !== null) await this.#claiming.catch(() => 0);
-    this.#claiming = this.#claim();
-    try {
-      return await this.#claiming;
-    } finally {
-      this.#claiming = null;
-    }
   }
 
   async #claim(): Promise<number> {
@@ -176,7 +129,7 @@ export class WebhookDeliverer {
         .catch((err: unknown) => this.#log?.error({ err, delivery: delivery.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
         .finally(() => {
           this.#inFlight.delete(delivery.id);
-          this.#wake();
+          this.#loop.wake();
         });
       this.#inFlight.set(delivery.id, { endpointId: delivery.endpoint_id, promise });
     }

@@ -1,0 +1,77 @@
+// The loop of a background worker (event subscribers, the webhook deliverer): its work runs when a
+// commit wakes it, and every pollMs anyway; one run at a time, and a wake-up that comes during a
+// run makes another run right after it. A failing run is logged at most once a minute (a database
+// that is away fails every poll) and the loop goes on.
+export class WorkLoop<T> {
+  readonly #work: () => Promise<T>;
+  readonly #pollMs: number;
+  readonly #onError: (err: unknown) => void;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<T> | null = null;
+  #again = false;
+  #started = false;
+  #lastError = 0;
+
+  constructor(work: () => Promise<T>, opts: { pollMs: number; onError: (err: unknown) => void }) {
+    this.#work = work;
+    this.#pollMs = opts.pollMs;
+    this.#onError = opts.onError;
+  }
+
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#schedule(0);
+  }
+
+  /** Stops polling and waits for a run in progress. */
+  async stop(): Promise<void> {
+    this.#started = false;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#running?.catch(() => undefined);
+  }
+
+  /** Run now, or right after the run in progress. */
+  wake(): void {
+    if (!this.#started) return;
+    if (this.#running !== null) {
+      this.#again = true;
+      return;
+    }
+    this.#schedule(0);
+  }
+
+  /** Runs the work now (after a run in progress), whether or not the loop is started. */
+  async runNow(): Promise<T> {
+    while (this.#running !== null) await this.#running.catch(() => undefined);
+    this.#running = this.#work();
+    try {
+      return await this.#running;
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  #schedule(delayMs: number): void {
+    if (!this.#started) return;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.runNow()
+        .catch((err: unknown) => this.#failed(err))
+        .finally(() => {
+          const again = this.#again;
+          this.#again = false;
+          this.#schedule(again ? 0 : this.#pollMs);
+        });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  #failed(err: unknown): void {
+    if (Date.now() - this.#lastError < 60_000) return;
+    this.#lastError = Date.now();
+    this.#onError(err);
+  }
+}
