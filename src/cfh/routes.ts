@@ -1,9 +1,9 @@
 // Call for Help over HTTP (C0-C5): customers' devices create and cancel requests, chat integrations
 // claim, go and complete them, customer pages poll the status. Bearer tokens with the cfh scope;
 // each route parses, calls its use case (requests.ts) and renders the answer.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerAuth, type ApiTokens, type Principal } from '../http/auth.ts';
+import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
 import { BODY_ERRORS, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { cancelRequest, claimRequest, completeRequest, createRequest, markOnTheWay, requestStatus, type CfhDeps } from './requests.ts';
 import type { Staff } from './rules.ts';
@@ -25,11 +25,6 @@ const queryErrors = errorResponses({
 });
 const errors = { ...queryErrors, ...errorResponses(BODY_ERRORS) };
 const notFoundResponse = errorResponses({ 404: 'no such request (for this token\'s organization)' });
-
-function principalOf(request: FastifyRequest): Principal {
-  // Set by the route's bearerAuth hook, which refuses the request otherwise.
-  return request.principal as Principal;
-}
 
 function staffOf(body: StaffActionBody): Staff {
   return { name: body.claimed_by, userId: body.claimed_by_user_id, channelId: body.channel_id, from: body.request_from ?? 'provider_a' };

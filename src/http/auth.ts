@@ -119,3 +119,8 @@ export function bearerAuth(tokens: ApiTokens, scope: string, opts: { failStatus?
     request.principal = principal;
   };
 }
+
+/** The principal of a request that passed its route's bearerAuth hook (which refuses it otherwise). */
+export function principalOf(request: FastifyRequest): Principal {
+  return request.principal as Principal;
+}

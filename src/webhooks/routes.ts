@@ -1,9 +1,9 @@
 // Webhook deliveries over HTTP (W1, W2): what was sent to an endpoint and how each attempt went,
 // and sending a delivery again. Bearer tokens with the webhooks scope; each route parses, calls its
 // use case (deliveries.ts) and renders the answer.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerAuth, type ApiTokens, type Principal } from '../http/auth.ts';
+import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
 import { BODY_ERRORS, errorResponses } from '../http/schemas.ts';
 import { deliveryPage, redeliverDelivery, type DeliveryDeps } from './deliveries.ts';
 import { DeliveriesQuery, Delivery, DeliveryList, DeliveryParams, EndpointParams, WEBHOOK_ERRORS } from './schemas.ts';
@@ -16,11 +16,6 @@ export interface WebhookRouteDeps extends DeliveryDeps {
 
 const security = [{ bearerToken: [] }];
 const tags = ['webhooks'];
-
-function principalOf(request: FastifyRequest): Principal {
-  // Set by the route's bearerAuth hook, which refuses the request otherwise.
-  return request.principal as Principal;
-}
 
 export async function webhookRoutes(fastify: FastifyInstance, deps: WebhookRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
