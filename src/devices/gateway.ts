@@ -19,11 +19,9 @@ import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername
 import { AckBatcher, type AckHandler } from './acks.ts';
 import type { PresenceSink } from './health.ts';
 import { checkDeviceKey } from './credentials.ts';
-import {
-  forgetSuperseded, hasDueRedelivery, hasUnpublished, lockTopic, markFailed, markPublished, messagesByIds, pickUnpublished,
-  topicsDueForRedelivery, unackedOfTopic,
-} from './store.ts';
-import { publishAll, silentLogger, type GatewayLogger, type Transport } from './transport.ts';
+import { dispatchBatch, redeliverTopic, type DispatchContext } from './dispatch.ts';
+import { hasUnpublished, topicsDueForRedelivery } from './store.ts';
+import { silentLogger, type GatewayLogger, type Transport } from './transport.ts';
 
 export type { GatewayLogger } from './transport.ts';
 
@@ -47,8 +45,6 @@ const REDELIVER_AFTER_S = 30;
 const SWEEP_EVERY_MS = 5_000;
 /** After an external broker asks about a device's SUBSCRIBE, the subscription exists shortly after. */
 const SUBSCRIBE_SETTLE_MS = 1_000;
-const REDELIVERY_CHUNK = 50;
-const REDELIVERY_MAX = 1_000;
 
 export class DeviceGateway {
   readonly #config: Config;
@@ -307,48 +303,21 @@ export class DeviceGateway {
     this.#log.error({ err }, 'device dispatcher failed; retrying');
   }
 
-  /** One transaction: lock a batch, publish it, mark it. published -1: nothing was published;
-   * more: due rows were left (held by another dispatcher, or past this batch). */
-  async #dispatchBatch(): Promise<{ published: number; more: boolean }> {
+  /** What the outbox transactions need, or null while the broker is away. */
+  #dispatchContext(): DispatchContext | null {
     const transport = this.#transport;
-    if (transport === null || !transport.up) return { published: -1, more: false };
-    const now = this.#clock.now();
-    return this.#db.tx(async (q) => {
-      const rows = await pickUnpublished(q, now, this.#batchSize);
-      const more = (rows[0]?.window_size ?? 0) > rows.length;
-      if (rows.length === 0) return { published: -1, more };
-      const { ok, failed, error } = await publishAll(transport, rows);
-      await markPublished(q, ok, now, this.external ? REDELIVER_AFTER_S : null);
-      await markFailed(q, failed, now, error);
-      if (failed.length > 0) this.#log.warn({ failed: failed.length, error }, 'device messages not published; will retry');
-      // A batch that published nothing ends this drain: its rows wait for their retry time.
-      return { published: ok.length === 0 ? -1 : ok.length, more };
-    });
+    if (transport === null || !transport.up) return null;
+    return { db: this.#db, transport, now: this.#clock.now(), redeliverAfterS: this.external ? REDELIVER_AFTER_S : null, log: this.#log };
+  }
+
+  async #dispatchBatch(): Promise<{ published: number; more: boolean }> {
+    const c = this.#dispatchContext();
+    return c === null ? { published: -1, more: false } : dispatchBatch(c, this.#batchSize);
   }
 
   async #redeliver(topic: string, onlyIfDue: boolean): Promise<number> {
-    const transport = this.#transport;
-    if (transport === null || !transport.up) return 0;
-    const now = this.#clock.now();
-    const sent = await this.#db.tx(async (q) => {
-      if (onlyIfDue) {
-        if (!(await lockTopic(q, topic, false)) || !(await hasDueRedelivery(q, topic, now))) return 0;
-        await forgetSuperseded(q, topic);
-      } else {
-        await lockTopic(q, topic, true);
-      }
-      const ids = await unackedOfTopic(q, topic, REDELIVERY_MAX);
-      for (let i = 0; i < ids.length; i += REDELIVERY_CHUNK) {
-        const rows = await messagesByIds(q, ids.slice(i, i + REDELIVERY_CHUNK));
-        const { ok, failed, error } = await publishAll(transport, rows);
-        // A gap would break the order: stop at the first failure, the rest waits for the next time.
-        if (failed.length > 0) throw new Error(`redelivery to ${topic} failed: ${error}`);
-        await markPublished(q, ok, now, this.external ? REDELIVER_AFTER_S : null);
-      }
-      return ids.length;
-    });
-    if (sent > 0) this.#log.info({ topic, messages: sent }, 'redelivered unacknowledged device messages');
-    return sent;
+    const c = this.#dispatchContext();
+    return c === null ? 0 : redeliverTopic(c, topic, onlyIfDue);
   }
 
   #queueRedelivery(topic: string): void {
