@@ -23,6 +23,9 @@ import { cfhRoutes } from './cfh/routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
+import type { ServiceMetrics } from './metrics/metrics.ts';
+import { metricsRoutes, registerHttpMetrics } from './metrics/routes.ts';
 
 /** What the HTTP app is built from; each feature's routes take their own part of it. */
 export interface AppDeps {
@@ -37,6 +40,8 @@ export interface AppDeps {
   failureLimit?: FailureLimit;
   /** Text to speech (WAV) for the radio. */
   speech: SpeechSynthesizer;
+  /** The service's Prometheus metrics (GET /metrics, HTTP answers, speech time). */
+  metrics: ServiceMetrics;
 }
 
 export type App = FastifyInstance;
@@ -74,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
   registerFailureLimit(app, deps.clock, deps.failureLimit);
+  registerHttpMetrics(app, deps.metrics);
 
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, openApiOptions(deps.config));
@@ -85,8 +91,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest, deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }) });
   await app.register(deviceHealthRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens, offlineSeconds: deps.config.deviceOfflineSeconds });
   await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, apiTokens: app.apiTokens });
-  await app.register(radioRoutes, { db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens });
+  await app.register(radioRoutes, {
+    db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens,
+    observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
+  });
   await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
+  await app.register(reportRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
+  await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
 
   return app;
 }

@@ -22,6 +22,8 @@ import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
+import { ServiceMetrics } from './metrics/metrics.ts';
+import { Retention } from './retention/retention.ts';
 
 export interface ComposeOptions {
   config: Config;
@@ -56,6 +58,9 @@ export interface Service {
   /** Device health; `await health.flush()` writes the last-seen times it holds. */
   health: DeviceHealth;
   speech: SpeechSynthesizer;
+  metrics: ServiceMetrics;
+  /** Deletes what is older than RETENTION_DAYS; `await retention.runNow()` sweeps now. */
+  retention: Retention;
 }
 
 /** A start that cannot go on, with a message for the operator. */
@@ -111,6 +116,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     const at = (level: 'debug' | 'info' | 'warn' | 'error') => (obj: object, msg: string) => app?.log[level]({ ...obj, component }, msg);
     return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   };
+  const metrics = new ServiceMetrics();
   const devices = opts.devices ?? new DeviceGateway({ config, db, clock, log: log('devices') });
   const speech = opts.speech ?? createSpeechSynthesizer({ workers: config.speechWorkers });
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
@@ -123,11 +129,16 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
   const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
+  const retentionLog = log('retention');
+  const retention = new Retention({
+    db, clock, retentionDays: config.retentionDays, countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
+    onError: (err) => retentionLog.error({ err }, 'retention failed'),
+  });
 
   let built: App;
   try {
     built = await buildApp({
-      config, db, clock, devices, speech, secretDigest: parts.secretDigest,
+      config, db, clock, devices, speech, metrics, secretDigest: parts.secretDigest,
       ...(opts.failureLimit === undefined ? {} : { failureLimit: opts.failureLimit }),
     });
   } catch (err) {
@@ -144,9 +155,11 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     health.start();
     events.start();
     webhooks.start();
+    retention.start();
   });
   built.addHook('onClose', async () => {
     await scheduler.stop();
+    await retention.stop();
     await events.stop();
     await webhooks.stop(); // attempts in flight are cut short and their deliveries due again at once
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
@@ -154,5 +167,5 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });
-  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health };
+  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention };
 }

@@ -30,6 +30,10 @@ export interface Config {
   readonly trustProxy: boolean | string;
   /** Webhooks may go to loopback, link-local and private addresses (a self-hosted store's own network). */
   readonly webhookAllowPrivate: boolean;
+  /** Days that delivered device messages, played announcements' audio, webhook logs and events are kept. */
+  readonly retentionDays: number;
+  /** The bearer token GET /metrics requires; null: /metrics is open. */
+  readonly metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -106,6 +110,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   if (mqttAuthSecret !== null && mqttAuthSecret.length < 16) {
     throw new ConfigError('MQTT_AUTH_SECRET', 'must be at least 16 characters');
   }
+  const metricsToken = text(env, 'METRICS_TOKEN');
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters, without spaces');
+  }
   const mqttClientId = text(env, 'MQTT_CLIENT_ID');
   if (mqttClientId !== null && !/^[A-Za-z0-9_.:-]{1,128}$/.test(mqttClientId)) {
     throw new ConfigError('MQTT_CLIENT_ID', 'must be 1 to 128 letters, digits or _ . : -');
@@ -128,5 +136,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    retentionDays: integer(env, 'RETENTION_DAYS', 90, 1, 36_500),
+    metricsToken,
   });
 }

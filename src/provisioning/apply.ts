@@ -37,6 +37,17 @@ export interface ProvisioningSummary {
   webhooks?: number;
 }
 
+/** An IANA time zone name as Intl knows it (not an offset like +05:00, which has no rules). */
+function isTimeZone(name: string): boolean {
+  if (!name.includes('/') && name !== 'UTC') return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Runs one entry's statements, naming the entry if the database refuses them. */
 async function entry(where: string, fn: () => Promise<void>): Promise<void> {
   try {
@@ -73,18 +84,22 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
     }
     for (const [i, l] of (file.locations ?? []).entries()) {
       await entry(`locations[${i}]`, async () => {
+        const timeZone = l.time_zone ?? null;
+        if (timeZone !== null && !isTimeZone(timeZone)) throw new ProvisioningError(`locations[${i}].time_zone: "${timeZone}" is not an IANA time zone`);
         await q.query(
           `WITH ins AS (
-             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $6, $7, $8, $5, $5)
+             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours, time_zone, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $6, $7, $8, $9, $5, $5)
              ON CONFLICT (id) DO NOTHING
            )
            UPDATE locations SET organization_id = $2, name = $3, cfh_timeout_seconds = $4, store_number = $6,
-             locker_pickup_hours = $7, locker_reminder_hours = $8, updated_at = $5
-           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours)
-             IS DISTINCT FROM ($2, $3, $4, $6, $7::numeric, $8::numeric)`,
-          [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now, l.store_number ?? null, l.locker_pickup_hours ?? null, l.locker_reminder_hours ?? null],
+             locker_pickup_hours = $7, locker_reminder_hours = $8, time_zone = $9, updated_at = $5
+           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours, time_zone)
+             IS DISTINCT FROM ($2, $3, $4, $6, $7::numeric, $8::numeric, $9::text)`,
+          [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now, l.store_number ?? null, l.locker_pickup_hours ?? null, l.locker_reminder_hours ?? null, timeZone],
         );
+        // The database computes the day boundaries: it must know the zone too (its tz data may be older).
+        if (timeZone !== null) await q.query('SELECT now() AT TIME ZONE $1', [timeZone]);
       });
       summary.locations++;
     }

@@ -31,6 +31,8 @@ export const ProvisioningFile = Type.Object({
     locker_reminder_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
     /** The store's own number, as its events carry it (`store_number`). */
     store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
+    /** The store's IANA time zone (e.g. America/Toronto): its reports' day boundaries. Absent or null: UTC. */
+    time_zone: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_+/-]+$' }))),
   }))),
   lockers: Type.Optional(Type.Array(Type.Object({
     id: Id,
@@ -79,7 +81,7 @@ export const ProvisioningFile = Type.Object({
   api_tokens: Type.Optional(Type.Array(Type.Object({
     name: Name,
     organization_id: Id,
-    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio'), Type.Literal('webhooks'), Type.Literal('devices')]), { minItems: 1, uniqueItems: true }),
+    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio'), Type.Literal('webhooks'), Type.Literal('devices'), Type.Literal('reports')]), { minItems: 1, uniqueItems: true }),
     token: Secret,
     expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
     revoked: Type.Optional(Type.Boolean()),

@@ -31,6 +31,8 @@ export interface PlayDeps {
   db: Db;
   clock: Clock;
   speech: SpeechSynthesizer;
+  /** Told how long each synthesis took (the speech synthesis histogram of /metrics). */
+  observeSynthesis?: (seconds: number) => void;
 }
 
 /** The speech engine's refusals as the contract's errors; anything else is the service's fault. */
@@ -84,10 +86,13 @@ export async function playOnEdge(deps: PlayDeps, request: PlayRequest): Promise<
   const handlers = handlersFor(request.edge, request.process);
   const spokenText = spokenTextOf(request.text, handlers);
   let speech: SpeechSamples;
+  const started = performance.now();
   try {
     speech = await deps.speech.synthesizeSamples(spokenText);
   } catch (err) {
     throw speechError(err);
+  } finally {
+    deps.observeSynthesis?.((performance.now() - started) / 1000);
   }
   const samples = handlers.includes('chime') ? withChime(speech.samples, speech.sampleRate) : speech.samples;
   const wav = encodeWav(samples, speech.sampleRate);

@@ -47,7 +47,7 @@ export function freshId(): number {
 
 /** A new API token of the organization, provisioned as an operator would; returns its value. */
 export async function provisionToken(
-  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks' | 'devices')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
+  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks' | 'devices' | 'reports')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
 ): Promise<string> {
   const token = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(db, clock, {
@@ -131,7 +131,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
   const secretDigest = sha256hex(TEST_SECRET);
   const service = await compose({ config, db, clock, devices, speech, secretDigest, failureLimit, manualJobs: true });
-  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit });
+  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit, metrics: service.metrics });
   await service.app.ready();
   closeWith(opts.t, () => service.app.close());
   return {

@@ -1,0 +1,56 @@
+// The reports' use cases (P1-P3): a range checked, then one read each. P2 is read in pages so a
+// year of a busy store streams without being held in memory.
+import type { Clock } from '../clock.ts';
+import type { Queryable } from '../db/db.ts';
+import { notFound } from '../http/errors.ts';
+import type { Principal } from '../http/auth.ts';
+import { dayRange } from './rules.ts';
+import type { CfhReport, LockerReport, ReportQuery } from './schemas.ts';
+import * as store from './store.ts';
+
+export interface ReportDeps {
+  db: Queryable;
+  clock: Clock;
+}
+
+/** Rows per page of P2: a page is one short query on the range's index. */
+export const EXPORT_PAGE = 500;
+
+const noLocation = () => notFound('location');
+
+/** P1. */
+export async function cfhReport(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<CfhReport> {
+  const { from, to } = dayRange(query.from, query.to);
+  const figures = await store.cfhFigures(deps.db, principal.organizationId, query.location_id, from, to);
+  if (figures === null) throw noLocation();
+  return { location_id: query.location_id, from, to, ...figures };
+}
+
+/** P3. */
+export async function lockerReport(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<LockerReport> {
+  const { from, to } = dayRange(query.from, query.to);
+  const figures = await store.lockerFigures(deps.db, principal.organizationId, query.location_id, from, to, deps.clock.now());
+  if (figures === null) throw noLocation();
+  return { location_id: query.location_id, from, to, ...figures };
+}
+
+/**
+ * P2: checks the range and the location before anything is sent (its errors are JSON), then
+ * yields the requests page by page (keyset on created_at, id). Pages are separate reads: a request
+ * created during the export, in the range, may or may not be in it.
+ */
+export async function exportRequests(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<AsyncIterable<store.ExportRow[]>> {
+  const { from, to } = dayRange(query.from, query.to);
+  const bounds = await store.rangeBounds(deps.db, principal.organizationId, query.location_id, from, to);
+  if (bounds === null) throw noLocation();
+  return (async function* pages() {
+    let after: { createdAt: string; id: number } | null = null;
+    for (;;) {
+      const page = await store.exportPage(deps.db, query.location_id, bounds, after, EXPORT_PAGE);
+      if (page.length > 0) yield page;
+      if (page.length < EXPORT_PAGE) return;
+      const last = page[page.length - 1] as store.ExportRow;
+      after = { createdAt: last.created_at, id: last.id };
+    }
+  })();
+}

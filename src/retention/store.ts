@@ -1,0 +1,43 @@
+// SQL of retention: each function deletes one small batch in one statement (its own short
+// transaction) and says how many rows went. Rows another instance is deleting are skipped (SKIP
+// LOCKED), so instances running retention at once share the work instead of waiting on each other.
+import type { Queryable } from '../db/db.ts';
+
+const counted = async (q: Queryable, sql: string, params: unknown[]): Promise<number> => {
+  const [row] = await q.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, params);
+  return row?.n ?? 0;
+};
+
+/** Device messages the device acknowledged before the cutoff (index device_outbox_acked). */
+export const deleteDeliveredMessages = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM device_outbox WHERE id IN (
+     SELECT id FROM device_outbox WHERE acked_at < $1 ORDER BY acked_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+
+/**
+ * Announcement audio stored before the cutoff (index radio_audio_created): a play lives for
+ * RADIO_MESSAGE_TTL_SECONDS, so audio older than the window was played or expired long ago. Outbox
+ * rows still pointing at it lose the reference (ON DELETE SET NULL); the message and its
+ * transcript text stay.
+ */
+export const deleteOldAudio = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM radio_audio WHERE message_id IN (
+     SELECT message_id FROM radio_audio WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+
+/**
+ * Settled webhook deliveries (and their attempts, by cascade) created before the cutoff. They are
+ * looked for among the oldest deliveries only (the primary key's head), so a batch never reads the
+ * whole table; retries stop after 24 hours, so an old one is never pending for long.
+ */
+export const deleteOldDeliveries = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM webhook_deliveries WHERE id IN (
+     SELECT id FROM (SELECT id, created_at, state FROM webhook_deliveries ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS d
+     WHERE d.created_at < $1 AND d.state <> 'pending')`, [cutoff, limit]);
+
+/**
+ * Events written before the cutoff that every durable subscriber has read (its cursor is past
+ * them), among the oldest ones; their deliveries go with them (ON DELETE CASCADE).
+ */
+export const deleteOldEvents = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM events WHERE id IN (
+     SELECT id FROM (SELECT id, tx_id, created_at FROM events ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS e
+     WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM event_cursors c WHERE (c.tx_id, c.event_id) < (e.tx_id, e.id)))`, [cutoff, limit]);
