@@ -8,10 +8,15 @@ const counted = async (q: Queryable, sql: string, params: unknown[]): Promise<nu
   return row?.n ?? 0;
 };
 
-/** Device messages the device acknowledged before the cutoff (index device_outbox_acked). */
+/**
+ * Device messages queued before the cutoff, delivered or not, among the oldest ones (the primary
+ * key's head). Not only the acked ones: redelivery skips a message older than a later acked one,
+ * so deleting that acked one alone would make a months-old command due to be sent again.
+ */
 export const deleteDeliveredMessages = (q: Queryable, cutoff: Date, limit: number) => counted(q,
   `DELETE FROM device_outbox WHERE id IN (
-     SELECT id FROM device_outbox WHERE acked_at < $1 ORDER BY acked_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+     SELECT id FROM (SELECT id, created_at FROM device_outbox ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS o
+     WHERE o.created_at < $1)`, [cutoff, limit]);
 
 /**
  * Announcement audio stored before the cutoff (index radio_audio_created): a play lives for

@@ -7,6 +7,6 @@ ALTER TABLE locations ADD COLUMN time_zone text;
 CREATE INDEX cfh_requests_location_created ON cfh_requests (location_id, created_at, id);
 CREATE INDEX locker_orders_location_created ON locker_orders (location_id, created_at, id);
 
--- Retention finds delivered device messages and old announcement audio without reading the table.
-CREATE INDEX device_outbox_acked ON device_outbox (acked_at) WHERE acked_at IS NOT NULL;
+-- Retention finds old announcement audio without reading the table (old device messages, webhook
+-- deliveries and events are found at the head of their primary key).
 CREATE INDEX radio_audio_created ON radio_audio (created_at);
