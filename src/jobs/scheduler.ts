@@ -6,6 +6,7 @@
 // and the job's commit wakes the dispatcher.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable, Tx } from '../db/db.ts';
+import { WorkLoop } from './loop.ts';
 import { cancelJob, enqueueJob, type EnqueueOptions } from './queue.ts';
 
 export type { EnqueueOptions } from './queue.ts';
@@ -33,18 +34,17 @@ export class Scheduler {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #handlers = new Map<string, JobHandler>();
-  readonly #pollMs: number;
   readonly #log: SchedulerLogger | undefined;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<number> | null = null;
-  #stopped = true;
-  #lastPollError = 0;
+  readonly #loop: WorkLoop<number>;
 
   constructor(opts: { db: Db; clock: Clock; pollMs?: number; log?: SchedulerLogger }) {
     this.#db = opts.db;
     this.#clock = opts.clock;
-    this.#pollMs = opts.pollMs ?? 250;
     this.#log = opts.log;
+    this.#loop = new WorkLoop(() => this.#drain(), {
+      pollMs: opts.pollMs ?? 250,
+      onError: (err) => this.#log?.error({ err }, 'scheduler poll failed; retrying'),
+    });
   }
 
   register(kind: string, handler: JobHandler): void {
@@ -72,45 +72,16 @@ export class Scheduler {
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    this.#schedule(0);
+    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#running?.catch(() => 0);
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** Runs every job due by the clock's now, one at a time; returns how many ran. */
-  async runDue(): Promise<number> {
-    while (this.#running !== null) await this.#running.catch(() => 0);
-    this.#running = this.#drain();
-    try {
-      return await this.#running;
-    } finally {
-      this.#running = null;
-    }
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.runDue()
-        .catch((err: unknown) => this.#pollFailed(err))
-        .finally(() => this.#schedule(this.#pollMs));
-    }, delayMs);
-    this.#timer.unref();
-  }
-
-  #pollFailed(err: unknown): void {
-    // A database that is away fails every poll (4 a second): logged once a minute, not each time.
-    if (Date.now() - this.#lastPollError < 60_000) return;
-    this.#lastPollError = Date.now();
-    this.#log?.error({ err }, 'scheduler poll failed; retrying');
+  runDue(): Promise<number> {
+    return this.#loop.runNow();
   }
 
   async #drain(): Promise<number> {
