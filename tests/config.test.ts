@@ -13,6 +13,8 @@ test('the defaults run the embedded service', () => {
   assert.equal(config.cfhTimeoutSeconds, 300);
   assert.equal(config.speechWorkers, 1);
   assert.equal(config.publicBaseUrl, 'http://localhost:3000');
+  assert.equal(config.retentionDays, 90);
+  assert.equal(config.metricsToken, null, '/metrics is open without a token');
   assert.ok(Object.isFrozen(config));
 });
 
@@ -29,6 +31,12 @@ test('a bad value stops the start naming its variable', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
     [{ SECRET_TOKEN: 'short' }, 'SECRET_TOKEN'],
+    [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
+    [{ RETENTION_DAYS: '36501' }, 'RETENTION_DAYS'],
+    [{ RETENTION_DAYS: '1.5' }, 'RETENTION_DAYS'],
+    [{ RETENTION_DAYS: 'forever' }, 'RETENTION_DAYS'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
+    [{ METRICS_TOKEN: 'long enough but with spaces' }, 'METRICS_TOKEN'],
   ];
   for (const [env, variable] of cases) {
     assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(`${variable}:`), variable);
@@ -43,4 +51,11 @@ test('values are read from the environment given', () => {
   assert.equal(config.mqttUrl, 'mqtt://broker:1883');
   assert.equal(config.publicBaseUrl, 'https://ops.example.com');
   assert.equal(config.secretToken, 'a-long-enough-secret');
+});
+
+test('the retention window and the metrics token are read from the environment', () => {
+  const config = loadConfig({ RETENTION_DAYS: '1', METRICS_TOKEN: 'scrape-0123456789abcdef' });
+  assert.equal(config.retentionDays, 1);
+  assert.equal(config.metricsToken, 'scrape-0123456789abcdef');
+  assert.equal(loadConfig({ RETENTION_DAYS: '36500' }).retentionDays, 36_500);
 });

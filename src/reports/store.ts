@@ -147,7 +147,12 @@ export interface ExportRow {
 
 const secondsOf = (column: string) => `round(extract(epoch FROM r.${column} - r.created_at), 3)::float8`;
 
-/** One page of P2, in (created_at, id) order after the keyset `after` (null: from the start). */
+/**
+ * One page of P2, in (created_at, id) order after the keyset `after` (null: from the start). The
+ * keyset is always a row comparison (from -infinity on the first page), never `IS NULL OR`: that
+ * way it is an index condition and each page starts where the last ended, instead of reading the
+ * range again from its start (a year of a busy store took 1.2 s instead of the time of its rows).
+ */
 export async function exportPage(
   q: Queryable, locationId: number, bounds: { t0: string; t1: string }, after: { createdAt: string; id: number } | null, limit: number,
 ): Promise<ExportRow[]> {
@@ -161,9 +166,9 @@ export async function exportPage(
        ${secondsOf('completed_at')} AS seconds_to_complete
      FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id
      WHERE r.location_id = $1 AND r.created_at >= $2 AND r.created_at < $3
-       AND ($4::timestamptz IS NULL OR (r.created_at, r.id) > ($4::timestamptz, $5::bigint))
+       AND (r.created_at, r.id) > ($4::timestamptz, $5::bigint)
      ORDER BY r.created_at, r.id
      LIMIT $6`,
-    [locationId, bounds.t0, bounds.t1, after?.createdAt ?? null, after?.id ?? 0, limit],
+    [locationId, bounds.t0, bounds.t1, after?.createdAt ?? '-infinity', after?.id ?? 0, limit],
   );
 }
