@@ -111,8 +111,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     throw new ConfigError('MQTT_AUTH_SECRET', 'must be at least 16 characters');
   }
   const metricsToken = text(env, 'METRICS_TOKEN');
-  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
-    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters, without spaces');
+  // Any token a bearer header can carry: the operator's scraper chooses it.
+  if (metricsToken !== null && /\s/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN', 'must not contain spaces');
   }
   const mqttClientId = text(env, 'MQTT_CLIENT_ID');
   if (mqttClientId !== null && !/^[A-Za-z0-9_.:-]{1,128}$/.test(mqttClientId)) {

@@ -1,5 +1,5 @@
-// Retention (contract section 16): in the background, delivered device messages, announcement
-// audio, webhook delivery logs and events older than RETENTION_DAYS are deleted in small batches,
+// Retention (contract section 16): in the background, device messages, announcement audio, webhook
+// delivery logs, events and finished jobs older than RETENTION_DAYS are deleted in small batches,
 // each its own short statement, so no lock is held for long. Requests and orders (what reports
 // read) are never deleted. Each kind goes batch by batch until a batch comes back short.
 import type { Clock } from '../clock.ts';
@@ -7,7 +7,7 @@ import type { Db, Queryable } from '../db/db.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 import * as store from './store.ts';
 
-export const RETENTION_KINDS = ['device_messages', 'radio_audio', 'webhook_deliveries', 'events'] as const;
+export const RETENTION_KINDS = ['device_messages', 'radio_audio', 'webhook_deliveries', 'events', 'jobs'] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 const DELETE: Record<RetentionKind, (q: Queryable, cutoff: Date, limit: number) => Promise<number>> = {
@@ -16,6 +16,7 @@ const DELETE: Record<RetentionKind, (q: Queryable, cutoff: Date, limit: number) 
   // Before the events: the events' cascade then has nothing left to do in one big statement.
   webhook_deliveries: store.deleteOldDeliveries,
   events: store.deleteOldEvents,
+  jobs: store.deleteFinishedJobs,
 };
 
 export interface RetentionDeps {
@@ -57,7 +58,7 @@ export class Retention {
     const { db, clock, retentionDays } = this.#deps;
     const limit = this.#deps.batchSize ?? 1000;
     const cutoff = new Date(clock.now().getTime() - retentionDays * 86_400_000);
-    const deleted = { device_messages: 0, radio_audio: 0, webhook_deliveries: 0, events: 0 };
+    const deleted = { device_messages: 0, radio_audio: 0, webhook_deliveries: 0, events: 0, jobs: 0 };
     for (const kind of RETENTION_KINDS) {
       for (;;) {
         const n = await db.statement((q) => DELETE[kind](q, cutoff, limit));

@@ -46,3 +46,9 @@ export const deleteOldEvents = (q: Queryable, cutoff: Date, limit: number) => co
   `DELETE FROM events WHERE id IN (
      SELECT id FROM (SELECT id, tx_id, created_at FROM events ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS e
      WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM event_cursors c WHERE (c.tx_id, c.event_id) < (e.tx_id, e.id)))`, [cutoff, limit]);
+
+/** Jobs that ran (or failed for good) before the cutoff (index jobs_done, migration 010): pending
+ * jobs, however old, stay. */
+export const deleteFinishedJobs = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM jobs WHERE id IN (
+     SELECT id FROM jobs WHERE done_at < $1 ORDER BY done_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);

@@ -37,6 +37,8 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
     await ctx.db.query(`UPDATE webhook_deliveries SET state = 'delivered', next_attempt_at = NULL, delivered_at = $1 WHERE state = 'pending'`, [ctx.clock.now()]);
   };
   await history(1); // old: 2026-03-01
+  // A job that ran then, and one still waiting from then: only the finished one goes.
+  await ctx.db.query(`INSERT INTO jobs (kind, payload, run_at, done_at) VALUES ('test.ran', '{}', $1, $1), ('test.waits', '{}', $1, NULL)`, [ctx.clock.now()]);
   ctx.clock.set('2026-03-03T10:00:00.000Z');
   await history(2); // within the window
 
@@ -61,7 +63,10 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
     radio_audio: await count('radio_audio WHERE created_at < $1', [cutoff]),
     webhook_deliveries: await count('webhook_deliveries WHERE created_at < $1', [cutoff]),
     events: await count('events WHERE created_at < $1', [cutoff]),
+    jobs: await count('jobs WHERE done_at < $1', [cutoff]),
   };
+  assert.ok(oldBefore.jobs >= 1);
+  const waiting = await count('jobs WHERE done_at IS NULL');
   const deleted = await retention.runNow();
   assert.deepEqual(deleted, oldBefore, 'everything old, batch after batch of one');
   assert.deepEqual(counted, oldBefore, 'counted for /metrics');
@@ -69,6 +74,8 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
   assert.equal(await count('radio_audio WHERE created_at < $1', [cutoff]), 0);
   assert.equal(await count('events WHERE created_at < $1', [cutoff]), 0);
   assert.equal(await count('webhook_deliveries WHERE created_at < $1', [cutoff]), 0);
+  assert.equal(await count('jobs WHERE done_at < $1', [cutoff]), 0);
+  assert.equal(await count('jobs WHERE done_at IS NULL'), waiting, 'jobs still to run stay, however old');
   assert.equal(await count('device_outbox'), outboxTotal - oldBefore.device_messages, 'newer messages stay');
   assert.ok(await count('events WHERE created_at >= $1', [cutoff]) > 0, 'newer events stay');
   assert.ok(await count('radio_audio') > 0);
@@ -77,7 +84,7 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
   assert.equal(await count('locker_orders WHERE location_id = $1', [w.locationId]), 2, 'orders are kept');
   const p1 = await report(ctx.app, w.reports, 'cfh', { location_id: w.locationId, from: '2026-03-01', to: '2026-03-03' });
   assert.equal(p1.json().total, 2, p1.body);
-  assert.deepEqual(await retention.runNow(), { device_messages: 0, radio_audio: 0, webhook_deliveries: 0, events: 0 }, 'nothing more to do');
+  assert.deepEqual(await retention.runNow(), { device_messages: 0, radio_audio: 0, webhook_deliveries: 0, events: 0, jobs: 0 }, 'nothing more to do');
 });
 
 test('events a subscriber has not read yet are kept, however old', async () => {

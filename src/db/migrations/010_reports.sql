@@ -10,3 +10,5 @@ CREATE INDEX locker_orders_location_created ON locker_orders (location_id, creat
 -- Retention finds old announcement audio without reading the table (old device messages, webhook
 -- deliveries and events are found at the head of their primary key).
 CREATE INDEX radio_audio_created ON radio_audio (created_at);
+-- ...and jobs that ran long ago (pending ones are in jobs_due).
+CREATE INDEX jobs_done ON jobs (done_at) WHERE done_at IS NOT NULL;
