@@ -13,7 +13,7 @@ import {
   commandEffect, commandProblems, DELAYED_CLOSE_JOB, delayedCloseKey, delayedCloseSeconds, doorOf, isDoorCommand, looksLikeOpenCode,
   type CabinetCommandRequest,
 } from './rules.ts';
-import { applyCabinetCommand, executeDelayedClose, lockCabinetForCommand, recordCustomerAction } from './store.ts';
+import { applyCabinetCommand, executeDelayedClose, lockCabinetForCommand, recordCustomerAction } from './cabinet-store.ts';
 import type { CabinetChange, CabinetCommand, CabinetRow, Door, LockerDeps } from './types.ts';
 
 /** Tells the locker device, once the transaction commits (the outbox's dispatcher is woken by it). */

@@ -2,7 +2,8 @@
 // all or nothing, each door it finds changed written as an event.
 import { notFound } from '../http/errors.ts';
 import { invalidReport, repeatedKeys, unknownKeys, unstorableJson, unsupportedVersion } from './rules.ts';
-import { applyStatusReport, locationListingJson } from './store.ts';
+import { applyStatusReport } from './cabinet-store.ts';
+import { locationListingJson } from './store.ts';
 import type { DoorState, LockerDeps } from './types.ts';
 
 /** L1: the body as JSON text, built by the database. */
