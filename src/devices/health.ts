@@ -1,18 +1,19 @@
 // Device health (contract section 14): when each device was last seen and whether it is online.
 // Sightings (an MQTT connection or disconnection, any message, a locker's status report) arrive
 // far more often than anyone needs them written, so they are kept in memory, one per device, and
-// written in one statement per flush (every second). A device still connected to the embedded
-// broker is counted as seen again every third of DEVICE_OFFLINE_SECONDS, so a live connection
-// keeps it online without a write per message. Going online is decided by the flush's upsert,
+// written in one statement per flush (every second, one at a time). A device still connected to
+// the embedded broker is counted as seen again every third of DEVICE_OFFLINE_SECONDS, so a live
+// connection keeps it online without a write per message. Going online is decided by the flush's upsert,
 // going offline by the sweep (a durable job, once across instances); each writes its event once.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import type { Principal } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
+import { WorkLoop } from '../jobs/loop.ts';
 import type { JobHandlers } from '../jobs/scheduler.ts';
 import { devicesOfLocation, locationOrganization, OFFLINE_SWEEP_JOB, recordSightings, sweepOffline, type DeviceRow, type SeenDevice } from './health-store.ts';
 import type { GatewayLogger } from './transport.ts';
-import type { DeviceIdentity } from './wire.ts';
+import { deviceName, type DeviceIdentity } from './wire.ts';
 
 /** What the device channel tells about devices (the gateway calls it; see DeviceGateway.onPresence). */
 export interface PresenceSink {
@@ -33,7 +34,7 @@ export interface DeviceHealthOptions {
   flushMs?: number;
 }
 
-const keyOf = (device: DeviceIdentity) => (device.kind === 'locker' ? `locker:${device.lockerId}` : `edge:${device.edgeId}`);
+const keyOf = deviceName;
 const rowOf = (device: DeviceIdentity, seenAt: Date): SeenDevice =>
   device.kind === 'locker' ? { kind: 'locker', deviceId: String(device.lockerId), seenAt } : { kind: 'edge', deviceId: device.edgeId, seenAt };
 
@@ -41,24 +42,23 @@ export class DeviceHealth implements PresenceSink {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #offlineSeconds: number;
-  readonly #log: Pick<GatewayLogger, 'error'> | undefined;
-  readonly #flushMs: number;
+  /** Writes the sightings every flush interval, one write at a time. */
+  readonly #loop: WorkLoop<void>;
   /** The latest sighting of each device since the last flush. */
   #pending = new Map<string, SeenDevice>();
   /** Devices connected to the embedded broker, with their number of connections. */
   readonly #connections = new Map<string, { device: DeviceIdentity; count: number }>();
   #lastHeartbeat = 0;
-  #timer: NodeJS.Timeout | null = null;
-  #flushing: Promise<void> = Promise.resolve();
-  #lastError = 0;
 
   constructor(opts: DeviceHealthOptions) {
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#offlineSeconds = opts.offlineSeconds;
-    this.#log = opts.log;
-    // Well within DEVICE_OFFLINE_SECONDS, so a device that is seen never looks offline to the sweep.
-    this.#flushMs = opts.flushMs ?? Math.min(1_000, (this.#offlineSeconds * 1000) / 4);
+    this.#loop = new WorkLoop(() => this.#flush(), {
+      // Well within DEVICE_OFFLINE_SECONDS, so a device that is seen never looks offline to the sweep.
+      pollMs: opts.flushMs ?? Math.min(1_000, (this.#offlineSeconds * 1000) / 4),
+      onError: (err) => opts.log?.error({ err }, 'device health: could not record last-seen times; retrying'),
+    });
   }
 
   seen(device: DeviceIdentity): void {
@@ -82,9 +82,7 @@ export class DeviceHealth implements PresenceSink {
 
   /** Writes what was seen since the last flush (and, when due, the connected devices). */
   flush(): Promise<void> {
-    const run = this.#flushing.then(() => this.#flush());
-    this.#flushing = run.catch(() => {});
-    return run;
+    return this.#loop.runNow();
   }
 
   async #flush(): Promise<void> {
@@ -101,7 +99,7 @@ export class DeviceHealth implements PresenceSink {
     } catch (err) {
       // Kept for the next flush, unless a newer sighting of the device came meanwhile.
       for (const s of batch) {
-        const key = `${s.kind}:${s.deviceId}`;
+        const key = `${s.kind}:${s.deviceId}`; // keyOf's form
         if (!this.#pending.has(key)) this.#pending.set(key, s);
       }
       throw err;
@@ -118,21 +116,12 @@ export class DeviceHealth implements PresenceSink {
   }
 
   start(): void {
-    if (this.#timer !== null) return;
-    this.#timer = setInterval(() => {
-      this.flush().catch((err: unknown) => {
-        if (Date.now() - this.#lastError < 60_000) return;
-        this.#lastError = Date.now();
-        this.#log?.error({ err }, 'device health: could not record last-seen times; retrying');
-      });
-    }, this.#flushMs);
-    this.#timer.unref();
+    this.#loop.start();
   }
 
-  /** Stops the timer and writes the last sightings. */
+  /** Stops the loop and writes the last sightings. */
   async stop(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
+    await this.#loop.stop();
     await this.flush().catch(() => {});
   }
 }
