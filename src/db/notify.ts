@@ -8,14 +8,14 @@
 // delays the others until their next poll; a listening connection that comes back wakes every
 // local listener once, for what it may have missed.
 import pg from 'pg';
-import { NOTIFY_CHANNEL, type SignalHub } from './signals.ts';
+import { NOTIFY_CHANNEL, type Signal, type SignalHub } from './signals.ts';
 
 const NOTIFY_GAP_MS = 25;
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 30_000;
 
 export interface Notifier {
-  send(payload: string): void;
+  send(signals: ReadonlySet<Signal>): void;
   /** Opens the listening connection (once); resolves once it listens. */
   listen(): Promise<void>;
   close(): Promise<void>;
@@ -31,17 +31,15 @@ export function postgresNotifier(pool: pg.Pool, clientConfig: pg.ClientConfig, h
   let everListened = false;
   let listened: () => void = () => {};
   const firstListen = new Promise<void>((resolve) => (listened = resolve));
-  const queued = new Set<string>();
+  /** The signals of everything committed since the last NOTIFY, merged into the next one. */
+  const queued = new Set<Signal>();
 
   const flush = () => {
     if (inFlight !== null || queued.size === 0 || closed) return;
-    // One payload per instance: the signals of everything committed meanwhile, merged.
-    const [scope, instance] = [...queued][0]?.split(':') ?? [];
-    const signals = new Set<string>();
-    for (const payload of queued) for (const s of (payload.split(':')[2] ?? '').split(',')) signals.add(s);
+    const payload = hub.payload(queued);
     queued.clear();
     inFlight = pool
-      .query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, `${scope}:${instance}:${[...signals].join(',')}`])
+      .query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload])
       .then(() => undefined, () => undefined) // the others poll anyway
       .finally(() => {
         if (closed) return;
@@ -97,8 +95,8 @@ export function postgresNotifier(pool: pg.Pool, clientConfig: pg.ClientConfig, h
 
   let started = false;
   return {
-    send(payload) {
-      queued.add(payload);
+    send(signals) {
+      for (const s of signals) queued.add(s);
       flush();
     },
     listen() {

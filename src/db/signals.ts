@@ -32,7 +32,7 @@ export class SignalHub implements CommitSignals {
   readonly #listeners = new Map<Signal, Set<() => void>>();
   readonly #pending = new Set<Signal>();
   #scheduled = false;
-  #broadcast: ((payload: string) => void) | null = null;
+  #broadcast: ((signals: ReadonlySet<Signal>) => void) | null = null;
   #startListening: (() => Promise<void>) | null = null;
   #listening: Promise<void> | null = null;
   #onError: ((err: unknown) => void) | null = null;
@@ -44,7 +44,7 @@ export class SignalHub implements CommitSignals {
 
   /** send tells the other instances; listen opens the listening connection (at the first listener)
    * and resolves once it listens. */
-  connect(opts: { send: (payload: string) => void; listen: () => Promise<void> }): void {
+  connect(opts: { send: (signals: ReadonlySet<Signal>) => void; listen: () => Promise<void> }): void {
     this.#broadcast = opts.send;
     this.#startListening = opts.listen;
   }
@@ -71,7 +71,12 @@ export class SignalHub implements CommitSignals {
   committed(signals: ReadonlySet<Signal>): void {
     if (signals.size === 0) return;
     this.#wake(signals);
-    this.#broadcast?.(`${this.#scope}:${this.instanceId}:${[...signals].join(',')}`);
+    this.#broadcast?.(signals);
+  }
+
+  /** The NOTIFY payload telling the other instances of this instance's commits with these signals. */
+  payload(signals: Iterable<Signal>): string {
+    return `${this.#scope}:${this.instanceId}:${[...signals].join(',')}`;
   }
 
   /** A NOTIFY payload from any instance; this instance's own are already delivered. */
