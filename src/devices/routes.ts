@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DeviceGateway } from './gateway.ts';
+import { header } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import { BODY_ERRORS, errorResponse, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { safeEqual } from '../http/secrets.ts';
@@ -46,11 +47,6 @@ const refusals = errorResponses({
   429: 'too many failed broker secrets from this client; see Retry-After',
 });
 const deny = (what: string) => ({ 403: errorResponse(what) });
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 const GO_AUTH_ACCESS: Record<string, BrokerAccess | null> = { '1': 'read', '2': 'publish', '3': null, '4': 'subscribe' };
 

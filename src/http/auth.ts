@@ -28,7 +28,8 @@ declare module 'fastify' {
 
 const unauthorized = (message: string) => new AppError(401, 'unauthorized', message);
 
-function header(request: FastifyRequest, name: string): string | undefined {
+/** A request header's value (the first, when sent more than once). */
+export function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -4,18 +4,13 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db.ts';
 import { edgeByKey } from '../devices/credentials.ts';
-import { bearerOf, type ApiTokens } from '../http/auth.ts';
+import { bearerOf, header, type ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import { authorizeEdgeUse, type RadioCaller } from './rules.ts';
 import { findEdge, findMessagingAccount, type Edge, type MessagingAccount } from './store.ts';
 import { isValidMessagingSignature, type FormFields } from './signature.ts';
 
 const forbidden = (message: string, code = 'forbidden') => new AppError(403, code, message);
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * R1 and the transcripts: the edge device's own key in `api-key`, or a bearer token with the
