@@ -26,6 +26,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import type { ServiceMetrics } from './metrics/metrics.ts';
 import { metricsRoutes, registerHttpMetrics } from './metrics/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 
 /** What the HTTP app is built from; each feature's routes take their own part of it. */
 export interface AppDeps {
@@ -98,6 +99,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
   await app.register(reportRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
   await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
+  await app.register(consoleRoutes, {
+    db: deps.db, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl, timeoutSeconds: deps.config.cfhTimeoutSeconds,
+    offlineSeconds: deps.config.deviceOfflineSeconds, speech: deps.speech, observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
+  });
 
   return app;
 }

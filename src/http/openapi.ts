@@ -19,6 +19,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'webhooks', description: 'Signed webhooks of store events: deliveries and their attempts' },
         { name: 'service', description: 'Health of the service' },
         { name: 'devices', description: "Device channel: an external MQTT broker's HTTP auth plugin asks these" },
+        { name: 'console', description: 'The operations console at /console (its session cookie)' },
       ],
       components: {
         securitySchemes: {
@@ -27,6 +28,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
           edgeApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The radio edge device's key" },
           bearerToken: { type: 'http', scheme: 'bearer' },
           messagingSignature: { type: 'apiKey', in: 'header', name: 'X-Messaging-Signature' },
+          consoleSession: { type: 'apiKey', in: 'cookie', name: 'storeops_console', description: 'The console session, from signing in at /console' },
           brokerSecret: { type: 'http', scheme: 'bearer', description: 'MQTT_AUTH_SECRET (mosquitto-go-auth may send it as its User-Agent instead)' },
         },
       },

@@ -1,0 +1,84 @@
+// Staff actions from the console, each taken with the session's identity through the feature's own
+// use case after checking that its object is in a location the session may see (else 404, and
+// nothing changes): CFH claim, on the way and complete as `web_interface`; L3 open, close, disable
+// and enable; L8 cancel; L9 a new open code; an announcement on an edge device (R1's path); W2.
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/db.ts';
+import { claimRequest, completeRequest, markOnTheWay } from '../cfh/requests.ts';
+import type { Staff } from '../cfh/rules.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import { commandCabinet } from '../lockers/cabinets.ts';
+import { cancelOrder, renewOpenCode } from '../lockers/lifecycle.ts';
+import { orderStatus } from '../lockers/rules.ts';
+import { playText } from '../radio/play.ts';
+import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
+import { redeliverDelivery } from '../webhooks/deliveries.ts';
+import { deliveryView } from '../webhooks/views.ts';
+import { locationsOf, principalOf, visibleEdge } from './pages.ts';
+import type { ConsoleIdentity } from './sessions.ts';
+import * as store from './store.ts';
+
+export interface ConsoleActionDeps {
+  db: Db;
+  clock: Clock;
+  /** CFH_TIMEOUT_SECONDS. */
+  timeoutSeconds: number;
+  speech: SpeechSynthesizer;
+  observeSynthesis?: (seconds: number) => void;
+}
+
+async function mayAct(deps: Pick<ConsoleActionDeps, 'db'>, identity: ConsoleIdentity, place: { organization_id: number; location_id: number } | undefined, what: string): Promise<{ organization_id: number; location_id: number }> {
+  if (place === undefined || place.organization_id !== identity.organizationId) throw notFound(what);
+  if (!(await locationsOf(deps, identity)).some((l) => l.id === place.location_id)) throw notFound(what);
+  return place;
+}
+
+const staffOf = (identity: ConsoleIdentity): Staff => ({
+  name: identity.staffName, userId: `console:${identity.tokenId}:${identity.staffName}`, channelId: 'console', from: 'web_interface',
+});
+
+export type CfhStep = 'claim' | 'on_the_way' | 'complete';
+
+/** C1 / C2 / C3 from the console; `success` as the API answers it (false: the request moved on). */
+export async function cfhStep(deps: ConsoleActionDeps, identity: ConsoleIdentity, messageId: string, step: CfhStep, outcome: string | null): Promise<{ success: boolean }> {
+  const locationId = await store.requestLocation(deps.db, identity.organizationId, messageId);
+  await mayAct(deps, identity, locationId === undefined ? undefined : { organization_id: identity.organizationId, location_id: locationId }, 'CFH request');
+  const caller = { organizationId: identity.organizationId, tokenId: identity.tokenId };
+  const staff = staffOf(identity);
+  if (step === 'claim') return { success: await claimRequest(deps, caller, messageId, staff) };
+  if (step === 'on_the_way') return { success: await markOnTheWay(deps, caller, messageId, staff) };
+  if (outcome === null || outcome.trim() === '') {
+    throw new AppError(422, 'validation_failed', 'outcome: is required', { errors: { outcome: ['is required'] } });
+  }
+  return { success: await completeRequest(deps, caller, messageId, staff, outcome.trim()) };
+}
+
+export type CabinetAction = 'open' | 'close' | 'disable' | 'enable';
+
+/** L3 from the console: the front door (or the rear, when asked and the locker has one). */
+export async function cabinetAction(deps: ConsoleActionDeps, identity: ConsoleIdentity, cabinetId: number, action: CabinetAction, opts: { reason: string | null; rear: boolean }) {
+  await mayAct(deps, identity, await store.cabinetPlace(deps.db, cabinetId), `cabinet ${cabinetId}`);
+  return commandCabinet(deps, cabinetId, {
+    command: action, reason: opts.reason, ...(action === 'open' || action === 'close' ? { rearload: opts.rear } : {}),
+  });
+}
+
+/** L8 (cancel) or L9 (a new open code) from the console. */
+export async function orderAction(deps: ConsoleActionDeps, identity: ConsoleIdentity, id: number, action: 'cancel' | 'open_code') {
+  const place = await mayAct(deps, identity, await store.orderPlace(deps.db, id), `order ${id}`);
+  const scope = { organization_id: place.organization_id, location_id: place.location_id };
+  const order = action === 'cancel' ? await cancelOrder(deps, id, scope) : await renewOpenCode(deps, id, scope);
+  return { id: order.id, order_id: order.order_id, open_code: order.open_code, status: orderStatus(order), pickup_deadline: order.pickup_deadline };
+}
+
+/** R1 from the console: text typed by staff, played on the edge device as a generic message. */
+export async function announce(deps: ConsoleActionDeps, identity: ConsoleIdentity, edgeId: string, text: string) {
+  await visibleEdge(deps, identity, edgeId);
+  return playText(deps, { kind: 'token', principal: principalOf(identity) }, { edgeId, text, actor: identity.staffName, process: true });
+}
+
+/** W2 from the console. */
+export async function redeliver(deps: ConsoleActionDeps, identity: ConsoleIdentity, deliveryId: number) {
+  const row = await redeliverDelivery(deps, { organizationId: identity.organizationId, locationIds: identity.locationIds }, deliveryId);
+  return deliveryView(row);
+}

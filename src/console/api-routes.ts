@@ -1,0 +1,135 @@
+// The console pages' reads, staff actions and live stream, all with the session's identity: reads
+// need a live session; every state-changing call also passes the same-origin and CSRF checks
+// (guard.ts). Each route parses, calls a use case (pages.ts, actions.ts) and sends what it gives.
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errorResponses, oneOf, RowId, SERVICE_ERRORS, StorableText } from '../http/schemas.ts';
+import { ReportQuery } from '../reports/schemas.ts';
+import { csvStream } from '../reports/views.ts';
+import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
+import { csrfCheck, identityOf, sessionAuth } from './guard.ts';
+import type { ConsoleStreams } from './live.ts';
+import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, transcriptAudio, visibleLocation, webhooksPage } from './pages.ts';
+import type { ConsoleRouteDeps } from './routes.ts';
+
+interface ApiDeps extends ConsoleRouteDeps {
+  streams: ConsoleStreams;
+  origin: onRequestAsyncHookHandler;
+}
+
+const LocationParams = Type.Object({ location_id: RowId });
+const PAGES = ['queue', 'lockers', 'devices', 'radio', 'webhooks'] as const;
+
+export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const reading = sessionAuth(deps);
+  const changing = [deps.origin, reading, csrfCheck()];
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  app.get('/console/api/locations/:location_id/:page', {
+    onRequest: reading,
+    schema: { hide: true, params: Type.Object({ location_id: RowId, page: oneOf(PAGES) }) },
+  }, async (request) => {
+    const identity = identityOf(request);
+    const { location_id: id, page } = request.params;
+    if (page === 'queue') return queuePage(deps, identity, id);
+    if (page === 'lockers') return lockersPage(deps, identity, id);
+    if (page === 'devices') return devicesPage(deps, identity, id);
+    if (page === 'radio') return radioPage(deps, identity, id);
+    return webhooksPage(deps, identity, id);
+  });
+
+  const Range = Type.Object({ from: ReportQuery.properties.from, to: ReportQuery.properties.to });
+  app.get('/console/api/locations/:location_id/reports', {
+    onRequest: reading, schema: { hide: true, params: LocationParams, querystring: Range },
+  }, async (request) => reportsPage(deps, identityOf(request), { location_id: request.params.location_id, ...request.query }));
+
+  app.get('/console/api/locations/:location_id/requests.csv', {
+    onRequest: reading, schema: { hide: true, params: LocationParams, querystring: Range },
+  }, async (request, reply) => {
+    const query = { location_id: request.params.location_id, ...request.query };
+    const pages = await requestsCsv(deps, identityOf(request), query);
+    return reply.type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="cfh-requests-${query.location_id}-${query.from}-${query.to}.csv"`)
+      .send(csvStream(pages) as unknown as string);
+  });
+
+  app.get('/console/api/locations/:location_id/stream', {
+    onRequest: reading,
+    schema: {
+      operationId: 'streamConsoleChanges', tags: ['console'], security: [{ consoleSession: [] }],
+      summary: 'What changed, live, for the console pages of a location',
+      description:
+        'Server-Sent Events for the console (contract section 15): `ready` once, then a `change` event `{ "kind": "events" | ' +
+        '"webhooks" }` after commits that wrote events (CFH, lockers, radio, devices) or changed webhook deliveries, on any ' +
+        'instance, at most every half second; the page then reads its data again. A comment line every 20 seconds. Needs the ' +
+        'console session cookie; a location the session may not see: 404.',
+      params: LocationParams,
+      produces: ['text/event-stream'],
+      response: {
+        200: Type.String({ description: 'text/event-stream' }),
+        ...errorResponses({ 401: 'no live console session', 404: 'the location is not one the session may see', 422: 'the location id is not valid', ...SERVICE_ERRORS }),
+      },
+    },
+  }, async (request, reply) => {
+    await visibleLocation(deps, identityOf(request), request.params.location_id);
+    deps.streams.open(request, reply);
+  });
+
+  app.get('/console/api/radio/:edge_id/transcripts/:message_id/audio', {
+    onRequest: reading,
+    schema: { hide: true, params: Type.Object({ edge_id: Type.String({ minLength: 1, maxLength: 200 }), message_id: Type.String({ minLength: 1, maxLength: 200 }) }) },
+  }, async (request, reply) => {
+    const wav = await transcriptAudio(deps, identityOf(request), request.params.edge_id, request.params.message_id);
+    return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(wav);
+  });
+
+  app.post('/console/api/cfh/:message_id/:step', {
+    onRequest: changing,
+    schema: {
+      hide: true,
+      params: Type.Object({ message_id: Type.String({ minLength: 1, maxLength: 200 }), step: oneOf(['claim', 'on_the_way', 'complete'] as const) }),
+      body: Type.Optional(Type.Object({ outcome: Type.Optional(StorableText({ maxLength: 200 })) })),
+    },
+  }, async (request) => cfhStep(deps, identityOf(request), request.params.message_id, request.params.step, request.body?.outcome ?? null));
+
+  app.post('/console/api/cabinets/:cabinet_id/:action', {
+    onRequest: changing,
+    schema: {
+      hide: true,
+      params: Type.Object({ cabinet_id: RowId, action: oneOf(['open', 'close', 'disable', 'enable'] as const) }),
+      body: Type.Optional(Type.Object({ reason: Type.Optional(StorableText({ maxLength: 200 })), rear: Type.Optional(Type.Boolean()) })),
+    },
+  }, async (request) => {
+    const cabinet = await cabinetAction(deps, identityOf(request), request.params.cabinet_id, request.params.action, {
+      reason: request.body?.reason?.trim() || null, rear: request.body?.rear ?? false,
+    });
+    return { id: cabinet.id, state: cabinet.state, enabled: cabinet.enabled, occupied: cabinet.occupied };
+  });
+
+  app.post('/console/api/orders/:id/:action', {
+    onRequest: changing,
+    schema: { hide: true, params: Type.Object({ id: RowId, action: oneOf(['cancel', 'open_code'] as const) }) },
+  }, async (request) => orderAction(deps, identityOf(request), request.params.id, request.params.action));
+
+  app.post('/console/api/radio/:edge_id/announce', {
+    onRequest: changing,
+    schema: {
+      hide: true,
+      params: Type.Object({ edge_id: Type.String({ minLength: 1, maxLength: 200 }) }),
+      body: Type.Object({ text: StorableText({ minLength: 1, maxLength: 500 }) }),
+    },
+  }, async (request) => {
+    const { messageId } = await announce(deps, identityOf(request), request.params.edge_id, request.body.text);
+    return { message_id: messageId };
+  });
+
+  app.post('/console/api/webhooks/deliveries/:delivery_id/redeliver', {
+    onRequest: changing,
+    schema: { hide: true, params: Type.Object({ delivery_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }) },
+  }, async (request, reply) => reply.code(202).send(await redeliver(deps, identityOf(request), request.params.delivery_id)));
+}

@@ -1,0 +1,132 @@
+// What each console page shows, read for the session's identity: every read names a location the
+// session may see (else 404, as another organization's), then asks the feature that owns the data
+// (devices/health.ts, radio/transcripts.ts, reports/reports.ts, webhooks/deliveries.ts) or, where
+// no feature has the page's shape, the console's own reads (store.ts).
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/db.ts';
+import { listDevices, deviceView } from '../devices/health.ts';
+import type { Principal } from '../http/auth.ts';
+import { notFound } from '../http/errors.ts';
+import { transcriptPage, transcriptWav } from '../radio/transcripts.ts';
+import { cfhReport, exportRequests, lockerReport } from '../reports/reports.ts';
+import { deliveryPage } from '../webhooks/deliveries.ts';
+import { deliveryView } from '../webhooks/views.ts';
+import type { ConsoleIdentity } from './sessions.ts';
+import * as store from './store.ts';
+
+export interface ConsolePageDeps {
+  db: Db;
+  clock: Clock;
+  /** DEVICE_OFFLINE_SECONDS. */
+  offlineSeconds: number;
+}
+
+/** How long closed requests stay in the queue, so staff see what just happened. */
+export const CLOSED_SHOWN_HOURS = 2;
+
+/** The identity as the features' use cases take it. */
+export function principalOf(identity: ConsoleIdentity): Principal {
+  return { tokenId: identity.tokenId, organizationId: identity.organizationId, scopes: identity.scopes };
+}
+
+export function locationsOf(deps: Pick<ConsolePageDeps, 'db'>, identity: ConsoleIdentity): Promise<store.LocationRow[]> {
+  return store.visibleLocations(deps.db, identity.organizationId, identity.locationIds);
+}
+
+/** The location if the session may see it; else 404, whether it exists or not. */
+export async function visibleLocation(deps: Pick<ConsolePageDeps, 'db'>, identity: ConsoleIdentity, locationId: number): Promise<store.LocationRow> {
+  const found = (await locationsOf(deps, identity)).find((l) => l.id === locationId);
+  if (found === undefined) throw notFound('location');
+  return found;
+}
+
+export async function queuePage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
+  await visibleLocation(deps, identity, locationId);
+  const now = deps.clock.now();
+  return { now: now.toISOString(), requests: await store.queue(deps.db, locationId, now, CLOSED_SHOWN_HOURS) };
+}
+
+export async function lockersPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
+  await visibleLocation(deps, identity, locationId);
+  const now = deps.clock.now();
+  const [cabinets, devices] = await Promise.all([
+    store.lockerCabinets(deps.db, locationId, now),
+    listDevices(deps, principalOf(identity), locationId),
+  ]);
+  const lockers = new Map<number, { id: number; name: string; online: boolean; last_seen_at: string | null; rear_loading_available: boolean; cabinets: unknown[] }>();
+  for (const c of cabinets) {
+    let locker = lockers.get(c.locker_id);
+    if (locker === undefined) {
+      const device = devices.find((d) => d.kind === 'locker' && Number(d.id) === c.locker_id);
+      locker = { id: c.locker_id, name: c.locker_name, online: device?.online ?? false, last_seen_at: device?.last_seen_at ?? null, rear_loading_available: c.rear_loading_available, cabinets: [] };
+      lockers.set(c.locker_id, locker);
+    }
+    locker.cabinets.push({
+      id: c.cabinet_id, key: c.key, name: c.name, door: c.state, rear_door: c.rear_load_status, enabled: c.enabled, occupied: c.occupied,
+      size: c.size, thermal_mode: c.thermal_mode, cool_off: c.cool_off, cool_off_until: c.cool_off_until,
+      order: c.order_id === null ? null : {
+        id: c.order_id, order_id: c.order_ref, created_at: c.order_created_at, pickup_deadline: c.pickup_deadline,
+        status: c.order_expired === true ? 'expired' : c.order_ready === true ? 'ready' : 'open',
+      },
+    });
+  }
+  return { now: now.toISOString(), lockers: [...lockers.values()] };
+}
+
+export async function devicesPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
+  await visibleLocation(deps, identity, locationId);
+  return { now: deps.clock.now().toISOString(), devices: (await listDevices(deps, principalOf(identity), locationId)).map(deviceView) };
+}
+
+/** The location's edge devices, each with its newest transcripts. */
+export async function radioPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
+  await visibleLocation(deps, identity, locationId);
+  const caller = { kind: 'token' as const, principal: principalOf(identity) };
+  const edges = await store.edgesOf(deps.db, locationId);
+  return {
+    edges: await Promise.all(edges.map(async (e) => ({
+      edge_id: e.edge_id, name: e.name, keeps_transcripts: e.keeps_transcripts,
+      transcripts: (await transcriptPage(deps, caller, e.edge_id, { limit: 50 })).transcripts.map((t) => ({
+        message_id: t.message_id, kind: 'played', source: t.source, actor: t.actor, text: t.text, duration_ms: t.duration_ms,
+        has_audio: t.audio_bytes > 0, created_at: t.created_at,
+      })),
+    }))),
+  };
+}
+
+/** The WAV of a transcript of an edge device of a location the session may see. */
+export async function transcriptAudio(deps: ConsolePageDeps, identity: ConsoleIdentity, edgeId: string, messageId: string): Promise<Buffer> {
+  await visibleEdge(deps, identity, edgeId);
+  return transcriptWav(deps, { kind: 'token', principal: principalOf(identity) }, edgeId, messageId);
+}
+
+/** An edge device of a location the session may see; else 404. */
+export async function visibleEdge(deps: Pick<ConsolePageDeps, 'db'>, identity: ConsoleIdentity, edgeId: string): Promise<void> {
+  const locations = await locationsOf(deps, identity);
+  for (const l of locations) if ((await store.edgesOf(deps.db, l.id)).some((e) => e.edge_id === edgeId)) return;
+  throw notFound('edge device');
+}
+
+export async function reportsPage(deps: ConsolePageDeps, identity: ConsoleIdentity, query: { location_id: number; from: string; to: string }) {
+  await visibleLocation(deps, identity, query.location_id);
+  const principal = principalOf(identity);
+  const [cfh, lockers] = await Promise.all([cfhReport(deps, principal, query), lockerReport(deps, principal, query)]);
+  return { cfh, lockers };
+}
+
+export async function requestsCsv(deps: ConsolePageDeps, identity: ConsoleIdentity, query: { location_id: number; from: string; to: string }) {
+  await visibleLocation(deps, identity, query.location_id);
+  return exportRequests(deps, principalOf(identity), query);
+}
+
+/** The endpoints receiving the location's events, each with its newest deliveries (W1's view). */
+export async function webhooksPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
+  await visibleLocation(deps, identity, locationId);
+  const reader = { organizationId: identity.organizationId, locationIds: identity.locationIds };
+  const endpoints = await store.endpointsOf(deps.db, identity.organizationId, locationId, identity.locationIds !== null);
+  return {
+    endpoints: await Promise.all(endpoints.map(async (e) => ({
+      ...e, deliveries: (await deliveryPage(deps, reader, e.id, { limit: 25 })).deliveries.map(deliveryView),
+    }))),
+  };
+}

@@ -1,0 +1,63 @@
+// The console's session SQL: a session is found by the SHA-256 of its cookie value, together with
+// its token, which must still be live and keep the console scope for the session to count.
+import type { Queryable, Tx } from '../db/db.ts';
+
+export interface SessionRow {
+  id: number;
+  api_token_id: number;
+  organization_id: number;
+  scopes: string[];
+  /** The token's location limit (null: every location of its organization). */
+  location_ids: number[] | null;
+  staff_name: string;
+  last_seen_at: string;
+}
+
+export interface TokenRow {
+  id: number;
+  organization_id: number;
+  scopes: string[];
+  token_hash: string;
+}
+
+/** A live token by digest (revoked or expired ones are not found). */
+export async function liveToken(q: Queryable, digest: string, now: Date): Promise<TokenRow | undefined> {
+  const [row] = await q.query<TokenRow>(
+    `SELECT id, organization_id, scopes, token_hash FROM api_tokens
+     WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+    [digest, now],
+  );
+  return row;
+}
+
+export async function insertSession(q: Tx, s: { hash: string; tokenId: number; organizationId: number; staffName: string }, now: Date): Promise<void> {
+  await q.query(
+    `INSERT INTO console_sessions (session_hash, api_token_id, organization_id, staff_name, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)`,
+    [s.hash, s.tokenId, s.organizationId, s.staffName, now],
+  );
+}
+
+/**
+ * The live session with this digest, its last-seen time moved to now in the same statement: not
+ * ended, seen within the idle limit, its token live and of the console scope. The token's
+ * location_ids are read through to_jsonb so the console works before and after tokens carry them.
+ */
+export async function touchSession(q: Tx, hash: string, now: Date, idleSeconds: number): Promise<SessionRow | undefined> {
+  const [row] = await q.query<SessionRow & { location_ids_json: unknown }>(
+    `UPDATE console_sessions s SET last_seen_at = $2
+     FROM api_tokens t
+     WHERE s.session_hash = $1 AND s.ended_at IS NULL AND s.last_seen_at > $2::timestamptz - $3 * interval '1 second'
+       AND t.id = s.api_token_id AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
+       AND 'console' = ANY (t.scopes)
+     RETURNING s.id, s.api_token_id, s.organization_id, t.scopes, to_jsonb(t) -> 'location_ids' AS location_ids_json, s.staff_name, s.last_seen_at`,
+    [hash, now, idleSeconds],
+  );
+  if (row === undefined) return undefined;
+  const { location_ids_json, ...rest } = row;
+  const ids = Array.isArray(location_ids_json) ? location_ids_json.filter((v): v is number => typeof v === 'number') : null;
+  return { ...rest, location_ids: ids };
+}
+
+export async function endSession(q: Tx, hash: string, now: Date): Promise<void> {
+  await q.query(`UPDATE console_sessions SET ended_at = $2 WHERE session_hash = $1 AND ended_at IS NULL`, [hash, now]);
+}

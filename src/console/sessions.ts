@@ -1,0 +1,65 @@
+// Signing in to the console and the session that follows (contract section 15). The cookie value
+// is 256 random bits, stored only as its SHA-256; the CSRF token is derived from it (HMAC), so it
+// needs no storage and is only ever known to a page that can read the session's own answers.
+import crypto from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Db } from '../db/db.ts';
+import { AppError } from '../http/errors.ts';
+import { matchesDigest, randomToken, safeEqual, sha256hex } from '../http/secrets.ts';
+import { endSession, insertSession, liveToken, touchSession } from './session-store.ts';
+
+/** Idle time after which a session ends (12 hours). */
+export const SESSION_IDLE_SECONDS = 12 * 60 * 60;
+
+export interface SessionDeps {
+  db: Pick<Db, 'tx' | 'statement'>;
+  clock: Clock;
+}
+
+/** Who a console request acts as: the token that signed in, with its organization and location limit. */
+export interface ConsoleIdentity {
+  sessionId: number;
+  tokenId: number;
+  organizationId: number;
+  scopes: readonly string[];
+  /** null: every location of the organization. */
+  locationIds: readonly number[] | null;
+  /** Who claims and completes requests from this session. */
+  staffName: string;
+}
+
+const refused = () => new AppError(401, 'unauthorized', 'the token is not valid for the console');
+
+/** A new session for a live token with the console scope; returns the cookie value. */
+export async function signIn(deps: SessionDeps, token: string, staffName: string): Promise<string> {
+  const now = deps.clock.now();
+  if (token === '' || token.length > 512) throw refused();
+  const found = await deps.db.statement((q) => liveToken(q, sha256hex(token), now));
+  if (found === undefined || !matchesDigest(token, found.token_hash)) throw refused();
+  if (!found.scopes.includes('console')) throw new AppError(403, 'insufficient_scope', 'the token lacks the "console" scope');
+  const session = randomToken(32);
+  await deps.db.statement((q) => insertSession(q, { hash: sha256hex(session), tokenId: found.id, organizationId: found.organization_id, staffName }, now));
+  return session;
+}
+
+/** The identity of a live session (and its idle time restarted), or null. */
+export async function resumeSession(deps: SessionDeps, session: string): Promise<ConsoleIdentity | null> {
+  if (session === '' || session.length > 128) return null;
+  const row = await deps.db.statement((q) => touchSession(q, sha256hex(session), deps.clock.now(), SESSION_IDLE_SECONDS));
+  if (row === undefined) return null;
+  return { sessionId: row.id, tokenId: row.api_token_id, organizationId: row.organization_id, scopes: row.scopes, locationIds: row.location_ids, staffName: row.staff_name };
+}
+
+export async function signOut(deps: SessionDeps, session: string): Promise<void> {
+  if (session === '' || session.length > 128) return;
+  await deps.db.statement((q) => endSession(q, sha256hex(session), deps.clock.now()));
+}
+
+/** The session's CSRF token: an HMAC of a fixed label keyed with the cookie value. */
+export function csrfTokenOf(session: string): string {
+  return crypto.createHmac('sha256', session).update('storeops console csrf').digest('base64url');
+}
+
+export function isValidCsrf(session: string, given: string | undefined): boolean {
+  return given !== undefined && given !== '' && safeEqual(csrfTokenOf(session), given);
+}
