@@ -12,7 +12,7 @@ import type { EventSubscribers } from '../../src/events/subscribers.ts';
 import type { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
+import type { ProvisioningFile, TOKEN_SCOPES } from '../../src/provisioning/schema.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
 import { testDb } from './db.ts';
 import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
@@ -47,13 +47,14 @@ export function freshId(): number {
 
 /** A new API token of the organization, provisioned as an operator would; returns its value. */
 export async function provisionToken(
-  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks' | 'devices' | 'reports')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
+  db: Db, clock: Clock, organizationId: number, scopes: (typeof TOKEN_SCOPES)[number][], opts: { revoked?: boolean; expiresAt?: Date; locationIds?: number[] } = {},
 ): Promise<string> {
   const token = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(db, clock, {
     api_tokens: [{
       name: `t-${crypto.randomBytes(6).toString('hex')}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false,
       ...(opts.expiresAt === undefined ? {} : { expires_at: opts.expiresAt.toISOString() }),
+      ...(opts.locationIds === undefined ? {} : { location_ids: opts.locationIds }),
     }],
   });
   return token;
