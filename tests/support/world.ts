@@ -17,7 +17,7 @@ import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer 
 import { testDb } from './db.ts';
 import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
-export { freshDb, onPostgres, testDb } from './db.ts';
+export { freshDb, onPostgres, otherInstanceDb, testDb } from './db.ts';
 export { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
@@ -85,6 +85,10 @@ export interface TestContext {
   mqttUrl: string;
   /** Device health; `await health.flush()` writes the last-seen times it holds. */
   health: Service['health'];
+  /** What open streams hear; `await feed.readNow()` reads the event log now. */
+  feed: Service['feed'];
+  /** The app's open Server-Sent Events streams. */
+  live: Service['live'];
 }
 
 /** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
@@ -113,6 +117,8 @@ export interface TestAppOptions {
   extend?: (app: App, deps: AppDeps) => void;
   failureLimit?: AppDeps['failureLimit'];
   speech?: SpeechSynthesizer;
+  /** Another handle on the process's database (`otherInstanceDb()`): a second instance. */
+  db?: Db;
   /** The test the app is built for (`async (t) => ...`): it is closed when that test ends. Without
    * it, the app is the file's (built in `before()`, shared by its tests) and closed at its end. */
   t?: Teardown;
@@ -122,7 +128,7 @@ export interface TestAppOptions {
  * the file's end. Its scheduler and event subscribers do not poll on their own: tests run them
  * (runDue, runPending). */
 export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
-  const db = await testDb();
+  const db = opts.db ?? (await testDb());
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   devicesClock = clock;
@@ -132,13 +138,13 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
   const secretDigest = sha256hex(TEST_SECRET);
   const service = await compose({ config, db, clock, devices, speech, secretDigest, failureLimit, manualJobs: true });
-  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit, metrics: service.metrics });
+  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit, metrics: service.metrics, live: service.live });
   await service.app.ready();
   closeWith(opts.t, () => service.app.close());
   return {
     app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
     mqttUrl: devices.deviceUrl ?? '',
-    health: service.health,
+    health: service.health, feed: service.feed, live: service.live,
   };
 }
 
