@@ -25,6 +25,7 @@ import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import type { ServiceMetrics } from './metrics/metrics.ts';
+import type { LiveStreams } from './live/streams.ts';
 import { metricsRoutes, registerHttpMetrics } from './metrics/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 
@@ -43,6 +44,8 @@ export interface AppDeps {
   speech: SpeechSynthesizer;
   /** The service's Prometheus metrics (GET /metrics, HTTP answers, speech time). */
   metrics: ServiceMetrics;
+  /** Server-Sent Events of committed changes (C6, C8, the console's streams). */
+  live: LiveStreams;
 }
 
 export type App = FastifyInstance;
