@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
   await app.register(consoleRoutes, {
     db: deps.db, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl, timeoutSeconds: deps.config.cfhTimeoutSeconds,
-    offlineSeconds: deps.config.deviceOfflineSeconds, speech: deps.speech, observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
+    offlineSeconds: deps.config.deviceOfflineSeconds, speech: deps.speech, live: deps.live, observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
   });
 
   return app;

@@ -9,12 +9,11 @@ import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
 import { csrfCheck, identityOf, sessionAuth } from './guard.ts';
-import type { ConsoleStreams } from './live.ts';
+import { openConsoleStream } from './live.ts';
 import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, transcriptAudio, visibleLocation, webhooksPage } from './pages.ts';
 import type { ConsoleRouteDeps } from './routes.ts';
 
 interface ApiDeps extends ConsoleRouteDeps {
-  streams: ConsoleStreams;
   origin: onRequestAsyncHookHandler;
 }
 
@@ -64,10 +63,10 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       operationId: 'streamConsoleChanges', tags: ['console'], security: [{ consoleSession: [] }],
       summary: 'What changed, live, for the console pages of a location',
       description:
-        'Server-Sent Events for the console (contract section 15): `ready` once, then a `change` event `{ "kind": "events" | ' +
-        '"webhooks" }` after commits that wrote events (CFH, lockers, radio, devices) or changed webhook deliveries, on any ' +
-        'instance, at most every half second; the page then reads its data again. A comment line every 20 seconds. Needs the ' +
-        'console session cookie; a location the session may not see: 404.',
+        'Server-Sent Events for the console (contract section 15): `ready` once, then a `change` event `{ "kinds", "statuses" }` ' +
+        '(event types such as `callforhelp`, `locker`, `radio`, `device`, and `type:status` pairs) after each batch of the ' +
+        "location's committed events, from any instance; the page then reads its data again. A comment line every 20 seconds. " +
+        'Needs the console session cookie; a location the session may not see: 404.',
       params: LocationParams,
       produces: ['text/event-stream'],
       response: {
@@ -77,7 +76,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
     },
   }, async (request, reply) => {
     await visibleLocation(deps, identityOf(request), request.params.location_id);
-    deps.streams.open(request, reply);
+    await openConsoleStream(deps.live, request, reply, request.params.location_id);
   });
 
   app.get('/console/api/radio/:edge_id/transcripts/:message_id/audio', {

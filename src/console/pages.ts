@@ -26,7 +26,7 @@ export const CLOSED_SHOWN_HOURS = 2;
 
 /** The identity as the features' use cases take it. */
 export function principalOf(identity: ConsoleIdentity): Principal {
-  return { tokenId: identity.tokenId, organizationId: identity.organizationId, scopes: identity.scopes };
+  return { tokenId: identity.tokenId, organizationId: identity.organizationId, scopes: identity.scopes, locationIds: identity.locationIds };
 }
 
 export function locationsOf(deps: Pick<ConsolePageDeps, 'db'>, identity: ConsoleIdentity): Promise<store.LocationRow[]> {

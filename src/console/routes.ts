@@ -10,7 +10,7 @@ import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
 import { StorableText } from '../http/schemas.ts';
 import { consoleApiRoutes } from './api-routes.ts';
 import { csrfCheck, sameOrigin, sessionAuth, sessionCookie, sessionCookieHeader } from './guard.ts';
-import { ConsoleStreams } from './live.ts';
+import type { LiveStreams } from '../live/streams.ts';
 import { locationsOf } from './pages.ts';
 import { csrfTokenOf, resumeSession, signIn, signOut } from './sessions.ts';
 import { loadWebFiles, SECURITY_HEADERS } from './static.ts';
@@ -24,6 +24,7 @@ export interface ConsoleRouteDeps {
   /** DEVICE_OFFLINE_SECONDS. */
   offlineSeconds: number;
   speech: SpeechSynthesizer;
+  live: LiveStreams;
   observeSynthesis?: (seconds: number) => void;
 }
 
@@ -40,9 +41,6 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const files = loadWebFiles();
   const secure = new URL(deps.publicBaseUrl).protocol === 'https:';
-  const streams = new ConsoleStreams(deps.db.commits);
-  // Streams never end on their own: the app ends them, or closing would wait for every browser.
-  app.addHook('preClose', async () => streams.closeAll());
   app.decorateRequest('consoleIdentity', null);
 
   const page = files.get('index.html');
@@ -85,5 +83,5 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
     return secured(reply).header('set-cookie', sessionCookieHeader(null, secure)).send({ signed_in: false });
   });
 
-  await app.register(consoleApiRoutes, { ...deps, streams, origin });
+  await app.register(consoleApiRoutes, { ...deps, origin });
 }

@@ -39,23 +39,19 @@ export async function insertSession(q: Tx, s: { hash: string; tokenId: number; o
 
 /**
  * The live session with this digest, its last-seen time moved to now in the same statement: not
- * ended, seen within the idle limit, its token live and of the console scope. The token's
- * location_ids are read through to_jsonb so the console works before and after tokens carry them.
+ * ended, seen within the idle limit, its token live and of the console scope.
  */
 export async function touchSession(q: Tx, hash: string, now: Date, idleSeconds: number): Promise<SessionRow | undefined> {
-  const [row] = await q.query<SessionRow & { location_ids_json: unknown }>(
+  const [row] = await q.query<SessionRow>(
     `UPDATE console_sessions s SET last_seen_at = $2
      FROM api_tokens t
      WHERE s.session_hash = $1 AND s.ended_at IS NULL AND s.last_seen_at > $2::timestamptz - $3 * interval '1 second'
        AND t.id = s.api_token_id AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
        AND 'console' = ANY (t.scopes)
-     RETURNING s.id, s.api_token_id, s.organization_id, t.scopes, to_jsonb(t) -> 'location_ids' AS location_ids_json, s.staff_name, s.last_seen_at`,
+     RETURNING s.id, s.api_token_id, s.organization_id, t.scopes, t.location_ids, s.staff_name, s.last_seen_at`,
     [hash, now, idleSeconds],
   );
-  if (row === undefined) return undefined;
-  const { location_ids_json, ...rest } = row;
-  const ids = Array.isArray(location_ids_json) ? location_ids_json.filter((v): v is number => typeof v === 'number') : null;
-  return { ...rest, location_ids: ids };
+  return row;
 }
 
 export async function endSession(q: Tx, hash: string, now: Date): Promise<void> {

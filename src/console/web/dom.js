@@ -1,0 +1,63 @@
+// The one way the console builds its pages: elements from tag, properties and children, where every
+// string child becomes a text node. Nothing is ever parsed as HTML, so whatever a stored name,
+// option text, transcript or customer text holds, it is shown as text.
+export function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2).toLowerCase(), value);
+    else if (key === 'class') el.className = value;
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key === 'value' || key === 'checked') el[key] = value;
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else if (child instanceof Node) el.append(child);
+    else el.append(document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces an element's children. */
+export function mount(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+export function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) if (value !== undefined && value !== null) el.setAttribute(key, String(value));
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** "3 min", "1 h 05 min" from seconds. */
+export function duration(seconds) {
+  if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return '—';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+  const hours = Math.floor(m / 60);
+  return `${hours} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+export function time(iso) {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+export function label(word) {
+  return String(word ?? '').replace(/_/g, ' ');
+}

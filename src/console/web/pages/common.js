@@ -1,0 +1,67 @@
+// What every page shares: read its data, draw it, read again when the live stream says a kind it
+// shows changed (or every `pollMs` for what changes without events: last-seen times, delivery
+// attempts), and keep the server's clock for ages that tick.
+import { get } from '../api.js';
+import { h, mount } from '../dom.js';
+
+export function livePage(container, { title, url, kinds, render, pollMs = 0, tickMs = 0 }) {
+  const heading = h('h1', { id: 'page-title' }, title);
+  const body = h('div', { class: 'page-body', 'aria-live': 'off' }, h('p', { class: 'muted' }, 'Loading…'));
+  mount(container, heading, body);
+  const state = { offsetMs: 0, data: null, stopped: false };
+  let loading = null;
+  let again = false;
+
+  async function load() {
+    if (loading !== null) { again = true; return loading; }
+    loading = (async () => {
+      try {
+        const data = await get(url());
+        if (state.stopped) return;
+        if (data && data.now) state.offsetMs = Date.parse(data.now) - Date.now();
+        state.data = data;
+        render(body, data, { reload: load, now: () => new Date(Date.now() + state.offsetMs) });
+      } catch (err) {
+        if (err.status !== 401 && !state.stopped) mount(body, h('p', { class: 'error', role: 'alert' }, err.message));
+      } finally {
+        loading = null;
+        if (again && !state.stopped) { again = false; load(); }
+      }
+    })();
+    return loading;
+  }
+
+  load();
+  const poll = pollMs > 0 ? setInterval(load, pollMs) : null;
+  const tick = tickMs > 0 ? setInterval(() => tickAges(body, new Date(Date.now() + state.offsetMs)), tickMs) : null;
+  return {
+    refresh(notice) {
+      if (notice.kinds === null || kinds === null || notice.kinds.some((k) => kinds.includes(k))) load();
+    },
+    stop() {
+      state.stopped = true;
+      if (poll !== null) clearInterval(poll);
+      if (tick !== null) clearInterval(tick);
+    },
+  };
+}
+
+/** Elements with data-since (an ISO time) show the time since it, every tick. */
+export function tickAges(root, now) {
+  for (const el of root.querySelectorAll('[data-since]')) el.textContent = ageText((now - Date.parse(el.dataset.since)) / 1000);
+}
+
+export function ageText(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}:${String(s % 60).padStart(2, '0')}`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+export function empty(text) {
+  return h('p', { class: 'empty muted' }, text);
+}
+
+export function badge(text, kind = '') {
+  return h('span', { class: `badge ${kind}` }, text);
+}
