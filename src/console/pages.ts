@@ -126,7 +126,7 @@ export async function webhooksPage(deps: ConsolePageDeps, identity: ConsoleIdent
   const endpoints = await store.endpointsOf(deps.db, identity.organizationId, locationId, identity.locationIds !== null);
   return {
     endpoints: await Promise.all(endpoints.map(async (e) => ({
-      ...e, deliveries: (await deliveryPage(deps, reader, e.id, { limit: 25 })).deliveries.map(deliveryView),
+      ...e, deliveries: (await deliveryPage(deps, reader, e.id, { limit: 10 })).deliveries.map(deliveryView),
     }))),
   };
 }

@@ -6,11 +6,11 @@ import { h, s } from './dom.js';
 export const COLORS = ['#1f5fbf', '#c2410c', '#6d28d9', '#047857', '#b91c1c', '#0e7490'];
 
 /** Columns per x value; `series` [{ key, label }] stacked. */
-export function columns({ title, rows, x, series, height = 180 }) {
-  const width = Math.max(320, rows.length * 28 + 48);
+export function columns({ title, rows, x, series, height = 220 }) {
+  const width = 520;
   const max = Math.max(1, ...rows.map((r) => series.reduce((sum, se) => sum + (r[se.key] ?? 0), 0)));
   const plot = height - 36;
-  const bar = Math.max(6, Math.min(22, (width - 48) / Math.max(1, rows.length) - 6));
+  const bar = Math.max(3, Math.min(36, (width - 48) / Math.max(1, rows.length) - 6));
   const step = (width - 48) / Math.max(1, rows.length);
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart', 'aria-label': title, preserveAspectRatio: 'xMinYMin meet' },
     s('title', {}, title),
@@ -35,21 +35,21 @@ export function columns({ title, rows, x, series, height = 180 }) {
 /** Horizontal bars: rows [{ label, values: { key: n } }] with `series` [{ key, label }] side by side. */
 export function bars({ title, rows, series, unit = '' }) {
   const max = Math.max(1, ...rows.flatMap((r) => series.map((se) => r.values[se.key] ?? 0)));
-  const line = 16 * series.length + 10;
+  const line = 20 * series.length + 12;
   const width = 520;
-  const labelW = 170;
+  const labelW = 150;
   const height = Math.max(30, rows.length * line + 8);
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart', 'aria-label': title },
     s('title', {}, title),
     rows.map((r, i) => [
-      s('text', { x: labelW - 8, y: i * line + 16, 'text-anchor': 'end', class: 'label' }, truncate(r.label, 24)),
+      s('text', { x: labelW - 8, y: i * line + 19, 'text-anchor': 'end', class: 'label' }, truncate(r.label, 18)),
       series.map((se, j) => {
         const v = r.values[se.key];
         const w = v === null || v === undefined ? 0 : (v / max) * (width - labelW - 80);
-        const y = i * line + 4 + j * 16;
+        const y = i * line + 6 + j * 20;
         return [
-          s('rect', { x: labelW, y, width: Math.max(w, v ? 2 : 0), height: 13, fill: COLORS[j % COLORS.length] }),
-          s('text', { x: labelW + w + 6, y: y + 11, class: 'value' }, v === null || v === undefined ? '—' : `${formatValue(v)}${unit}`),
+          s('rect', { x: labelW, y, width: Math.max(w, v ? 2 : 0), height: 17, fill: COLORS[j % COLORS.length] }),
+          s('text', { x: labelW + w + 6, y: y + 14, class: 'value' }, v === null || v === undefined ? '—' : `${formatValue(v)}${unit}`),
         ];
       }),
     ]));

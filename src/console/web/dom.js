@@ -34,7 +34,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 export function s(tag, attrs, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs ?? {})) if (value !== undefined && value !== null) el.setAttribute(key, String(value));
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }

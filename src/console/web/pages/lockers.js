@@ -10,10 +10,10 @@ export function lockersPage(container, { locationId }) {
     title: 'Lockers', url: () => `/console/api/locations/${locationId}/lockers`, kinds: ['locker', 'device'], pollMs: 30_000,
     render: (body, data, ctx) => mount(body, data.lockers.length === 0 ? empty('This store has no lockers.') : data.lockers.map((l) =>
       h('section', { class: 'locker', 'aria-label': l.name },
-        h('div', { class: 'row' },
+        h('div', { class: 'row locker-head' },
           h('h2', {}, l.name),
-          badge(l.online ? 'online' : 'offline', l.online ? 'good' : 'bad'),
-          h('span', { class: 'muted' }, `Last seen ${time(l.last_seen_at)}`)),
+          h('span', { class: 'row meta' }, badge(l.online ? 'online' : 'offline', l.online ? 'good' : 'bad'),
+            h('span', { class: 'muted' }, `Last seen ${time(l.last_seen_at)}`))),
         h('ul', { class: 'cards cabinets' }, l.cabinets.map((c) => cabinetCard(l, c, ctx, data.now)))))),
   });
 }

@@ -35,6 +35,8 @@ export function reportsPage(container, { locationId }) {
 
 function render(body, { cfh, lockers }) {
   const times = [['Claimed', cfh.time_to_claim], ['On the way', cfh.time_to_on_the_way], ['Completed', cfh.time_to_complete]];
+  // Requests of no button or display (from an integration) are not a button.
+  const buttons = cfh.by_device.filter((g) => g.key !== 'none' && g.key !== null);
   const groups = (list) => list.map((g) => ({ label: g.name ?? g.key ?? '—', values: { requests: g.requests } }));
   mount(body,
     h('div', { class: 'figures' },
@@ -51,8 +53,8 @@ function render(body, { cfh, lockers }) {
       cfh.by_employee.length === 0 ? card('Per employee', empty('No one claimed a request in this range.'))
         : bars({ title: 'Per employee', series: [{ key: 'claimed', label: 'claimed' }, { key: 'completed', label: 'completed' }],
           rows: cfh.by_employee.map((e) => ({ label: e.claimed_by, values: { claimed: e.claimed, completed: e.completed } })) }),
-      cfh.by_device.length === 0 ? card('Busiest buttons', empty('No button or display requests in this range.'))
-        : bars({ title: 'Busiest buttons', series: [{ key: 'requests', label: 'requests' }], rows: groups(cfh.by_device.slice(0, 10)) }),
+      buttons.length === 0 ? card('Busiest buttons', empty('No button or display requests in this range.'))
+        : bars({ title: 'Busiest buttons', series: [{ key: 'requests', label: 'requests' }], rows: groups(buttons.slice(0, 10)) }),
       cfh.by_option.length === 0 ? null : bars({ title: 'Requests by option', series: [{ key: 'requests', label: 'requests' }], rows: groups(cfh.by_option.slice(0, 10)) }),
       columns({ title: 'Locker orders per day', rows: lockers.per_day, x: 'day', series: [{ key: 'orders', label: 'orders' }, { key: 'completed', label: 'completed' }, { key: 'expired', label: 'expired' }, { key: 'canceled', label: 'canceled' }] })));
 }
