@@ -77,7 +77,7 @@ test('the queue is usable with the keyboard alone: sign in, reach Claim with Tab
   let reached = false;
   for (let i = 0; i < 40 && !reached; i++) {
     await page.keyboard.press('Tab');
-    reached = await page.evaluate(() => document.activeElement?.textContent === 'Claim');
+    reached = (await page.evaluate('document.activeElement?.textContent')) === 'Claim';
   }
   assert.ok(reached, 'Claim is reachable with Tab');
   await page.keyboard.press('Enter');
