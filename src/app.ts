@@ -82,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorateRequest('principal', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
-  registerFailureLimit(app, deps.clock, deps.failureLimit);
+  registerFailureLimit(app, deps.clock, deps.failureLimit, { trustProxy: deps.config.trustProxy });
   registerHttpMetrics(app, deps.metrics);
 
   await app.register(formbody, { bodyLimit: 64 * 1024 });
