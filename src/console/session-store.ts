@@ -54,6 +54,15 @@ export async function touchSession(q: Tx, hash: string, now: Date, idleSeconds: 
   return row;
 }
 
+/** Forgets up to `limit` sessions that have ended or gone idle (a sign-in tidies up after others). */
+export async function deleteDeadSessions(q: Tx, now: Date, idleSeconds: number, limit: number): Promise<void> {
+  await q.query(
+    `DELETE FROM console_sessions WHERE id IN (
+       SELECT id FROM console_sessions WHERE last_seen_at <= $1::timestamptz - $2 * interval '1 second' OR ended_at IS NOT NULL LIMIT $3)`,
+    [now, idleSeconds, limit],
+  );
+}
+
 export async function endSession(q: Tx, hash: string, now: Date): Promise<void> {
   await q.query(`UPDATE console_sessions SET ended_at = $2 WHERE session_hash = $1 AND ended_at IS NULL`, [hash, now]);
 }

@@ -6,10 +6,13 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../http/errors.ts';
 import { matchesDigest, randomToken, safeEqual, sha256hex } from '../http/secrets.ts';
-import { endSession, insertSession, liveToken, touchSession } from './session-store.ts';
+import { deleteDeadSessions, endSession, insertSession, liveToken, touchSession } from './session-store.ts';
 
 /** Idle time after which a session ends (12 hours). */
 export const SESSION_IDLE_SECONDS = 12 * 60 * 60;
+
+/** Dead sessions a sign-in deletes: more than sessions can die between two sign-ins of a store. */
+const DEAD_SESSIONS_PER_SIGN_IN = 20;
 
 export interface SessionDeps {
   db: Pick<Db, 'tx' | 'statement'>;
@@ -38,7 +41,11 @@ export async function signIn(deps: SessionDeps, token: string, staffName: string
   if (found === undefined || !matchesDigest(token, found.token_hash)) throw refused();
   if (!found.scopes.includes('console')) throw new AppError(403, 'insufficient_scope', 'the token lacks the "console" scope');
   const session = randomToken(32);
-  await deps.db.statement((q) => insertSession(q, { hash: sha256hex(session), tokenId: found.id, organizationId: found.organization_id, staffName }, now));
+  await deps.db.tx(async (q) => {
+    await insertSession(q, { hash: sha256hex(session), tokenId: found.id, organizationId: found.organization_id, staffName }, now);
+    // Ended and idle sessions are of no use; each sign-in forgets a few, so they never pile up.
+    await deleteDeadSessions(q, now, SESSION_IDLE_SECONDS, DEAD_SESSIONS_PER_SIGN_IN);
+  });
   return session;
 }
 

@@ -54,6 +54,12 @@ test('sign in, a request created by the API appears live in two browsers, one cl
   const card = (page: Page) => page.locator(`li.request[data-message-id="${messageId}"]`);
   await card(first).waitFor();
   await card(second).waitFor();
+  // Its age ticks without a reload (the service's clock stands still: the page adds the time passed).
+  const age = card(first).locator('.age');
+  const shown = await age.textContent();
+  type Doc = { querySelector(selector: string): { textContent: string | null } | null };
+  await first.waitForFunction(([selector, before]) => (globalThis as unknown as { document: Doc }).document.querySelector(selector)?.textContent !== before,
+    [`li.request[data-message-id="${messageId}"] .age`, shown] as const);
   await card(first).getByRole('button', { name: 'Claim' }).click();
   await card(first).getByText('Claimed by Sam').waitFor();
   await card(second).getByText('Claimed by Sam').waitFor();
@@ -140,6 +146,17 @@ test('sign out: the page asks to sign in again and the old cookie is refused', {
   assert.equal(res.status, 401);
   await page.goto(`${s.base}/console#/lockers/${s.w.locationId}`);
   await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+});
+
+test("another store's page in the URL shows the refusal and nothing of that store", { skip }, async (t) => {
+  const s = await serving(t);
+  const other = await consoleWorld(s.db, s.clock);
+  const page = await (await browserContext(t, { viewport: TABLET })).newPage();
+  await signIn(page, s.base, s.w);
+  await page.goto(`${s.base}/console#/lockers/${other.locationId}`);
+  await page.getByText('location not found').waitFor();
+  assert.equal(await page.locator('li.cabinet').count(), 0);
+  assert.equal(await page.locator('#location option').count(), 0, 'only its own store is offered');
 });
 
 test('a wrong token is refused on the sign-in page', { skip }, async (t) => {

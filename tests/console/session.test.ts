@@ -178,3 +178,16 @@ test('claim, on the way and complete from the console act as web_interface with 
     'SELECT claimed_by, claimed_from, is_completed, completion_reason FROM cfh_requests WHERE message_id = $1', [messageId]);
   assert.deepEqual(row, { claimed_by: 'Alex <b>', claimed_from: 'web_interface', is_completed: true, completion_reason: 'helped' });
 });
+
+test('ended and idle sessions are forgotten by later sign-ins', async (t) => {
+  const clock = new ManualClock(new Date());
+  const ctx = await testApp({ t, clock });
+  const w = await consoleWorld(ctx.db, clock);
+  const ended = await signInHttp(ctx.app, w.consoleToken);
+  await ctx.app.inject({ method: 'POST', url: '/console/api/session/end', headers: fromPage(ended) });
+  await signInHttp(ctx.app, w.consoleToken); // left idle
+  clock.advance(12 * 3600_000 + 1000);
+  const live = await signInHttp(ctx.app, w.consoleToken);
+  const rows = await ctx.db.query<{ session_hash: string }>('SELECT session_hash FROM console_sessions WHERE organization_id = $1', [w.organizationId]);
+  assert.deepEqual(rows.map((r) => r.session_hash), [sha256hex(live.cookie.split('=')[1] as string)]);
+});
