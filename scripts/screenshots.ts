@@ -128,6 +128,7 @@ async function photograph(base: string): Promise<void> {
     for (const [id, ready, file] of pages) {
       await page.goto(`${base}/console#/${id}/10`);
       await page.locator(ready).first().waitFor();
+      await page.locator('#live.on').waitFor();
       await page.waitForTimeout(300);
       await page.screenshot({ path: path.join(OUT, file), fullPage: true });
       console.log(`docs/screenshots/${file}`);

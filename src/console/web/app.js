@@ -24,6 +24,7 @@ const who = document.getElementById('who');
 let me = null;
 let current = null; // { page, locationId, instance }
 let stream = null;
+let liveNow = false;
 
 session.onSignedOut = () => { if (me !== null) showSignIn('Your session has ended. Sign in again.'); };
 
@@ -92,7 +93,7 @@ function renderHeader() {
     me.locations.map((l) => h('option', { value: l.id, selected: l.id === loc }, l.name)));
   mount(who,
     me.locations.length > 1 ? select : h('span', { class: 'store' }, me.locations[0]?.name ?? 'No store'),
-    h('span', { id: 'live', class: 'live', title: 'Live updates' }, '●'),
+    h('span', { id: 'live', class: liveNow ? 'live on' : 'live off', title: liveNow ? 'Live' : 'Connecting…' }, '●'),
     h('span', { class: 'muted name' }, me.staff_name),
     h('button', { type: 'button', class: 'secondary', id: 'signout', onclick: signOutNow }, 'Sign out'));
 }
@@ -121,9 +122,11 @@ function route() {
 function closeStream() {
   stream?.close();
   stream = null;
+  setLive(false);
 }
 
 function setLive(ok) {
+  liveNow = ok;
   const dot = document.getElementById('live');
   if (dot) { dot.className = ok ? 'live on' : 'live off'; dot.title = ok ? 'Live' : 'Reconnecting…'; }
 }
