@@ -69,6 +69,9 @@ test('the queue is usable with the keyboard alone: sign in, reach Claim with Tab
   });
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`http://127.0.0.1:${port}/console`);
+  // The sign-in form puts the focus on its first field once it is drawn.
+  await page.getByLabel('Your name').waitFor();
+  for (let i = 0; i < 50 && (await page.evaluate('document.activeElement?.id')) !== 'name'; i++) await new Promise((r) => setTimeout(r, 50));
   await page.keyboard.type('Kim');
   await page.keyboard.press('Tab');
   await page.keyboard.type(w.consoleToken);
