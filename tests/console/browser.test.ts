@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { browserContext, hasChromium } from '../support/browser.ts';
-import { freshId, testApp, type Teardown } from '../support/world.ts';
+import { freshId, TEST_SECRET, testApp, type Teardown } from '../support/world.ts';
 import { consoleWorld, type ConsoleWorld } from './support.ts';
 
 const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
@@ -80,12 +80,12 @@ test('open a cabinet after confirming it; the locker gets the command', { skip }
   await page.getByRole('link', { name: 'Lockers' }).click();
   const cabinet = page.locator(`li.cabinet[data-cabinet-id="${s.w.cabinetIds[0]}"]`);
   await cabinet.getByText('door closed').waitFor();
-  await cabinet.getByRole('button', { name: 'Open' }).click();
+  await cabinet.getByRole('button', { name: 'Open', exact: true }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
   const [before] = await s.db.query<{ state: string }>('SELECT state FROM cabinets WHERE id = $1', [s.w.cabinetIds[0]]);
   assert.equal(before?.state, 'closed', 'cancelled in the dialog: nothing sent');
-  await cabinet.getByRole('button', { name: 'Open' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Open' }).click();
+  await cabinet.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Open', exact: true }).click();
   await cabinet.getByText('door open').waitFor();
   const [after] = await s.db.query<{ state: string }>('SELECT state FROM cabinets WHERE id = $1', [s.w.cabinetIds[0]]);
   assert.equal(after?.state, 'open');
@@ -181,8 +181,8 @@ test('after 12 hours idle the next action finds the session ended and shows sign
   const cabinet = page.locator(`li.cabinet[data-cabinet-id="${s.w.cabinetIds[0]}"]`);
   await cabinet.getByText('door closed').waitFor();
   clock.advance(12 * 3600_000 + 1000);
-  await cabinet.getByRole('button', { name: 'Open' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Open' }).click();
+  await cabinet.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Open', exact: true }).click();
   await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
   const [row] = await s.db.query<{ state: string }>('SELECT state FROM cabinets WHERE id = $1', [s.w.cabinetIds[0]]);
   assert.equal(row?.state, 'closed');
@@ -210,4 +210,34 @@ test('stored text that looks like HTML is shown as text on every page, never run
   assert.equal(await page.evaluate('window.__pwned'), undefined);
   assert.equal(await page.locator('main img').count(), 0);
   assert.equal(await page.locator('main script').count(), 0);
+});
+
+test('an occupied cabinet asks for the reason before its rear door opens, and cancelling its order releases it', { skip }, async (t) => {
+  const s = await serving(t);
+  const cabinetId = s.w.cabinetIds[1] as number;
+  const res = await fetch(`${s.base}/api/lockers/orders?secret_token=${encodeURIComponent(TEST_SECRET)}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ rearload: false, locker_id: s.w.lockerId, cabinet_id: cabinetId, order_id: 880001, organization_id: s.w.organizationId, location_id: s.w.locationId }),
+  });
+  assert.equal(res.status, 201);
+  const page = await (await browserContext(t, { viewport: TABLET })).newPage();
+  await signIn(page, s.base, s.w);
+  await page.getByRole('link', { name: 'Lockers' }).click();
+  const cabinet = page.locator(`li.cabinet[data-cabinet-id="${cabinetId}"]`);
+  await cabinet.getByText('Order 880001').waitFor();
+  await cabinet.getByRole('button', { name: 'Open rear' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  assert.equal(await dialog.isVisible(), true, 'no reason given: the dialog stays');
+  await dialog.getByLabel('Reason').fill('Restocking from the back');
+  await dialog.getByRole('button', { name: 'Open' }).click();
+  await cabinet.getByText('rear open').waitFor();
+  const [cmd] = await s.db.query<{ door: string; reason: string }>('SELECT door, reason FROM cabinet_commands WHERE cabinet_id = $1', [cabinetId]);
+  assert.deepEqual(cmd, { door: 'rear', reason: 'Restocking from the back' });
+
+  await cabinet.getByRole('button', { name: 'Cancel order' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel order' }).click();
+  await cabinet.getByText('empty').waitFor();
+  const [order] = await s.db.query<{ canceled: boolean }>('SELECT canceled_at IS NOT NULL AS canceled FROM locker_orders WHERE order_id = 880001 AND cabinet_id = $1', [cabinetId]);
+  assert.equal(order?.canceled, true);
 });

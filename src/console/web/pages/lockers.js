@@ -35,6 +35,7 @@ function cabinetCard(locker, c, ctx, now) {
     h('div', { class: 'actions' },
       h('button', { type: 'button', class: 'secondary', onclick: () => door(c, name, 'open', ctx) }, 'Open'),
       h('button', { type: 'button', class: 'secondary', onclick: () => door(c, name, 'close', ctx) }, 'Close'),
+      locker.rear_loading_available ? h('button', { type: 'button', class: 'secondary', onclick: () => door(c, name, 'open', ctx, true) }, 'Open rear') : null,
       c.enabled
         ? h('button', { type: 'button', class: 'secondary', onclick: () => door(c, name, 'disable', ctx) }, 'Disable')
         : h('button', { type: 'button', class: 'secondary', onclick: () => door(c, name, 'enable', ctx) }, 'Enable'),
@@ -44,16 +45,17 @@ function cabinetCard(locker, c, ctx, now) {
 
 const VERBS = { open: 'Open', close: 'Close', disable: 'Disable', enable: 'Enable' };
 
-async function door(c, name, action, ctx) {
+async function door(c, name, action, ctx, rear = false) {
   // Opening or disabling an occupied cabinet needs a reason (it is logged with the command).
   const needsReason = c.occupied && (action === 'open' || action === 'disable');
   const answer = await confirmDialog({
-    title: `${VERBS[action]} ${name}?`, confirm: VERBS[action], danger: action === 'disable',
-    text: action === 'open' ? 'The door unlocks at the locker now.' : null,
+    title: `${VERBS[action]} ${rear ? 'the rear door of ' : ''}${name}?`, confirm: VERBS[action], danger: action === 'disable',
+    text: action === 'open' ? `The ${rear ? 'rear' : 'front'} door unlocks at the locker now.` : null,
     field: needsReason ? { label: 'Reason (the cabinet holds an order)', required: true } : null,
   });
   if (answer === null) return;
-  const done = await act(() => post(`/console/api/cabinets/${c.id}/${action}`, answer.value ? { reason: answer.value } : {}), `${VERBS[action]}: ${name}`);
+  const body = { ...(answer.value ? { reason: answer.value } : {}), ...(rear ? { rear: true } : {}) };
+  const done = await act(() => post(`/console/api/cabinets/${c.id}/${action}`, body), `${VERBS[action]}${rear ? ' rear' : ''}: ${name}`);
   if (done) ctx.reload();
 }
 
