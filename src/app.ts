@@ -15,6 +15,7 @@ import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
+import { clientErrorHandler, closeAfterEarlyAnswers } from './http/client-errors.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
 import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
 import { lockerRoutes } from './lockers/routes.ts';
@@ -75,6 +76,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     frameworkErrors,
     trustProxy: deps.config.trustProxy,
     forceCloseConnections: 'idle',
+    // A client trickling its request (a form body to R2 is read before its signature is checked)
+    // holds a socket; past the timeout it gets 408 and the socket is closed.
+    requestTimeout: deps.config.requestTimeoutSeconds * 1000,
+    // Node checks the request timeout only when the headers timeout is not longer than it.
+    http: {
+      headersTimeout: Math.min(60_000, deps.config.requestTimeoutSeconds * 1000),
+      requestTimeout: deps.config.requestTimeoutSeconds * 1000,
+      connectionsCheckingInterval: Math.min(30_000, deps.config.requestTimeoutSeconds * 500),
+    },
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
@@ -82,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorateRequest('principal', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
+  closeAfterEarlyAnswers(app);
   registerFailureLimit(app, deps.clock, deps.failureLimit, { trustProxy: deps.config.trustProxy });
   registerHttpMetrics(app, deps.metrics);
 

@@ -34,6 +34,8 @@ export interface Config {
   readonly retentionDays: number;
   /** The bearer token GET /metrics requires; null: /metrics is open. */
   readonly metricsToken: string | null;
+  /** REQUEST_TIMEOUT_SECONDS: how long a client may take to send a whole request (headers and body). */
+  readonly requestTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +140,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: trustProxy(env),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: integer(env, 'RETENTION_DAYS', 90, 1, 36_500),
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),
     metricsToken,
   });
 }
