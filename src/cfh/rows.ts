@@ -27,6 +27,11 @@ export interface RequestRow {
   customer_canceled_at: string | null;
   display_id: number | null;
   callbutton_id: number | null;
+  source: 'api' | 'call_button' | 'display';
+  is_escalated: boolean;
+  escalated_at: string | null;
+  /** C7 only: its option's staff_action. */
+  staff_action?: string;
 }
 
 /** A request and its option, as the status view (C5) is made from. */
@@ -58,4 +63,10 @@ export interface StatusRow {
   option_location_id: number | null;
   option_created_at: string;
   option_updated_at: string;
+  source: 'api' | 'call_button' | 'display';
+  is_escalated: boolean;
+  escalated_at: string | null;
+  chat_channel_id: string | null;
+  custom_text: string | null;
+  staff_name_format: 'full' | 'first' | 'generic';
 }
