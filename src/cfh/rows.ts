@@ -31,7 +31,7 @@ export interface RequestRow {
   is_escalated: boolean;
   escalated_at: string | null;
   /** C7 only: its option's staff_action. */
-  staff_action?: string;
+  staff_action?: 'claim_and_on_the_way' | 'on_the_way' | 'acknowledge' | 'done' | 'none';
 }
 
 /** A request and its option, as the status view (C5) is made from. */

@@ -41,7 +41,7 @@ export function toRecord(row: RequestRow): CfhRequestRecord {
 }
 
 /** C7's entry: the record and its option's staff_action. */
-export function toListedRecord(row: RequestRow): CfhRequestRecord & { staff_action: string } {
+export function toListedRecord(row: RequestRow): CfhRequestRecord & { staff_action: NonNullable<RequestRow['staff_action']> } {
   return { ...toRecord(row), staff_action: row.staff_action ?? 'claim_and_on_the_way' };
 }
 

@@ -47,7 +47,7 @@ export function freshId(): number {
 
 /** A new API token of the organization, provisioned as an operator would; returns its value. */
 export async function provisionToken(
-  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks' | 'devices' | 'reports')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
+  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks' | 'devices' | 'reports' | 'buttons')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
 ): Promise<string> {
   const token = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(db, clock, {
