@@ -6,8 +6,7 @@ import { CUSTOMER, type Caller } from './requests.ts';
 
 /** The caller a token makes: its organization, its locations (when the token is limited to some). */
 export function callerOf(principal: Principal): Caller {
-  const limited = (principal as Principal & { locationIds?: readonly number[] | null }).locationIds;
-  return { organizationId: principal.organizationId, tokenId: principal.tokenId, locationIds: limited ?? null };
+  return { organizationId: principal.organizationId, tokenId: principal.tokenId, locationIds: principal.locationIds };
 }
 
 /**

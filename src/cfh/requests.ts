@@ -3,7 +3,7 @@
 // timers, in the statement that makes it; a step that was refused writes none. The radio's voice
 // actions call claimRequest and markOnTheWay too, as a caller without a token.
 import type { Clock } from '../clock.ts';
-import type { Db, Tx } from '../db/db.ts';
+import type { Db, Queryable, Tx } from '../db/db.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import { randomToken } from '../http/secrets.ts';
 import { cancelOfClosed, creationProblems, decideOnTheWay, eventLead, type Staff } from './rules.ts';
@@ -153,7 +153,7 @@ export async function cancelRequest(deps: CfhDeps, caller: Caller, messageId: st
 }
 
 /** C5: the request and its option, in one read. */
-export async function requestStatus(deps: Pick<CfhDeps, 'db'>, caller: Caller, messageId: string): Promise<StatusRow> {
+export async function requestStatus(deps: { db: Queryable }, caller: Caller, messageId: string): Promise<StatusRow> {
   const row = await store.findStatus(deps.db, scopeOf(caller), messageId);
   if (row === null) throw notFound('CFH request');
   return row;

@@ -36,6 +36,7 @@ export interface RequestRow {
 
 /** A request and its option, as the status view (C5) is made from. */
 export interface StatusRow {
+  request_id: number;
   device_id: number | null;
   location_id: number;
   organization_id: number;

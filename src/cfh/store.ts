@@ -246,7 +246,7 @@ export async function findRecord(q: Queryable, scope: Scope, messageId: string):
 /** C5: the request, its option and its location's name format, one indexed read. */
 export async function findStatus(q: Queryable, scope: Scope, messageId: string): Promise<StatusRow | null> {
   const [row] = await q.query<StatusRow>(
-    `SELECT r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
+    `SELECT r.id AS request_id, r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
        r.created_at, r.updated_at, r.is_timeout, r.timeout_at, r.is_closed, r.closed_at, r.is_on_the_way, r.staff_on_the_way_at,
        r.is_completed, r.is_canceled, r.customer_canceled_at, r.source, r.is_escalated, r.escalated_at, r.chat_channel_id, r.custom_text,
        o.text_en AS option_text_en, o.text_fr AS option_text_fr, o.prompt_en AS option_prompt_en, o.prompt_fr AS option_prompt_fr,

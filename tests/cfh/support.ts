@@ -123,3 +123,10 @@ export async function makeCfhWorld(
 export function press(app: App, hubToken: string, body: Record<string, unknown>, scheme = 'Hub') {
   return app.inject({ method: 'POST', url: '/api/callbutton/press', headers: { authorization: `${scheme} ${hubToken}` }, payload: body });
 }
+
+/** Another location of the world's organization (for tokens limited to some locations). */
+export async function addLocation(db: Db, clock: Clock, w: World): Promise<number> {
+  const id = freshId();
+  await applyProvisioning(db, clock, { locations: [{ id, organization_id: w.organizationId, name: `Store ${id}` }] });
+  return id;
+}
