@@ -22,6 +22,7 @@ import { deviceHealthRoutes } from './devices/health-routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
 import { cfhV2Routes } from './cfh/button-routes.ts';
 import { cfhStreamRoutes } from './cfh/stream-routes.ts';
+import { cfhPageRoutes } from './cfh/page-routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     offlineSeconds: deps.config.deviceOfflineSeconds, apiTokens: app.apiTokens,
   });
   await app.register(cfhStreamRoutes, { db: deps.db, live: deps.live, apiTokens: app.apiTokens });
+  await app.register(cfhPageRoutes, { db: deps.db });
   await app.register(radioRoutes, {
     db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens,
     observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),

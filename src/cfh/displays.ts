@@ -2,6 +2,7 @@
 // GET /help/{display_key}; choosing an option (or typing a short text) is C9, which creates a
 // request with source `display`. The display key is the credential: an unknown one is 404.
 import { Profanity } from '@2toad/profanity';
+import type { Queryable } from '../db/db.ts';
 import { AppError, invalid } from '../http/errors.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { insertNewRequest, type CfhDeps } from './requests.ts';
@@ -23,7 +24,7 @@ const displayNotFound = () => new AppError(404, 'display_not_found', 'no display
 const looksLikeKey = (key: string) => /^[A-Za-z0-9_-]{22,128}$/.test(key);
 
 /** The display and its options, for its page. */
-export async function displayPage(deps: Pick<CfhDeps, 'db'>, key: string): Promise<{ display: DisplayRow; options: DisplayOption[] }> {
+export async function displayPage(deps: { db: Queryable }, key: string): Promise<{ display: DisplayRow; options: DisplayOption[] }> {
   if (!looksLikeKey(key)) throw displayNotFound();
   const display = await findDisplay(deps.db, sha256hex(key));
   if (display === null) throw displayNotFound();

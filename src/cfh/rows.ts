@@ -70,4 +70,5 @@ export interface StatusRow {
   chat_channel_id: string | null;
   custom_text: string | null;
   staff_name_format: 'full' | 'first' | 'generic';
+  language: 'en' | 'fr';
 }
