@@ -95,6 +95,7 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
   });
 
   app.post('/api/callforhelp/displays/:display_key/requests', {
+    config: { capabilityRoute: true },
     schema: {
       operationId: 'createDisplayRequest', tags, security: [{}],
       summary: 'A customer asks for help from a display (QR-code page): an option, or a short free text',

@@ -40,6 +40,7 @@ export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Querya
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/help/:display_key', {
+    config: { capabilityRoute: true },
     schema: { hide: true, params: Type.Object({ display_key: Type.String({ maxLength: 200 }) }), querystring: PageQuery },
   }, async (request, reply) => {
     const nonce = crypto.randomBytes(16).toString('base64');
@@ -52,6 +53,7 @@ export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Querya
   });
 
   app.get('/help/t/:message_id', {
+    config: { capabilityRoute: true },
     schema: { hide: true, params: Type.Object({ message_id: Type.String({ maxLength: 64 }) }), querystring: PageQuery },
   }, async (request, reply) => {
     const nonce = crypto.randomBytes(16).toString('base64');

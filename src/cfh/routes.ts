@@ -96,6 +96,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
 
   app.post('/api/callforhelp/cancel', {
     onRequest: customerOrStaff,
+    config: { capabilityRoute: true },
     schema: {
       operationId: 'cancelCfhRequest', tags, security: customerSecurity,
       summary: 'The customer cancels the request (with a bearer token, or with none: the message_id is the credential)',
@@ -111,6 +112,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
 
   app.get('/api/callforhelp/v1/tracking', {
     onRequest: customerOrStaff,
+    config: { capabilityRoute: true },
     schema: {
       operationId: 'getCfhRequest', tags, security: customerSecurity,
       summary: 'Status of a request, as a customer page shows it (without a token, the claimer\'s name in the location\'s staff_name_format)',

@@ -20,6 +20,7 @@ export async function cfhStreamRoutes(fastify: FastifyInstance, deps: CfhStreamR
 
   app.get('/api/callforhelp/v1/tracking/stream', {
     onRequest: customerOrBearer(deps.apiTokens, 'cfh'),
+    config: { capabilityRoute: true },
     schema: {
       operationId: 'streamCfhRequest', tags, security: [{ bearerToken: [] }, {}],
       summary: 'Live status of a request (Server-Sent Events): a `status` event with the status view at once and after every change',
