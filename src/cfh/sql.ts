@@ -1,6 +1,5 @@
 // SQL fragments Call for Help's stores share: the record's columns, the caller's scope, a change's
 // events (contract section 11, the CFH form) and the timers a change starts or ends.
-import { deleteJobsFrom } from '../jobs/queue.ts';
 
 export const RECORD_COLUMNS = `r.id, r.device_id, r.is_claimed, r.claimed_at, r.claimed_by, r.organization_id, r.location_id,
   r.option_id, r.created_at, r.updated_at, r.chat_channel_id, r.message_id, r.is_timeout, r.timeout_at, r.is_closed,
@@ -51,11 +50,20 @@ export const timerKey = (idSql: string, timer: string) => `'cfh:' || ${idSql} ||
 /** Ends the timers of an unclaimed request (escalation, timeout) when `r` was claimed or closed. */
 const keysOf = (timers: readonly string[]) => timers.map((t) => `SELECT ${timerKey('r.id', t)} FROM r`).join(' UNION ALL ');
 
-/** Ends the timers of an unclaimed request (escalation, timeout) when `r` was claimed. */
-export const endUnclaimedTimers = () => deleteJobsFrom(keysOf(['escalate', 'timeout']));
+/**
+ * Ends pending timers of the changed request `r`: marked done at `at` without running (attempts
+ * stays 0), so a request keeps the record of every timer it was given. A timer running at this
+ * moment (its row locked) is skipped, not waited for: its handler finds the change committed and
+ * does nothing.
+ */
+const endTimers = (timers: readonly string[], at: string) => `UPDATE jobs SET done_at = ${at} WHERE id IN (
+    SELECT id FROM jobs WHERE done_at IS NULL AND dedupe_key IN (${keysOf(timers)}) FOR UPDATE SKIP LOCKED)`;
 
-/** Ends every timer of a request `r` that was closed (reminder chains stop on their own). */
-export const endAllTimers = () => deleteJobsFrom(keysOf(['escalate', 'timeout', 'auto-complete']));
+/** Ends the timers of an unclaimed request (escalation, timeout) when `r` was claimed at `at`. */
+export const endUnclaimedTimers = (at: string) => endTimers(['escalate', 'timeout'], at);
+
+/** Ends every timer of a request `r` closed at `at` (reminder chains stop on their own). */
+export const endAllTimers = (at: string) => endTimers(['escalate', 'timeout', 'auto-complete'], at);
 
 /**
  * The timers a claim starts, for the claimed request `r` at `$at`: automatic completion (the

@@ -123,7 +123,7 @@ export async function claim(q: Tx, scope: Scope, messageId: string, staff: Staff
        SELECT id, 'claimed', $4, $8, $5, $6, $9, $7, NULL FROM r
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: "'claimed'", lead: '$10::text', requestFrom: '$7::text', at: '$4::timestamptz' }))}
-     ), ended AS (${endUnclaimedTimers()}
+     ), ended AS (${endUnclaimedTimers('$4::timestamptz')}
      ), timers AS (${claimTimers('$4')})
      SELECT id FROM r`,
     [messageId, ...scopeParams(scope), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, lead],
@@ -161,7 +161,7 @@ export async function complete(
        SELECT id, 'completed', $4, $8, $5, $6, $9, $7, $10 FROM r
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: "'completed'", lead: '$11::text', requestFrom: '$7::text', at: '$4::timestamptz' }))}
-     ), ended AS (${endAllTimers()})
+     ), ended AS (${endAllTimers('$4::timestamptz')})
      SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk", EXISTS (SELECT 1 FROM r) AS completed`,
     [messageId, ...scopeParams(scope), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, reason, lead,
       opts.checkOutcome, opts.onlyButton ?? null],
@@ -205,7 +205,7 @@ export async function writeOnTheWay(
        SELECT r.id, steps.kind, $4, $8, $5, $6, $9, $7, NULL FROM r CROSS JOIN steps
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: 'steps.kind', lead: 'steps.lead', requestFrom: '$7::text', at: '$4::timestamptz', from: 'r JOIN cfh_options o ON o.id = r.option_id CROSS JOIN steps' }))}
-     ), ended AS (${endUnclaimedTimers()}
+     ), ended AS (${endUnclaimedTimers('$4::timestamptz')}
      ), timers AS (${claimTimers('$4')})
      SELECT id FROM r`,
     [id, change.claims, change.goes, now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, leads.claimed, leads.onTheWay],
@@ -228,7 +228,7 @@ export async function cancel(
        INSERT INTO cfh_request_events (request_id, kind, at, token_id, request_from) SELECT id, 'canceled', $4, $5, $8 FROM r
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: "'cancelled'", lead: '$6::text', requestFrom: '$8::text', at: '$4::timestamptz' }))}
-     ), ended AS (${endAllTimers()})
+     ), ended AS (${endAllTimers('$4::timestamptz')})
      SELECT ${RECORD_COLUMNS} FROM r`,
     [messageId, ...scopeParams(scope), now, tokenId, lead, opts.onlyButton ?? null, opts.requestFrom ?? null],
   );

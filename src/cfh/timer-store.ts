@@ -21,7 +21,7 @@ export async function markTimedOut(q: Tx, requestId: number, due: string, lead: 
        INSERT INTO cfh_request_events (request_id, kind, at) SELECT id, 'timed_out', $2 FROM r
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: "'timed_out'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
-     ), ended AS (${endAllTimers()})
+     ), ended AS (${endAllTimers('$2::timestamptz')})
      SELECT id FROM r`,
     [requestId, due, lead],
   );
@@ -58,7 +58,7 @@ export async function autoComplete(q: Tx, requestId: number, due: string, lead: 
        INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, 'completed', $2, 'no_associate_feedback' FROM r
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: "'completed'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
-     ), ended AS (${endAllTimers()})
+     ), ended AS (${endAllTimers('$2::timestamptz')})
      SELECT id FROM r`,
     [requestId, due, lead],
   );
