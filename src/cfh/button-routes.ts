@@ -68,7 +68,8 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
     },
   }, async (request, reply) => {
     const body = request.body;
-    const result = await pressButton(deps, callerOf(principalOf(request)), { deviceKey: body.device_key, voltage: body.voltage ?? null, button: body.button ?? null });
+    const number = (v: number | string | undefined) => (v === undefined ? null : Number(v));
+    const result = await pressButton(deps, callerOf(principalOf(request)), { deviceKey: body.device_key, voltage: number(body.voltage), button: number(body.button) });
     const text = result.kind === 'created' ? result.messageId : PRESS_TEXT[result.kind];
     return reply.type('text/plain; charset=utf-8').send(text);
   });

@@ -35,6 +35,13 @@ export interface Caller {
 /** A customer: no token, the message_id is the credential (C4, C5, C6). */
 export const CUSTOMER: Caller = { organizationId: null, tokenId: null, locationIds: null };
 
+/**
+ * A device of the service acting for staff without an API token (the radio's voice actions: an
+ * edge device's organization and location). Its steps name the employee and the channel through
+ * `Staff` (`from: 'radio'`, the speaker's name).
+ */
+export const deviceCaller = (organizationId: number, locationId: number): Caller => ({ organizationId, tokenId: null, locationIds: [locationId] });
+
 const scopeOf = (caller: Caller): store.Scope => ({ organizationId: caller.organizationId, locationIds: caller.locationIds });
 
 /** A caller that must belong to an organization (staff steps). */

@@ -8,10 +8,15 @@ import { CfhRequestRecord, MessageId, STAFF_ACTIONS } from './schemas.ts';
 
 const DeviceKey = StorableText({ minLength: 1, maxLength: 64, description: "the button's MAC address (any case)" });
 
+// Hubs that post forms send numbers as text: a number or its decimal text is accepted.
 export const PressBody = Type.Object({
   device_key: DeviceKey,
-  voltage: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'battery voltage; below 2.4 V the button reports battery_low' })),
-  button: Type.Optional(Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647, description: 'absent or not 0: a press; 0: no press (a voltage report)' })),
+  voltage: Type.Optional(Type.Union([
+    Type.Number({ minimum: 0, maximum: 100 }), Type.String({ pattern: '^\\s*[0-9]{1,2}(\\.[0-9]{1,6})?\\s*$' }),
+  ], { description: 'battery voltage (a number, or its decimal text); below 2.4 V the button reports battery_low' })),
+  button: Type.Optional(Type.Union([
+    Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }), Type.String({ pattern: '^\\s*-?[0-9]{1,9}\\s*$' }),
+  ], { description: 'absent or not 0: a press; 0: no press (a voltage report)' })),
 }, { title: 'CallButtonPress' });
 export type PressBody = Static<typeof PressBody>;
 

@@ -154,3 +154,18 @@ test('B2 on a request that is not the button\'s is 404 and changes nothing', asy
   assert.equal(res.json().code, 'cfh_request_not_found');
   assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created']);
 });
+
+test('a hub that posts a form is understood: numbers as text', async () => {
+  const w = await makeCfhWorld(ctx.db, ctx.clock);
+  const form = (body: string) => ctx.app.inject({
+    method: 'POST', url: '/api/callbutton/press', headers: { authorization: `Hub ${w.hubToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: body,
+  });
+  const report = await form(`device_key=${encodeURIComponent(w.deviceKey)}&voltage=2.75&button=0`);
+  assert.equal(report.statusCode, 200, report.body);
+  assert.equal(report.body, 'Voltage updated successfully');
+  const [row] = await ctx.db.query<{ voltage: number }>('SELECT voltage FROM call_buttons WHERE id = $1', [w.buttonId]);
+  assert.equal(row?.voltage, 2.75);
+  const pressed = await form(`device_key=${encodeURIComponent(w.deviceKey)}&button=1`);
+  assert.match(pressed.body, /^[A-Za-z0-9_-]{22}$/);
+  assert.equal((await form(`device_key=${encodeURIComponent(w.deviceKey)}&voltage=lots`)).statusCode, 422);
+});

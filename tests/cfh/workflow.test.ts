@@ -163,3 +163,18 @@ test('request_from aliases: microsoft, ringcentral and bluefletch are provider_a
   const { message_id } = await create();
   assert.equal((await client.claim(message_id, { ...ann, request_from: 'teams' as 'radio' })).statusCode, 422);
 });
+
+test('the radio claims and goes through the use cases without a token, as request_from radio', async () => {
+  const { w, create, view } = await world({});
+  const { message_id } = await create();
+  const deps = { db: ctx.db, clock: ctx.clock, timeoutSeconds: 300, escalationSeconds: 120 };
+  const sam = { name: 'Sam', userId: 'Sam', channelId: w.edgeId, from: 'radio' as const };
+  const { claimRequest, deviceCaller, markOnTheWay } = await import('../../src/cfh/requests.ts');
+  assert.equal(await claimRequest(deps, deviceCaller(w.organizationId, w.locationId), message_id, sam), true);
+  assert.equal(await markOnTheWay(deps, deviceCaller(w.organizationId, w.locationId), message_id, sam), true);
+  assert.equal((await view(message_id)).status, 'on_the_way');
+  const events = await cfhEvents(w);
+  assert.deepEqual(events.map((e) => [e.status, e.details.request_from, e.details.claimed_by]),
+    [['created', null, null], ['claimed', 'radio', 'Sam'], ['on_the_way', 'radio', 'Sam']]);
+  await assert.rejects(claimRequest(deps, deviceCaller(w.organizationId, w.locationId + 1), message_id, sam), /not found/);
+});

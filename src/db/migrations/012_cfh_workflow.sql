@@ -2,7 +2,7 @@
 -- workflow's timers and the request's new fields. Keep to PostgreSQL 15.
 
 -- A location's Call for Help settings. NULL: the default (escalation CFH_ESCALATION_SECONDS,
--- reminders off, automatic completion after 3600 s, staff names "first", button cooldown 120 s,
+-- reminders off, automatic completion after 3600 s, staff names "full", button cooldown 120 s,
 -- language "en"). 0 turns escalation, a reminder, the reminder cap or automatic completion off.
 ALTER TABLE locations ADD COLUMN cfh_escalation_seconds integer CHECK (cfh_escalation_seconds >= 0);
 ALTER TABLE locations ADD COLUMN cfh_reminder_seconds integer CHECK (cfh_reminder_seconds >= 0);
