@@ -178,3 +178,19 @@ test('the radio claims and goes through the use cases without a token, as reques
     [['created', null, null], ['claimed', 'radio', 'Sam'], ['on_the_way', 'radio', 'Sam']]);
   await assert.rejects(claimRequest(deps, deviceCaller(w.organizationId, w.locationId + 1), message_id, sam), /not found/);
 });
+
+test('the timers are kept in the database: an instance started later runs each once', async (t) => {
+  const { w, create, view } = await world({ cfh_escalation_seconds: 10, cfh_reminder_seconds: 10, cfh_reminder_cap_seconds: 10, cfh_timeout_seconds: 20 });
+  const { id, message_id } = await create();
+  const later = new ManualClock(new Date(ctx.clock.now().getTime() + 60_000));
+  const [b, c] = [await testApp({ t, clock: later }), await testApp({ t, clock: later })];
+  // One instance catching up runs the due timers in due order; the others then find nothing to do.
+  await b.scheduler.runDue();
+  await Promise.all([c.scheduler.runDue(), ctx.scheduler.runDue()]);
+  const done = await view(message_id);
+  assert.deepEqual([done.status, done.is_escalated], ['timed_out', true]);
+  assert.deepEqual((await cfhEvents(w)).map((e) => e.status).sort(), ['created', 'escalated', 'reminder', 'timed_out']);
+  const ran = await ctx.db.query<{ attempts: number }>('SELECT attempts FROM jobs WHERE dedupe_key LIKE $1 AND attempts > 0', [`cfh:${id}:%`]);
+  assert.equal(ran.length, 3, 'escalation, reminder and timeout ran');
+  assert.ok(ran.every((j) => j.attempts === 1), 'each ran once');
+});
