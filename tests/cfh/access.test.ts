@@ -95,3 +95,16 @@ test("a request cannot be created at another organization's location or with its
   const [count] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE organization_id = $1', [mine.organizationId]);
   assert.equal(count?.n, 0);
 });
+
+test('guessing message_ids or display keys without a credential is held back by the brute-force guard; a valid one never is', async (t) => {
+  const guarded = await testApp({ t, failureLimit: { max: 3, windowMs: 60_000 } });
+  const w = await makeWorld(guarded.db, guarded.clock);
+  const { message_id } = await createRequest(cfhClient(guarded.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  const customer = cfhClient(guarded.app, null);
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await customer.track(`guess-${i}-0000000000000000`)).statusCode);
+  assert.deepEqual(statuses, [404, 404, 404, 429, 429]);
+  const display = await guarded.app.inject({ method: 'POST', url: '/api/callforhelp/displays/guess-0000000000000000000000/requests', payload: { option_id: 1 } });
+  assert.equal(display.statusCode, 429);
+  assert.equal((await customer.track(message_id)).statusCode, 200, 'the right message_id is still answered');
+});
