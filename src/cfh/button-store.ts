@@ -116,7 +116,10 @@ export async function displayOptions(q: Queryable, display: DisplayRow): Promise
 /** C9's cooldown per display and client address: true if accepted, else the seconds left. */
 export async function acceptDisplayPress(q: Queryable, displayId: number, client: string, cooldownSeconds: number, now: Date): Promise<{ accepted: true } | { accepted: false; secondsLeft: number }> {
   const [row] = await q.query<{ accepted: boolean; seconds_left: number }>(
-    `WITH up AS (
+    `WITH stale AS (
+       -- Other addresses whose cooldown is over are forgotten, so the table holds one window's clients.
+       DELETE FROM cfh_display_presses WHERE display_id = $1 AND client <> $2 AND last_at <= $3::timestamptz - make_interval(secs => $4)
+     ), up AS (
        INSERT INTO cfh_display_presses AS p (display_id, client, last_at) VALUES ($1, $2, $3)
        ON CONFLICT (display_id, client) DO UPDATE SET last_at = EXCLUDED.last_at
        WHERE p.last_at <= $3::timestamptz - make_interval(secs => $4)

@@ -100,6 +100,11 @@ test('C9: a display request with an option, or a free text; refusals create noth
   assert.equal(unknown.json().code, 'display_not_found');
   const [{ n }] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE display_id = $1', [w.displayId]) as [{ n: number }];
   assert.equal(n, 3);
+
+  ctx.clock.advance(61_000);
+  assert.equal((await post({ option_id: w.optionId }, w.displayKey, '10.0.0.9')).statusCode, 201);
+  const clients = await ctx.db.query<{ client: string }>('SELECT client FROM cfh_display_presses WHERE display_id = $1', [w.displayId]);
+  assert.deepEqual(clients.map((c) => c.client), ['10.0.0.9'], 'addresses past their cooldown are forgotten');
 });
 
 test('C9 refuses free text when the display does not allow it', async () => {
