@@ -1,9 +1,8 @@
 // Wire shapes of Call for Help version 2 (contract section 9): call buttons (B1, B2), displays
 // (C9), the location's listing (C7) and the live streams (C6, C8).
 import { Type, type Static } from 'typebox';
-import { RowId, StorableText } from '../http/schemas.ts';
+import { oneOf, RowId, StorableText } from '../http/schemas.ts';
 import { UPDATE_TYPES } from './buttons.ts';
-import { oneOf } from '../http/schemas.ts';
 import { CfhRequestRecord, MessageId, STAFF_ACTIONS } from './schemas.ts';
 
 const DeviceKey = StorableText({ minLength: 1, maxLength: 64, description: "the button's MAC address (any case)" });

@@ -32,7 +32,7 @@ export function toRecord(row: RequestRow): CfhRequestRecord {
     customer_canceled_at: sqlSeconds(row.customer_canceled_at),
     display_id: row.display_id,
     callbutton_id: row.callbutton_id,
-    status: statusOf({ ...row, is_completed: row.is_completed }),
+    status: statusOf(row),
     is_escalated: row.is_escalated,
     escalated_at: row.escalated_at,
     source: row.source,
