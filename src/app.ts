@@ -21,6 +21,9 @@ import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
 import { lockerRoutes } from './lockers/routes.ts';
 import { deviceHealthRoutes } from './devices/health-routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
+import { cfhV2Routes } from './cfh/button-routes.ts';
+import { cfhStreamRoutes } from './cfh/stream-routes.ts';
+import { cfhPageRoutes } from './cfh/page-routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -106,7 +109,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
   await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest, deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }) });
   await app.register(deviceHealthRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens, offlineSeconds: deps.config.deviceOfflineSeconds });
-  await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, apiTokens: app.apiTokens });
+  await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, escalationSeconds: deps.config.cfhEscalationSeconds, apiTokens: app.apiTokens });
+  await app.register(cfhV2Routes, {
+    db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, escalationSeconds: deps.config.cfhEscalationSeconds,
+    offlineSeconds: deps.config.deviceOfflineSeconds, apiTokens: app.apiTokens,
+  });
+  await app.register(cfhStreamRoutes, { db: deps.db, live: deps.live, apiTokens: app.apiTokens });
+  await app.register(cfhPageRoutes, { db: deps.db });
   await app.register(radioRoutes, {
     db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens,
     observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
@@ -116,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
   await app.register(consoleRoutes, {
     db: deps.db, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl, timeoutSeconds: deps.config.cfhTimeoutSeconds,
+    escalationSeconds: deps.config.cfhEscalationSeconds,
     offlineSeconds: deps.config.deviceOfflineSeconds, speech: deps.speech, live: deps.live, observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
   });
 

@@ -14,7 +14,7 @@ import { playText } from '../radio/play.ts';
 import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
 import { redeliverDelivery } from '../webhooks/deliveries.ts';
 import { deliveryView } from '../webhooks/views.ts';
-import { locationsOf, principalOf, visibleEdge } from './pages.ts';
+import { cfhCallerOf, locationsOf, principalOf, visibleEdge } from './pages.ts';
 import type { ConsoleIdentity } from './sessions.ts';
 import * as store from './store.ts';
 
@@ -23,6 +23,8 @@ export interface ConsoleActionDeps {
   clock: Clock;
   /** CFH_TIMEOUT_SECONDS. */
   timeoutSeconds: number;
+  /** CFH_ESCALATION_SECONDS. */
+  escalationSeconds: number;
   speech: SpeechSynthesizer;
   observeSynthesis?: (seconds: number) => void;
 }
@@ -41,9 +43,8 @@ export type CfhStep = 'claim' | 'on_the_way' | 'complete';
 
 /** C1 / C2 / C3 from the console; `success` as the API answers it (false: the request moved on). */
 export async function cfhStep(deps: ConsoleActionDeps, identity: ConsoleIdentity, messageId: string, step: CfhStep, outcome: string | null): Promise<{ success: boolean }> {
-  const locationId = await store.requestLocation(deps.db, identity.organizationId, messageId);
-  await mayAct(deps, identity, locationId === undefined ? undefined : { organization_id: identity.organizationId, location_id: locationId }, 'CFH request');
-  const caller = { organizationId: identity.organizationId, tokenId: identity.tokenId };
+  // The CFH use cases keep to the caller's organization and locations themselves (else 404).
+  const caller = cfhCallerOf(identity);
   const staff = staffOf(identity);
   if (step === 'claim') return { success: await claimRequest(deps, caller, messageId, staff) };
   if (step === 'on_the_way') return { success: await markOnTheWay(deps, caller, messageId, staff) };

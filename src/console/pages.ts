@@ -5,6 +5,9 @@
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { listDevices, deviceView } from '../devices/health.ts';
+import { listRequests } from '../cfh/list.ts';
+import type { RequestRow } from '../cfh/rows.ts';
+import { toListedRecord } from '../cfh/views.ts';
 import type { Principal } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import { transcriptPage, transcriptWav } from '../radio/transcripts.ts';
@@ -21,8 +24,9 @@ export interface ConsolePageDeps {
   offlineSeconds: number;
 }
 
-/** How long closed requests stay in the queue, so staff see what just happened. */
-export const CLOSED_SHOWN_HOURS = 2;
+/** Requests the queue shows: every open one (up to a screen's worth), then the newest closed ones. */
+export const OPEN_SHOWN = 200;
+export const CLOSED_SHOWN = 20;
 
 /** The identity as the features' use cases take it. */
 export function principalOf(identity: ConsoleIdentity): Principal {
@@ -40,10 +44,32 @@ export async function visibleLocation(deps: Pick<ConsolePageDeps, 'db'>, identit
   return found;
 }
 
+/** The caller the CFH use cases take for the session's token. */
+export function cfhCallerOf(identity: ConsoleIdentity) {
+  return { organizationId: identity.organizationId, tokenId: identity.tokenId, locationIds: identity.locationIds };
+}
+
+/** The live queue: C7's open and newest closed requests, each with what staff read on it, and the
+ * location's outcomes for completing. */
 export async function queuePage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
   await visibleLocation(deps, identity, locationId);
   const now = deps.clock.now();
-  return { now: now.toISOString(), requests: await store.queue(deps.db, locationId, now, CLOSED_SHOWN_HOURS) };
+  const page = (state: 'open' | 'closed', limit: number) =>
+    listRequests(deps, cfhCallerOf(identity), { locationId, state, from: null, to: null, limit, cursor: null });
+  const [open, closed, outcomes] = await Promise.all([page('open', OPEN_SHOWN), page('closed', CLOSED_SHOWN), store.outcomesOf(deps.db, locationId)]);
+  const rows: RequestRow[] = [...open.requests, ...closed.requests];
+  const labels = new Map((await store.requestLabels(deps.db, locationId, rows.map((r) => r.id))).map((l) => [l.id, l]));
+  return {
+    now: now.toISOString(),
+    outcomes,
+    requests: rows.map((r) => {
+      const label = labels.get(r.id);
+      return {
+        ...toListedRecord(r), option_text: label?.option_text ?? '', option_prompt: label?.option_prompt ?? '',
+        device_name: label?.device_name ?? null, custom_text: label?.custom_text ?? null,
+      };
+    }),
+  };
 }
 
 export async function lockersPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {

@@ -21,6 +21,8 @@ export interface ConsoleRouteDeps {
   publicBaseUrl: string;
   /** CFH_TIMEOUT_SECONDS. */
   timeoutSeconds: number;
+  /** CFH_ESCALATION_SECONDS. */
+  escalationSeconds: number;
   /** DEVICE_OFFLINE_SECONDS. */
   offlineSeconds: number;
   speech: SpeechSynthesizer;

@@ -1,8 +1,7 @@
 // The console's reads that no feature answers in the shape a page needs: the locations a session
-// may see, the queue of a location's requests, its lockers with each cabinet's open order, its
-// radio edge devices and webhook endpoints, and the location of a cabinet or an order before a
-// staff action on it. Columns that newer migrations add (a request's escalation, an option's
-// staff action) are read through to_jsonb, so these reads work before and after them.
+// may see, what staff read on a request beside its record (option, button, customer text) and the
+// location's outcomes, its lockers with each cabinet's open order, its radio edge devices and
+// webhook endpoints, and the location of a cabinet or an order before a staff action on it.
 import type { Queryable } from '../db/db.ts';
 
 export interface LocationRow { id: number; name: string }
@@ -15,51 +14,34 @@ export async function visibleLocations(q: Queryable, organizationId: number, lim
   );
 }
 
-export interface QueueRow {
+export interface RequestLabel {
   id: number;
-  message_id: string;
-  status: string;
-  is_escalated: boolean;
-  source: string;
   option_text: string;
   option_prompt: string;
-  staff_action: string;
-  claimed_by: string | null;
-  claimed_at: string | null;
-  staff_on_the_way_at: string | null;
-  completed_at: string | null;
-  completion_reason: string | null;
-  created_at: string;
-  closed_at: string | null;
+  /** The call button's or display's name, when the request came from one. */
+  device_name: string | null;
+  custom_text: string | null;
 }
 
-/** A location's open requests and those closed in the last `closedHours`, newest first. */
-export async function queue(q: Queryable, locationId: number, now: Date, closedHours: number): Promise<QueueRow[]> {
-  return q.query<QueueRow>(
-    `SELECT r.id, r.message_id,
-       CASE WHEN r.is_canceled THEN 'cancelled' WHEN r.is_completed THEN 'completed' WHEN r.is_timeout THEN 'timed_out'
-            WHEN r.is_on_the_way THEN 'on_the_way' WHEN r.is_claimed THEN 'claimed'
-            WHEN coalesce((to_jsonb(r) ->> 'is_escalated')::boolean, false) THEN 'escalated' ELSE 'created' END AS status,
-       coalesce((to_jsonb(r) ->> 'is_escalated')::boolean, false) AS is_escalated,
-       CASE WHEN r.callbutton_id IS NOT NULL THEN 'call_button' WHEN r.display_id IS NOT NULL THEN 'display' ELSE 'api' END AS source,
-       o.text_en AS option_text, o.prompt_en AS option_prompt,
-       coalesce(to_jsonb(o) ->> 'staff_action', 'claim_and_on_the_way') AS staff_action,
-       r.claimed_by, r.claimed_at AS claimed_at, r.staff_on_the_way_at AS staff_on_the_way_at,
-       r.completed_at AS completed_at, r.completion_reason,
-       r.created_at AS created_at, r.closed_at AS closed_at
+/** What staff read on a request beside its record (C7 gives the record): its option's text and
+ * prompt, the button or display it came from, the customer's own text. */
+export async function requestLabels(q: Queryable, locationId: number, ids: readonly number[]): Promise<RequestLabel[]> {
+  if (ids.length === 0) return [];
+  return q.query<RequestLabel>(
+    `SELECT r.id, o.text_en AS option_text, o.prompt_en AS option_prompt,
+       coalesce(b.name, d.name) AS device_name, r.custom_text
      FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id
-     WHERE r.location_id = $1 AND (NOT r.is_closed OR NOT r.is_timeout AND r.closed_at > $2::timestamptz - $3 * interval '1 hour'
-                                   OR r.is_timeout AND r.timeout_at > $2::timestamptz - $3 * interval '1 hour')
-     ORDER BY r.is_closed, r.created_at DESC, r.id DESC
-     LIMIT 200`,
-    [locationId, now, closedHours],
+     LEFT JOIN call_buttons b ON b.id = r.callbutton_id LEFT JOIN cfh_displays d ON d.id = r.display_id
+     WHERE r.location_id = $1 AND r.id = ANY ($2::bigint[])`,
+    [locationId, [...ids]],
   );
 }
 
-/** The location of a request of the organization, or undefined. */
-export async function requestLocation(q: Queryable, organizationId: number, messageId: string): Promise<number | undefined> {
-  const [row] = await q.query<{ location_id: number }>('SELECT location_id FROM cfh_requests WHERE message_id = $1 AND organization_id = $2', [messageId, organizationId]);
-  return row?.location_id;
+export interface OutcomeRow { key: string; text: string }
+
+/** The location's outcomes (contract section 10): when it has some, completing must name one. */
+export async function outcomesOf(q: Queryable, locationId: number): Promise<OutcomeRow[]> {
+  return q.query<OutcomeRow>('SELECT key, text_en AS text FROM cfh_outcomes WHERE location_id = $1 ORDER BY id', [locationId]);
 }
 
 export interface LockerCabinetRow {

@@ -46,10 +46,13 @@ export function toast(text, kind = 'ok') {
  */
 export function confirmDialog({ title, text, confirm = 'Confirm', danger = false, field = null }) {
   return new Promise((resolve) => {
-    const input = field === null ? null : h('input', {
-      id: 'dialog-field', type: 'text', maxlength: field.maxLength ?? 200, required: field.required ?? false,
-      list: field.options ? 'dialog-options' : null, value: field.value ?? '', autocomplete: 'off',
-    });
+    // choices [{ value, text }]: a select; otherwise a text field, with `options` as suggestions.
+    const input = field === null ? null : field.choices ? h('select', { id: 'dialog-field', required: field.required ?? false },
+      h('option', { value: '' }, 'Choose…'), field.choices.map((c) => h('option', { value: c.value }, c.text)))
+      : h('input', {
+        id: 'dialog-field', type: 'text', maxlength: field.maxLength ?? 200, required: field.required ?? false,
+        list: field.options ? 'dialog-options' : null, value: field.value ?? '', autocomplete: 'off',
+      });
     const options = field?.options ? h('datalist', { id: 'dialog-options' }, field.options.map((o) => h('option', { value: o }))) : null;
     const form = h('form', { method: 'dialog' },
       h('h2', {}, title),

@@ -54,7 +54,9 @@ export function duration(seconds) {
 
 export function time(iso) {
   if (!iso) return '—';
-  const d = new Date(iso);
+  // A CFH record's closed_at is "YYYY-MM-DD HH:MM:SS" in UTC (contract section 4).
+  const d = new Date(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(iso) ? `${iso.replace(' ', 'T')}Z` : iso);
+  if (Number.isNaN(d.getTime())) return iso;
   return d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 

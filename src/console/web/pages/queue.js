@@ -19,17 +19,20 @@ export function queuePage(container, { locationId }) {
   return livePage(container, {
     title: 'Call for Help', url: () => `/console/api/locations/${locationId}/queue`, kinds: ['callforhelp'], tickMs: 1000,
     render: (body, data, ctx) => {
+      ctx.outcomes = data.outcomes;
+      const outcomeText = new Map(data.outcomes.map((o) => [o.key, o.text]));
       const open = data.requests.filter((r) => OPEN.has(r.status));
       const closed = data.requests.filter((r) => !OPEN.has(r.status));
       mount(body,
         h('h2', {}, `Waiting and in progress (${open.length})`),
         open.length === 0 ? empty('No one is waiting for help.') : h('ul', { class: 'cards queue', id: 'open-requests' }, open.map((r) => requestCard(r, ctx))),
         h('h2', {}, 'Recently closed'),
-        closed.length === 0 ? empty('Nothing closed in the last two hours.') : h('table', { class: 'table' },
+        closed.length === 0 ? empty('Nothing closed yet.') : h('table', { class: 'table' },
           h('thead', {}, h('tr', {}, h('th', {}, 'Request'), h('th', {}, 'Status'), h('th', {}, 'By'), h('th', {}, 'Outcome'), h('th', {}, 'Closed'))),
           h('tbody', {}, closed.map((r) => h('tr', {},
-            h('td', {}, r.option_text), h('td', {}, badge(label(r.status), r.status)), h('td', {}, r.claimed_by ?? '—'),
-            h('td', {}, r.completion_reason ?? '—'), h('td', {}, time(r.closed_at)))))));
+            h('td', {}, r.option_text, r.device_name ? ` · ${r.device_name}` : ''), h('td', {}, badge(label(r.status), r.status)),
+            h('td', {}, r.claimed_by ?? '—'), h('td', {}, outcomeText.get(r.completion_reason) ?? r.completion_reason ?? '—'),
+            h('td', {}, time(r.closed_at)))))));
     },
   });
 }
@@ -50,9 +53,10 @@ function requestCard(r, ctx) {
     h('div', { class: 'row' },
       h('strong', { class: 'option' }, r.option_text),
       h('span', { class: 'age', 'aria-label': 'waiting for', dataset: { since: r.created_at } }, ageText(age))),
+    r.custom_text ? h('p', { class: 'custom' }, `“${r.custom_text}”`) : null,
     h('div', { class: 'row meta' },
       badge(label(r.status), r.status), escalated && r.status !== 'escalated' ? badge('escalated', 'escalated') : null,
-      h('span', { class: 'muted' }, label(r.source)),
+      h('span', { class: 'muted' }, r.device_name ?? label(r.source)),
       r.claimed_by ? h('span', {}, `Claimed by ${r.claimed_by}`) : null),
     h('div', { class: 'actions' }, buttons));
 }
@@ -65,9 +69,13 @@ async function step(r, which, ctx) {
 }
 
 async function complete(r, ctx) {
+  // The location's outcomes when it has some (C3 accepts only those), else free text with suggestions.
+  const outcomes = ctx.outcomes ?? [];
   const answer = await confirmDialog({
     title: 'Complete the request', text: r.option_text, confirm: 'Complete',
-    field: { label: 'Outcome', required: true, options: OUTCOMES, maxLength: 200 },
+    field: outcomes.length > 0
+      ? { label: 'Outcome', required: true, choices: outcomes.map((o) => ({ value: o.key, text: o.text })) }
+      : { label: 'Outcome', required: true, options: OUTCOMES, maxLength: 200 },
   });
   if (answer === null) return;
   const result = await act(() => post(`/console/api/cfh/${encodeURIComponent(r.message_id)}/complete`, { outcome: answer.value }),
