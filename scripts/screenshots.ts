@@ -18,10 +18,15 @@ const TOKEN = 'screenshots-api-token-0123456789abc';
 const CONSOLE = 'screenshots-console-token-0123456789';
 const EDGE_KEY = 'screenshots-edge-key-0123456789abcd';
 const LOCKER_KEY = 'screenshots-locker-key-0123456789ab';
+const HUB = 'screenshots-hub-token-0123456789abcdef';
 
 const provision = {
   organizations: [{ id: 1, name: 'Acme Grocery' }],
-  locations: [{ id: 10, organization_id: 1, name: 'Main Street store', store_number: '010' }],
+  locations: [{ id: 10, organization_id: 1, name: 'Main Street store', store_number: '010', cfh_escalation_seconds: 120, cfh_timeout_seconds: 3600 }],
+  cfh_outcomes: [['helped', 'Customer helped'], ['product_found', 'Product found'], ['out_of_stock', 'Out of stock'], ['customer_left', 'Customer had left']]
+    .map(([key, text], i) => ({ id: 90 + i, location_id: 10, key: key as string, text_en: text as string, text_fr: text as string })),
+  call_buttons: [['Paint counter button', 50], ['Garden centre button', 51], ['Fitting rooms button', 52]]
+    .map(([name, option], i) => ({ id: 30 + i, location_id: 10, name: name as string, device_key: `AA:BB:CC:00:00:0${i + 1}`, option_id: option as number })),
   lockers: [{
     id: 100, location_id: 10, name: 'Front lockers', version: 2, rear_loading_available: true, timer: 30, api_key: LOCKER_KEY,
     cabinets: [1, 2, 3, 4, 5, 6].map((key) => ({ id: 1000 + key, key, size: key <= 2 ? 'small' : key <= 4 ? 'medium' : 'large', thermal_mode: key === 6 ? 'chill' as const : 'ambient' as const })),
@@ -35,6 +40,7 @@ const provision = {
   api_tokens: [
     { name: 'integration', organization_id: 1, scopes: ['cfh' as const, 'radio' as const], token: TOKEN },
     { name: 'console', organization_id: 1, scopes: ['console' as const], token: CONSOLE },
+    { name: 'hub', organization_id: 1, scopes: ['buttons' as const], token: HUB },
   ],
 };
 
@@ -74,6 +80,14 @@ async function activity(base: string, clock: ManualClock): Promise<void> {
   const bearer = { authorization: `Bearer ${TOKEN}` };
   const request = async (option: number) => ((await call(base, 'POST', '/api/callforhelp/requests', { location_id: 10, option_id: option }, bearer)) as { message_id: string }).message_id;
   const staff = (messageId: string, name: string) => ({ message_id: messageId, claimed_by: name, claimed_by_user_id: name.toLowerCase(), channel_id: 'floor', request_from: 'provider_a' });
+  const press = async (button: number, voltage?: number) => {
+    const res = await fetch(`${base}/api/callbutton/press`, {
+      method: 'POST', headers: { authorization: `Bearer ${HUB}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ device_key: `AA:BB:CC:00:00:0${button}`, ...(voltage === undefined ? {} : { voltage }) }),
+    });
+    if (!res.ok) throw new Error(`press: ${res.status} ${await res.text()}`);
+    return (await res.text()).trim();
+  };
   const people = ['Sam', 'Robin', 'Kim', 'Alex'];
   const outcomes = ['helped', 'helped', 'product_found', 'out_of_stock', 'helped', 'customer_left'];
   const end = Date.now();
@@ -81,16 +95,17 @@ async function activity(base: string, clock: ManualClock): Promise<void> {
   for (let day = 6; day >= 0; day--) {
     clock.set(new Date(end - day * 86_400_000 - 5 * 3600_000));
     for (let i = 0; i < 3 + ((day * 5) % 6); i++, n++) {
-      const id = await request(50 + ((n * 7) % 4));
+      const id = n % 3 === 0 ? await press(1 + (n % 2)) : await request(50 + ((n * 7) % 4));
       const who = people[(n * 3) % 4] as string;
       clock.advance(20_000 + ((n * 37) % 9) * 15_000);
       await call(base, 'POST', '/api/callforhelp/claim', staff(id, who), bearer);
       clock.advance(60_000 + ((n * 53) % 7) * 40_000);
       await call(base, 'POST', '/api/callforhelp/complete', { ...staff(id, who), customer_status: outcomes[n % outcomes.length] }, bearer);
-      clock.advance(25 * 60_000);
+      clock.advance(25 * 60_000); // past the buttons' cooldown
     }
   }
-  clock.set(new Date(end - 4 * 60_000));
+  clock.set(new Date(end - 6 * 60_000));
+  await press(3, 2.31); // a button whose battery runs low; unclaimed, it escalates
   const claimed = await request(51);
   clock.advance(50_000);
   await call(base, 'POST', '/api/callforhelp/claim', staff(claimed, 'Robin'), bearer);
@@ -99,6 +114,7 @@ async function activity(base: string, clock: ManualClock): Promise<void> {
   clock.advance(75_000);
   await request(53);
   clock.set(new Date(end));
+  await new Promise((r) => setTimeout(r, 1500)); // the scheduler escalates what waited too long
   await call(base, 'POST', '/api/lockers/cabinet/status', { cabinets: [1, 2, 3, 4, 5, 6].map((key) => ({ key, front_status: 'closed' })), locker_info: { ip: '10.0.0.21', firmware: '2.4.1' } }, { 'api-key': LOCKER_KEY });
   for (const [cabinet, order] of [[1002, 71001], [1004, 71002]] as const) {
     await call(base, 'POST', `/api/lockers/orders?secret_token=${SECRET}`, { rearload: false, locker_id: 100, cabinet_id: cabinet, order_id: order, organization_id: 1, location_id: 10 });

@@ -24,9 +24,9 @@ export interface ConsolePageDeps {
   offlineSeconds: number;
 }
 
-/** Requests the queue shows: every open one (up to a screen's worth), then the newest closed ones. */
+/** Requests the queue shows: every open one (up to a busy day's worth), then the newest closed ones. */
 export const OPEN_SHOWN = 200;
-export const CLOSED_SHOWN = 20;
+export const CLOSED_SHOWN = 10;
 
 /** The identity as the features' use cases take it. */
 export function principalOf(identity: ConsoleIdentity): Principal {

@@ -16,7 +16,7 @@ export function devicesPage(container, { locationId }) {
         h('td', {}, label(d.kind)),
         h('td', {}, badge(d.online ? 'online' : 'offline', d.online ? 'good' : 'bad')),
         h('td', {}, time(d.last_seen_at)),
-        h('td', {}, d.voltage === null ? '—' : badge(`${d.voltage.toFixed(2)} V`, d.voltage < LOW_VOLTS ? 'bad' : '')),
+        h('td', {}, d.voltage === null ? '—' : badge(`${d.voltage.toFixed(2)} V${d.voltage < LOW_VOLTS ? ' · low' : ''}`, d.voltage < LOW_VOLTS ? 'bad' : '')),
         h('td', {}, d.firmware ?? '—'),
         h('td', {}, d.ip ?? '—'),
         h('td', { class: d.queued_messages > 0 ? 'warn-text' : '' }, String(d.queued_messages))))))),

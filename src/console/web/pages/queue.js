@@ -21,7 +21,9 @@ export function queuePage(container, { locationId }) {
     render: (body, data, ctx) => {
       ctx.outcomes = data.outcomes;
       const outcomeText = new Map(data.outcomes.map((o) => [o.key, o.text]));
-      const open = data.requests.filter((r) => OPEN.has(r.status));
+      // Who has waited longest comes first, escalations before everything else.
+      const open = data.requests.filter((r) => OPEN.has(r.status))
+        .sort((a, b) => Number(b.is_escalated) - Number(a.is_escalated) || Date.parse(a.created_at) - Date.parse(b.created_at));
       const closed = data.requests.filter((r) => !OPEN.has(r.status));
       mount(body,
         h('h2', {}, `Waiting and in progress (${open.length})`),
