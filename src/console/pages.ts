@@ -136,8 +136,8 @@ export async function visibleEdge(deps: Pick<ConsolePageDeps, 'db'>, identity: C
 export async function reportsPage(deps: ConsolePageDeps, identity: ConsoleIdentity, query: { location_id: number; from: string; to: string }) {
   await visibleLocation(deps, identity, query.location_id);
   const principal = principalOf(identity);
-  const [cfh, lockers] = await Promise.all([cfhReport(deps, principal, query), lockerReport(deps, principal, query)]);
-  return { cfh, lockers };
+  const [cfh, lockers, outcomes] = await Promise.all([cfhReport(deps, principal, query), lockerReport(deps, principal, query), store.outcomesOf(deps.db, query.location_id)]);
+  return { cfh, lockers, outcomes };
 }
 
 export async function requestsCsv(deps: ConsolePageDeps, identity: ConsoleIdentity, query: { location_id: number; from: string; to: string }) {

@@ -33,7 +33,8 @@ export function reportsPage(container, { locationId }) {
   return { refresh() {}, stop() { stopped = true; } };
 }
 
-function render(body, { cfh, lockers }) {
+function render(body, { cfh, lockers, outcomes }) {
+  const outcomeText = new Map(outcomes.map((o) => [o.key, o.text]));
   const times = [['Claimed', cfh.time_to_claim], ['On the way', cfh.time_to_on_the_way], ['Completed', cfh.time_to_complete]];
   // Requests of no button or display (from an integration) are not a button.
   const buttons = cfh.by_device.filter((g) => g.key !== 'none' && g.key !== null);
@@ -49,7 +50,7 @@ function render(body, { cfh, lockers }) {
       bars({ title: 'Response times (minutes from the request)', unit: ' min', series: [{ key: 'median', label: 'median' }, { key: 'p90', label: '90th percentile' }],
         rows: times.map(([name, d]) => ({ label: name, values: { median: minutes(d.median_s), p90: minutes(d.p90_s) } })) }),
       cfh.outcomes.length === 0 ? card('Outcomes', empty('No completed requests in this range.'))
-        : bars({ title: 'Outcomes', series: [{ key: 'count', label: 'requests' }], rows: cfh.outcomes.map((o) => ({ label: label(o.key), values: { count: o.count } })) }),
+        : bars({ title: 'Outcomes', series: [{ key: 'count', label: 'requests' }], rows: cfh.outcomes.map((o) => ({ label: outcomeText.get(o.key) ?? label(o.key), values: { count: o.count } })) }),
       cfh.by_employee.length === 0 ? card('Per employee', empty('No one claimed a request in this range.'))
         : bars({ title: 'Per employee', series: [{ key: 'claimed', label: 'claimed' }, { key: 'completed', label: 'completed' }],
           rows: cfh.by_employee.map((e) => ({ label: e.claimed_by, values: { claimed: e.claimed, completed: e.completed } })) }),
