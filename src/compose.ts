@@ -118,7 +118,11 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   };
   const metrics = new ServiceMetrics();
   const devices = opts.devices ?? new DeviceGateway({ config, db, clock, log: log('devices') });
-  const speech = opts.speech ?? createSpeechSynthesizer({ workers: config.speechWorkers });
+  const speechLog = log('speech');
+  const speech = opts.speech ?? createSpeechSynthesizer({
+    workers: config.speechWorkers,
+    onEngineFailed: (engine, err) => speechLog.warn({ engine, err }, 'speech engine cannot run; using the next one'),
+  });
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
   scheduler.registerAll(lockerJobs({ clock }));
   scheduler.registerAll(cfhJobs());
@@ -148,7 +152,10 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   app = built;
   built.addHook('onReady', async () => {
     // Engines warm before the first request, so it is not the slow one.
-    if (opts.speech === undefined) await speech.ready();
+    if (opts.speech === undefined) {
+      await speech.ready();
+      speechLog.info({ engines: speech.engines }, `speech engine: ${speech.engines[0] ?? 'none'} (best first: ${speech.engines.join(', ')})`);
+    }
     if (opts.devices === undefined) await devices.start();
     if (opts.manualJobs === true) return;
     scheduler.start();
