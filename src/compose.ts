@@ -18,6 +18,7 @@ import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { radioJobs } from './radio/jobs.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -126,6 +127,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
   scheduler.registerAll(lockerJobs({ clock }));
   scheduler.registerAll(cfhJobs());
+  scheduler.registerAll(radioJobs());
   const health = new DeviceHealth({ db, clock, offlineSeconds: config.deviceOfflineSeconds, log: log('health') });
   scheduler.registerAll(health.jobs());
   devices.onPresence(health);

@@ -34,6 +34,10 @@ export interface Config {
   readonly retentionDays: number;
   /** The bearer token GET /metrics requires; null: /metrics is open. */
   readonly metricsToken: string | null;
+  /** Seconds a radio play message may wait to be sent (its expires_at = queued_at + this). */
+  readonly radioMessageTtlSeconds: number;
+  /** Unplayed messages an edge device holds at most; beyond it the oldest normal one is dropped. */
+  readonly radioQueueLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -139,5 +143,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: integer(env, 'RETENTION_DAYS', 90, 1, 36_500),
     metricsToken,
+    radioMessageTtlSeconds: integer(env, 'RADIO_MESSAGE_TTL_SECONDS', 120, 1, 86_400),
+    radioQueueLimit: integer(env, 'RADIO_QUEUE_LIMIT', 10, 1, 10_000),
   });
 }

@@ -5,8 +5,10 @@ import type { Principal } from '../http/auth.ts';
 import { normalizeForSpeech } from './normalize.ts';
 import type { Edge, VoiceHandler } from './store.ts';
 
-/** Longest text accepted (R1 text, R2 Body): about 40 seconds of speech. */
-export const MAX_TEXT_LENGTH = 600;
+/** Longest text R1 accepts and R2 speaks (contract section 12): about 35 seconds of speech. */
+export const MAX_TEXT_LENGTH = 500;
+/** Longest R2 Body recorded (the provider's own limit for a text message is 1,600). */
+export const MAX_MESSAGING_BODY = 10_000;
 /** Longest text after the handlers (normalizing "$3.50" makes it longer). */
 export const MAX_SPOKEN_LENGTH = 2_000;
 

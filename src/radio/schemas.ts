@@ -2,11 +2,11 @@
 // types and the OpenAPI document.
 import { Type } from 'typebox';
 import { errorResponses, JSON_STORABLE_CHAR, JsonStorableText, nullable, oneOf } from '../http/schemas.ts';
-import { MAX_TEXT_LENGTH } from './rules.ts';
+import { MAX_MESSAGING_BODY, MAX_TEXT_LENGTH } from './rules.ts';
 
 // Two patterns, each linear: one pattern saying both would backtrack quadratically on a long text.
-const SpeakableText = (description: string) =>
-  Type.String({ minLength: 1, maxLength: MAX_TEXT_LENGTH, pattern: String.raw`\S`, allOf: [{ pattern: `^${JSON_STORABLE_CHAR}*$` }], description });
+const SpeakableText = (description: string, maxLength = MAX_TEXT_LENGTH) =>
+  Type.String({ minLength: 1, maxLength, pattern: String.raw`\S`, allOf: [{ pattern: `^${JSON_STORABLE_CHAR}*$` }], description });
 const EdgeId = JsonStorableText({ minLength: 1, maxLength: 100, description: 'The radio edge device id' });
 const MessageId = (description: string) => JsonStorableText({ minLength: 1, maxLength: 100, description });
 
@@ -33,26 +33,28 @@ export const EDGE_SECURITY: Record<string, string[]>[] = [{ edgeApiKey: [] }, { 
 
 export const Played = Type.Object({
   success: Type.Boolean(),
-  message_id: Type.String({ description: 'Id of the message; the play message and the ack carry it' }),
-});
+  message_id: Type.String({ description: 'Id of the message; the play message and the ack carry it. A repeat (same text within 10 s, or an R2 MessageSid seen before) answers the first one\'s' }),
+}, { title: 'RadioPlayed' });
 
 export const PlayBody = Type.Object({
   edgeId: EdgeId,
   text: SpeakableText(`Text converted to speech (at most ${MAX_TEXT_LENGTH} characters)`),
   actor: JsonStorableText({ minLength: 1, maxLength: 200, description: 'Name of the actor responsible for the audio' }),
   process: Type.Boolean({ default: false, description: "When true, the edge device's voice handlers run over the message" }),
-});
+  priority: Type.Optional(oneOf(['normal', 'urgent'], { description: 'urgent: sent before normal messages queued earlier (default normal)' })),
+}, { title: 'RadioPlayBody' });
 
 export const MessagingParams = Type.Object({ edgeId: EdgeId });
 
 export const MessagingBody = Type.Object(
   {
     AccountSid: JsonStorableText({ minLength: 34, maxLength: 34, description: 'The provider account (34 characters)' }),
-    Body: SpeakableText('The message text, spoken'),
+    Body: SpeakableText(`The message text: its first ${MAX_TEXT_LENGTH} characters are spoken, the whole is recorded`, MAX_MESSAGING_BODY),
+    MessageSid: Type.Optional(JsonStorableText({ minLength: 1, maxLength: 100, description: "The provider's id of the message: a second webhook with it is a replay" })),
     From: JsonStorableText({ minLength: 1, maxLength: 100, description: 'Sender phone number' }),
     To: JsonStorableText({ minLength: 1, maxLength: 100, description: 'Recipient phone number' }),
   },
-  { description: 'The provider sends more fields; all of them are signed, and ignored otherwise' },
+  { description: 'The provider sends more fields; all of them are signed, and ignored otherwise', title: 'RadioMessagingForm' },
 );
 
 export const Transcript = Type.Object({
