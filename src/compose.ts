@@ -18,6 +18,7 @@ import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER } from './radio/announce.ts';
 import { radioJobs } from './radio/jobs.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
@@ -127,12 +128,17 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
   scheduler.registerAll(lockerJobs({ clock }));
   scheduler.registerAll(cfhJobs());
-  scheduler.registerAll(radioJobs());
   const health = new DeviceHealth({ db, clock, offlineSeconds: config.deviceOfflineSeconds, log: log('health') });
   scheduler.registerAll(health.jobs());
   devices.onPresence(health);
   const events = new EventSubscribers({ db, log: log('events') });
   events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
+  const radioDeps = {
+    speech, ttlSeconds: config.radioMessageTtlSeconds, queueLimit: config.radioQueueLimit,
+    observeSynthesis: (seconds: number) => metrics.observeSynthesis(seconds),
+  };
+  scheduler.registerAll(radioJobs({ [RADIO_ANNOUNCE_JOB]: announceJob(radioDeps) }));
+  events.register(RADIO_ANNOUNCEMENTS_SUBSCRIBER, announcementSubscriber({ clock }));
   const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
   const retentionLog = log('retention');

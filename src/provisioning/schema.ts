@@ -1,9 +1,12 @@
 // The declarative provisioning file (contract section 7).
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../events/log.ts';
-import { nullable, oneOf, RowId, STORABLE } from '../http/schemas.ts';
+import { nullable, oneOf, oneOfOrNull, RowId, STORABLE } from '../http/schemas.ts';
 
 const Id = RowId;
+
+/** The CFH statuses a radio edge device can announce (contract sections 10 and 12). */
+const CFH_ANNOUNCEABLE = ['created', 'escalated', 'reminder', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Secret = Type.String({ minLength: 16, maxLength: 512 });
 
@@ -33,6 +36,8 @@ export const ProvisioningFile = Type.Object({
     store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
     /** The store's IANA time zone (e.g. America/Toronto): its reports' day boundaries. Absent or null: UTC. */
     time_zone: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_+/-]+$' }))),
+    /** The language of the store's radio announcements (and pages): en or fr. Absent or null: en. */
+    language: Type.Optional(oneOfOrNull(['en', 'fr'])),
   }))),
   lockers: Type.Optional(Type.Array(Type.Object({
     id: Id,
@@ -59,6 +64,10 @@ export const ProvisioningFile = Type.Object({
     name: Name,
     device_key: Secret,
     voice_handlers: Type.Optional(Type.Array(Type.Union([Type.Literal('normalize'), Type.Literal('chime'), Type.Literal('transcript')]), { uniqueItems: true })),
+    /** The CFH statuses it announces (default created, escalated, cancelled); empty: none. */
+    announce_cfh: Type.Optional(Type.Array(oneOf(CFH_ANNOUNCEABLE), { uniqueItems: true })),
+    /** Acts on what staff say on the channel (radio/<edge_id>/heard). Default false. */
+    voice_actions: Type.Optional(Type.Boolean()),
   }))),
   messaging_accounts: Type.Optional(Type.Array(Type.Object({
     account_sid: Type.String({ pattern: '^[A-Za-z0-9]{34}$' }),

@@ -35,7 +35,7 @@ export async function findMessagingAccount(q: Queryable, accountSid: string): Pr
   return row === undefined ? null : { accountSid: row.account_sid, organizationId: row.organization_id, authToken: row.auth_token };
 }
 
-export type Credential = 'edge_key' | 'token' | 'messaging_signature';
+export type Credential = 'edge_key' | 'token' | 'messaging_signature' | 'service';
 
 export interface PlayRecord {
   messageId: string;
