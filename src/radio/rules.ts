@@ -1,7 +1,7 @@
 // Rules of the radio that are not HTTP: limits, which voice handlers run and in what order, who
 // may play on an edge device, and the play message an edge device receives.
 import { AppError } from '../http/errors.ts';
-import type { Principal } from '../http/auth.ts';
+import { reachesLocation, type Principal } from '../http/auth.ts';
 import { normalizeForSpeech } from './normalize.ts';
 import type { Edge, VoiceHandler } from './store.ts';
 
@@ -49,6 +49,9 @@ export function authorizeEdgeUse(caller: RadioCaller, edgeId: string, edge: Edge
     return caller.edge;
   }
   if (edge === null) throw new AppError(404, 'not_found', 'edge device not found');
-  if (edge.organizationId !== caller.principal.organizationId) throw forbidden("the token is not of this edge device's organization");
+  // A token limited to some locations treats an edge device of another location as another organization's.
+  if (edge.organizationId !== caller.principal.organizationId || !reachesLocation(caller.principal, edge.locationId)) {
+    throw forbidden("the token is not of this edge device's organization");
+  }
   return edge;
 }
