@@ -22,7 +22,7 @@ before(async () => {
 const CONTRACT_OPERATIONS = [
   'getLocationLockers', 'createLockerOrder', 'commandCabinet', 'completeCabinetOrder', 'commandByOpenCode', 'completeOrderByOpenCode',
   'updateLockerStatus', 'createCfhRequest', 'claimCfhRequest', 'markCfhOnTheWay', 'completeCfhRequest', 'cancelCfhRequest', 'getCfhRequest',
-  'playRadioText', 'playRadioWebhookMessage', 'listRadioTranscripts', 'getRadioTranscriptAudio',
+  'playRadioText', 'playRadioWebhookMessage', 'listRadioTranscripts', 'getRadioTranscriptAudio', 'listRadioEdgeTranscripts', 'getRadioMessageAudio',
   'cancelLockerOrder', 'renewOpenCode', 'listDevices', 'listWebhookDeliveries', 'redeliverWebhook',
   'healthz', 'readyz', 'mqttEmqxAuthenticate', 'mqttEmqxAuthorize', 'mqttMosquittoUser', 'mqttMosquittoSuperuser', 'mqttMosquittoAcl',
 ];
