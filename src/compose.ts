@@ -18,8 +18,12 @@ import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
-import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER } from './radio/announce.ts';
+import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER, RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
+import { handleHeard, type RadioStaff, type VoiceCfh } from './radio/heard.ts';
 import { radioJobs } from './radio/jobs.ts';
+import { followRequests } from './radio/voice-store.ts';
+import { claimRequest, markOnTheWay, type Caller, type CfhDeps } from './cfh/requests.ts';
+import type { Staff } from './cfh/rules.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -69,6 +73,20 @@ export interface Service {
   feed: LiveFeed;
   /** The open Server-Sent Events streams of this instance. */
   live: LiveStreams;
+}
+
+/**
+ * Voice actions claim through Call for Help's own use cases, as the radio on the edge device it was
+ * heard on: no API token, request_from "radio".
+ */
+function voiceCfh(deps: CfhDeps): VoiceCfh {
+  // The radio is no API token; until CFH's Caller can say so, its tokenId is null (recorded as such).
+  const caller = (organizationId: number): Caller => ({ organizationId, tokenId: null as unknown as number });
+  const staff = (s: RadioStaff): Staff => ({ ...s, from: 'radio' as Staff['from'] });
+  return {
+    claim: (organizationId, messageId, s) => claimRequest(deps, caller(organizationId), messageId, staff(s)),
+    onTheWay: (organizationId, messageId, s) => markOnTheWay(deps, caller(organizationId), messageId, staff(s)),
+  };
 }
 
 /** A start that cannot go on, with a message for the operator. */
@@ -145,6 +163,12 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   };
   scheduler.registerAll(radioJobs({ [RADIO_ANNOUNCE_JOB]: announceJob(radioDeps) }));
   events.register(RADIO_ANNOUNCEMENTS_SUBSCRIBER, announcementSubscriber({ clock }));
+  events.register(RADIO_REQUESTS_SUBSCRIBER, followRequests);
+  const voiceLog = log('radio');
+  const voice = { ...radioDeps, db, clock, cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds }), log: voiceLog };
+  devices.onHeard(async (edgeId, payload) => {
+    await handleHeard(voice, edgeId, payload);
+  });
   const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
   const retentionLog = log('retention');

@@ -61,3 +61,14 @@ export function announcementText(r: AnnouncedRequest, language: Language): strin
   if (prompt !== '' && prompt.toLowerCase() !== where.toLowerCase()) text += `. ${prompt}`;
   return text.slice(0, 480);
 }
+
+/** What the radio answers a voice action that did not claim anything. */
+export function voiceReply(kind: 'nothing_waiting' | 'taken', language: Language, place: string): string {
+  const where = clean(place);
+  if (kind === 'nothing_waiting') {
+    const lead = language === 'fr' ? "Rien n'attend" : 'Nothing is waiting';
+    return where === '' ? lead : `${lead}: ${where}`;
+  }
+  const lead = language === 'fr' ? 'Déjà pris' : 'Already taken';
+  return where === '' ? lead : `${lead}: ${where}`;
+}

@@ -13,8 +13,10 @@ import { prepareAudio, queuePlay, type PlayDeps } from './play.ts';
 
 export { RADIO_ANNOUNCE_JOB } from './announce-store.ts';
 
-/** The subscriber's name: its cursor row. */
+/** The subscribers' names: their cursor rows. */
 export const RADIO_ANNOUNCEMENTS_SUBSCRIBER = 'radio-announcements';
+/** Keeps radio_open_requests, what voice actions can claim (voice-store.ts followRequests). */
+export const RADIO_REQUESTS_SUBSCRIBER = 'radio-requests';
 
 export function announcementSubscriber(deps: { clock: Clock }): EventHandler {
   return async (q, events) => {
