@@ -8,7 +8,6 @@ import { test } from 'node:test';
 import { REQUEST_FROM } from '../../src/cfh/schemas.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { TestDevice, waitUntil } from '../devices/device.ts';
-import { openCfhRequest } from '../support/requests.ts';
 import { freshId, makeWorld, testApp, TEST_MQTT_URL, type World } from '../support/world.ts';
 
 // Claims from the radio are recorded with request_from "radio", which the CFH workflow brings.
