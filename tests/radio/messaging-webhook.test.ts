@@ -189,7 +189,7 @@ test('the edge device\'s voice handlers run over the Body', async () => {
   const res = await post(path, params, { 'x-messaging-signature': sign(w.authToken, path, params) });
   assert.equal(res.statusCode, 200, res.body);
   const id = res.json<{ message_id: string }>().message_id;
-  assert.equal((await outboxPlay(db, id))?.payload.text, 'Price check: 3 dollars and 50 cents and 10 percent off');
+  assert.equal((await outboxPlay(db, id))?.payload.text, 'Price check: 3 dollars 50 and 10 percent off');
   const list = await app.inject({ url: `/api/radio/edges/${w.edgeId}/transcripts`, headers: { 'api-key': w.edgeKey } });
   const [t] = list.json<{ transcripts: Record<string, unknown>[] }>().transcripts;
   assert.deepEqual(

@@ -1,4 +1,5 @@
-// The speech synthesizer: real eSpeak NG engines in worker threads, bounded in queue and time.
+// The speech synthesizer: bounded in queue and time. The bounds are shown on eSpeak NG's worker
+// pool (the same bounds hold for every engine: speech-engines.test.ts shows each engine speaking).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -14,7 +15,7 @@ const shared = testSpeech();
 const LONG = 'Attention shoppers, the store will close in fifteen minutes. Please bring your purchases to the front registers. '.repeat(5);
 
 async function withSynthesizer<T>(opts: Parameters<typeof createSpeechSynthesizer>[0], fn: (s: SpeechSynthesizer) => Promise<T>): Promise<T> {
-  const speech = createSpeechSynthesizer(opts);
+  const speech = createSpeechSynthesizer({ engines: ['espeak-ng'], ...opts });
   try {
     await speech.ready();
     return await fn(speech);
@@ -85,7 +86,7 @@ test('an unknown voice or blank text is refused as input; a known voice speaks',
 });
 
 test('a closed synthesizer refuses work instead of hanging', async () => {
-  const speech = createSpeechSynthesizer({ workers: 1 });
+  const speech = createSpeechSynthesizer({ workers: 1, engines: ['espeak-ng'] });
   await speech.ready();
   await speech.close();
   await assert.rejects(speech.synthesize(SENTENCE), SpeechUnavailableError);

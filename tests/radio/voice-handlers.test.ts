@@ -17,7 +17,7 @@ async function play(headers: Record<string, string>, body: Record<string, unknow
 }
 
 const PRICE_TEXT = 'Cleanup on aisle 5: $3.50 & 10% off item #42, see the Mgr.';
-const PRICE_SPOKEN = 'Cleanup on aisle 5: 3 dollars and 50 cents and 10 percent off item number 42, see the manager.';
+const PRICE_SPOKEN = 'Cleanup on aisle 5: 3 dollars 50 and 10 percent off item number 42, see the manager.';
 
 test('normalize reads prices, percentages, symbols and abbreviations as words; the play carries what was spoken', async () => {
   const w = await makeWorld(db, clock, { voiceHandlers: ['normalize'] });

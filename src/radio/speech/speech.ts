@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { ENGINE_NAMES, type EngineName, type SpeechEngine } from './engine.ts';
 import { availableEngines, createEngine, privateTmpDir } from './engines.ts';
+import { readingOf } from './reading.ts';
 import { encodeWav, SAMPLE_RATE } from './wav.ts';
 import { SpeechInputError, SpeechUnavailableError } from './errors.ts';
 
@@ -43,6 +44,8 @@ export interface SpeechOptions {
   maxAudioSeconds?: number;
   /** The engines to use, best first; default every one this machine has (availableEngines()). */
   engines?: readonly EngineName[];
+  /** Where the Debian engines are (default: found on PATH). */
+  paths?: Partial<Record<'festival' | 'flite', string>>;
   /** Told of an engine that could not run and was left for the next one. */
   onEngineFailed?: (engine: EngineName, err: Error) => void;
 }
@@ -55,7 +58,7 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
   const names = (opts.engines ?? availableEngines()).filter((n) => ENGINE_NAMES.includes(n));
   if (names.length === 0) throw new Error('no speech engine to use');
   const tmpDir = privateTmpDir();
-  let chain: SpeechEngine[] = names.map((name) => createEngine(name, bounds, tmpDir));
+  let chain: SpeechEngine[] = names.map((name) => createEngine(name, bounds, tmpDir, opts.paths));
   const maxSamples = Math.round((opts.maxAudioSeconds ?? 120) * SAMPLE_RATE);
   let closed = false;
 
@@ -71,9 +74,11 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
     if (closed) throw new SpeechUnavailableError('the speech synthesizer is closed');
     if (text.trim() === '') throw new SpeechInputError('empty', 'there is nothing to say');
     let lastError: Error | null = null;
+    // Every engine reads English the same way (reading.ts); eSpeak NG reads French numbers itself.
+    const reading = language === 'en' || language === 'en-us' ? readingOf(text) : text;
     for (const engine of chain.filter((e) => e.speaks(language))) {
       try {
-        return { samples: await engine.speak(text, language, maxSamples), sampleRate: SAMPLE_RATE, engine: engine.name };
+        return { samples: await engine.speak(reading, language, maxSamples), sampleRate: SAMPLE_RATE, engine: engine.name };
       } catch (err) {
         // An engine that cannot run hands over; a refusal (busy, too slow, bad input) is the answer.
         if (!(err instanceof SpeechUnavailableError) || closed) throw err;
