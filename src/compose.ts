@@ -80,9 +80,8 @@ export interface Service {
  * heard on: no API token, request_from "radio".
  */
 function voiceCfh(deps: CfhDeps): VoiceCfh {
-  // The radio is no API token; until CFH's Caller can say so, its tokenId is null (recorded as such).
-  const caller = (organizationId: number): Caller => ({ organizationId, tokenId: null as unknown as number });
-  const staff = (s: RadioStaff): Staff => ({ ...s, from: 'radio' as Staff['from'] });
+  const caller = (organizationId: number): Caller => ({ organizationId, tokenId: null, locationIds: null });
+  const staff = (s: RadioStaff): Staff => ({ ...s, from: 'radio' });
   return {
     claim: (organizationId, messageId, s) => claimRequest(deps, caller(organizationId), messageId, staff(s)),
     onTheWay: (organizationId, messageId, s) => markOnTheWay(deps, caller(organizationId), messageId, staff(s)),
@@ -165,7 +164,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   events.register(RADIO_ANNOUNCEMENTS_SUBSCRIBER, announcementSubscriber({ clock }));
   events.register(RADIO_REQUESTS_SUBSCRIBER, followRequests);
   const voiceLog = log('radio');
-  const voice = { ...radioDeps, db, clock, cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds }), log: voiceLog };
+  const voice = { ...radioDeps, db, clock, cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds, escalationSeconds: config.cfhEscalationSeconds }), log: voiceLog };
   devices.onHeard(async (edgeId, payload) => {
     await handleHeard(voice, edgeId, payload);
   });

@@ -31,6 +31,8 @@ test('a bad value stops the start naming its variable', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
     [{ SECRET_TOKEN: 'short' }, 'SECRET_TOKEN'],
+    [{ CFH_ESCALATION_SECONDS: 'soon' }, 'CFH_ESCALATION_SECONDS'],
+    [{ CFH_ESCALATION_SECONDS: '-5' }, 'CFH_ESCALATION_SECONDS'],
     [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
     [{ RETENTION_DAYS: '36501' }, 'RETENTION_DAYS'],
     [{ RETENTION_DAYS: '1.5' }, 'RETENTION_DAYS'],
@@ -69,4 +71,10 @@ test('the radio TTL and queue bound: 120 s and 10 by default, read from the envi
   for (const [variable, value] of [['RADIO_MESSAGE_TTL_SECONDS', '0'], ['RADIO_MESSAGE_TTL_SECONDS', '2m'], ['RADIO_QUEUE_LIMIT', '-1'], ['RADIO_QUEUE_LIMIT', '0']] as const) {
     assert.throws(() => loadConfig({ [variable]: value }), (err: Error) => err instanceof ConfigError && err.variable === variable);
   }
+});
+
+test('CFH_ESCALATION_SECONDS defaults to 120; 0 turns escalation off', () => {
+  assert.equal(loadConfig({}).cfhEscalationSeconds, 120);
+  assert.equal(loadConfig({ CFH_ESCALATION_SECONDS: '45' }).cfhEscalationSeconds, 45);
+  assert.equal(loadConfig({ CFH_ESCALATION_SECONDS: '0' }).cfhEscalationSeconds, 0);
 });
