@@ -5,13 +5,9 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
-import { REQUEST_FROM } from '../../src/cfh/schemas.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { TestDevice, waitUntil } from '../devices/device.ts';
 import { freshId, makeWorld, testApp, TEST_MQTT_URL, type World } from '../support/world.ts';
-
-// Claims from the radio are recorded with request_from "radio", which the CFH workflow brings.
-const claimsFromRadio = (REQUEST_FROM as readonly string[]).includes('radio') ? false : 'claims from the radio need request_from "radio" (the CFH workflow)';
 
 const ctx = await testApp();
 const { app, db, clock } = ctx;
@@ -94,7 +90,7 @@ async function replyText(heard: Heard | null): Promise<string | null> {
   return row?.spoken_text ?? null;
 }
 
-test("\"I'm on it\" claims the oldest open request as the speaker, from the radio, and the radio confirms it", { skip: claimsFromRadio }, async () => {
+test("\"I'm on it\" claims the oldest open request as the speaker, from the radio, and the radio confirms it", async () => {
   const w = await voiceWorld();
   const oldest = await request(w);
   const newer = await request(w);
@@ -114,7 +110,7 @@ test("\"I'm on it\" claims the oldest open request as the speaker, from the radi
   assert.equal(event?.details.text, "I'm on it");
 });
 
-test('a phrase that names a request acts on that one; "on my way" then marks it on the way; without a speaker it is Radio', { skip: claimsFromRadio }, async () => {
+test('a phrase that names a request acts on that one; "on my way" then marks it on the way; without a speaker it is Radio', async () => {
   const w = await voiceWorld();
   const help = await request(w);
   const paint = await request(w, w.paintOptionId);
@@ -184,7 +180,7 @@ test('malformed, too long or repeated heard messages are recorded or refused wit
   assert.equal((await stateOf(open)).is_claimed, false);
 });
 
-test('in a French store the radio answers in French', { skip: claimsFromRadio }, async () => {
+test('in a French store the radio answers in French', async () => {
   const w = await voiceWorld({ language: 'fr' });
   await request(w, w.paintOptionId);
   await caughtUp();
