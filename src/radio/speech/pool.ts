@@ -37,10 +37,15 @@ interface Slot {
   job: Job | null;
   /** Syntheses it has served. */
   served: number;
+  /** Why its engine could not start, as it said before exiting. */
+  initFailure: string | null;
 }
 
 // Time the main thread leaves a worker to abort by itself before it is terminated.
 const HANG_GRACE_MS = 2_000;
+// A replacement worker that cannot start is tried again after this long, doubling, this many times.
+const RESTART_DELAY_MS = 500;
+const MAX_RESTART_FAILURES = 5;
 
 export class WorkerPool {
   readonly #opts: PoolOptions;
@@ -49,6 +54,9 @@ export class WorkerPool {
   #nextId = 1;
   #closed = false;
   #initError: Error | null = null;
+  /** Some worker has been ready: a replacement that cannot start is tried again, not fatal. */
+  #everReady = false;
+  #restartFailures = 0;
   readonly #ready: Promise<void>;
   #markReady: () => void = () => {};
   #markFailed: (err: Error) => void = () => {};
@@ -111,7 +119,7 @@ export class WorkerPool {
     const worker = new Worker(this.#opts.workerUrl, this.#opts.maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.#opts.maxHeapMb } });
     // Idle workers must not keep a process alive that has nothing else to do.
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: null, served: 0 };
+    const slot: Slot = { worker, ready: false, job: null, served: 0, initFailure: null };
     this.#slots.add(slot);
     worker.on('message', (message: WorkerReply) => this.#onMessage(slot, message));
     worker.on('error', (err) => this.#onExit(slot, err));
@@ -123,11 +131,14 @@ export class WorkerPool {
       case 'ready':
         if (!this.#slots.has(slot)) return;
         slot.ready = true;
+        this.#everReady = true;
+        this.#restartFailures = 0;
         if ([...this.#slots].every((s) => s.ready)) this.#markReady();
         this.#next(slot);
         return;
       case 'init_failed':
-        this.#failInit(message.message);
+        // Its exit follows (the worker exits after saying so): #onExit decides.
+        slot.initFailure = message.message;
         return;
       case 'done':
       case 'failed': {
@@ -156,8 +167,17 @@ export class WorkerPool {
     slot.job = null;
     if (this.#closed || this.#initError !== null) return;
     if (!slot.ready) {
-      // It never got its engine going: another would fail the same way, so say so and stop.
-      this.#failInit(err.message);
+      if (!this.#everReady || this.#restartFailures >= MAX_RESTART_FAILURES) {
+        // It never got its engine going: another would fail the same way, so say so and stop.
+        this.#failInit(slot.initFailure ?? err.message);
+        return;
+      }
+      // A replacement (recycled or crashed worker) could not start, once: its engine worked before,
+      // so try again shortly rather than give the engine up for good. Waiting jobs keep their deadlines.
+      const delay = RESTART_DELAY_MS * 2 ** this.#restartFailures++;
+      setTimeout(() => {
+        if (!this.#closed && this.#initError === null) this.#spawn();
+      }, delay).unref();
       return;
     }
     // A worker that was serving died (out of memory, a hang we terminated): replace it.
