@@ -2,10 +2,12 @@
 // Starts the service on an embedded database in a temporary directory, provisions a demo store,
 // makes a morning's activity through the public API (requests, claims, lockers, announcements,
 // webhook attempts), signs in with Debian's chromium and photographs each page at a tablet's width.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import mqtt from 'mqtt';
 import { chromium } from 'playwright-core';
 import { ManualClock } from '../src/clock.ts';
 import { compose } from '../src/compose.ts';
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
   try {
-    await activity(base, clock);
+    await activity(base, clock, service.devices.deviceUrl);
     fs.mkdirSync(OUT, { recursive: true });
     await photograph(base);
   } finally {
@@ -76,7 +78,7 @@ async function call(base: string, method: string, url: string, body?: unknown, h
   return text === '' ? null : JSON.parse(text);
 }
 
-async function activity(base: string, clock: ManualClock): Promise<void> {
+async function activity(base: string, clock: ManualClock, mqttUrl: string | null): Promise<void> {
   const bearer = { authorization: `Bearer ${TOKEN}` };
   const request = async (option: number) => ((await call(base, 'POST', '/api/callforhelp/requests', { location_id: 10, option_id: option }, bearer)) as { message_id: string }).message_id;
   const staff = (messageId: string, name: string) => ({ message_id: messageId, claimed_by: name, claimed_by_user_id: name.toLowerCase(), channel_id: 'floor', request_from: 'provider_a' });
@@ -122,6 +124,12 @@ async function activity(base: string, clock: ManualClock): Promise<void> {
   await call(base, 'PUT', `/api/lockers/cabinets/1006?secret_token=${SECRET}`, { command: 'disable', reason: 'Door sticks' });
   for (const text of ['Cleanup needed in aisle 5', 'The store closes in 15 minutes']) {
     await call(base, 'POST', '/webhooks/incoming/generic', { edgeId: 'store10-radio', text, actor: 'Manager', process: true }, bearer);
+  }
+  if (mqttUrl !== null) {
+    // The radio edge hears staff on the air (radio/<edge_id>/heard): the radio page shows it beside what was played.
+    const edge = await mqtt.connectAsync(mqttUrl, { username: 'edge:store10-radio', password: EDGE_KEY, clientId: 'store10-radio' });
+    await edge.publishAsync('radio/store10-radio/heard', JSON.stringify({ heard_id: crypto.randomUUID(), text: 'Can someone cover register two?', speaker: 'Kim', heard_at: clock.now().toISOString() }), { qos: 1 });
+    await edge.endAsync();
   }
   await new Promise((r) => setTimeout(r, 3000)); // webhook attempts to the closed port fail and are logged
 }

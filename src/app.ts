@@ -118,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(cfhPageRoutes, { db: deps.db });
   await app.register(radioRoutes, {
     db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens,
+    ttlSeconds: deps.config.radioMessageTtlSeconds, queueLimit: deps.config.radioQueueLimit,
     observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
   });
   await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
@@ -125,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
   await app.register(consoleRoutes, {
     db: deps.db, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl, timeoutSeconds: deps.config.cfhTimeoutSeconds,
-    escalationSeconds: deps.config.cfhEscalationSeconds,
+    escalationSeconds: deps.config.cfhEscalationSeconds, ttlSeconds: deps.config.radioMessageTtlSeconds, queueLimit: deps.config.radioQueueLimit,
     offlineSeconds: deps.config.deviceOfflineSeconds, speech: deps.speech, live: deps.live, observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
   });
 

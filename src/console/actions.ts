@@ -26,6 +26,9 @@ export interface ConsoleActionDeps {
   /** CFH_ESCALATION_SECONDS. */
   escalationSeconds: number;
   speech: SpeechSynthesizer;
+  /** RADIO_MESSAGE_TTL_SECONDS and RADIO_QUEUE_LIMIT, as R1 plays with them. */
+  ttlSeconds: number;
+  queueLimit: number;
   observeSynthesis?: (seconds: number) => void;
 }
 

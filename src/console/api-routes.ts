@@ -10,7 +10,7 @@ import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
 import { csrfCheck, identityOf, sessionAuth } from './guard.ts';
 import { openConsoleStream } from './live.ts';
-import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, transcriptAudio, visibleLocation, webhooksPage } from './pages.ts';
+import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, playedAudio, visibleLocation, webhooksPage } from './pages.ts';
 import type { ConsoleRouteDeps } from './routes.ts';
 
 interface ApiDeps extends ConsoleRouteDeps {
@@ -79,11 +79,11 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
     await openConsoleStream(deps.live, request, reply, request.params.location_id);
   });
 
-  app.get('/console/api/radio/:edge_id/transcripts/:message_id/audio', {
+  app.get('/console/api/radio/:edge_id/messages/:message_id/audio', {
     onRequest: reading,
     schema: { hide: true, params: Type.Object({ edge_id: Type.String({ minLength: 1, maxLength: 200 }), message_id: Type.String({ minLength: 1, maxLength: 200 }) }) },
   }, async (request, reply) => {
-    const wav = await transcriptAudio(deps, identityOf(request), request.params.edge_id, request.params.message_id);
+    const wav = await playedAudio(deps, identityOf(request), request.params.edge_id, request.params.message_id);
     return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(wav);
   });
 

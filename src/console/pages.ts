@@ -9,8 +9,8 @@ import { listRequests } from '../cfh/list.ts';
 import type { RequestRow } from '../cfh/rows.ts';
 import { toListedRecord } from '../cfh/views.ts';
 import type { Principal } from '../http/auth.ts';
-import { notFound } from '../http/errors.ts';
-import { transcriptPage, transcriptWav } from '../radio/transcripts.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import { playedWav, radioTimeline } from '../radio/transcripts.ts';
 import { cfhReport, exportRequests, lockerReport } from '../reports/reports.ts';
 import { deliveryPage } from '../webhooks/deliveries.ts';
 import { deliveryView } from '../webhooks/views.ts';
@@ -104,26 +104,35 @@ export async function devicesPage(deps: ConsolePageDeps, identity: ConsoleIdenti
   return { now: deps.clock.now().toISOString(), devices: (await listDevices(deps, principalOf(identity), locationId)).map(deviceView) };
 }
 
-/** The location's edge devices, each with its newest transcripts. */
+/** Entries of each edge device's time line the radio page shows. */
+export const RADIO_SHOWN = 50;
+
+/** The location's edge devices, each with R3's time line: what it played and what it heard, newest first. */
 export async function radioPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
   await visibleLocation(deps, identity, locationId);
   const caller = { kind: 'token' as const, principal: principalOf(identity) };
   const edges = await store.edgesOf(deps.db, locationId);
   return {
     edges: await Promise.all(edges.map(async (e) => ({
-      edge_id: e.edge_id, name: e.name, keeps_transcripts: e.keeps_transcripts,
-      transcripts: (await transcriptPage(deps, caller, e.edge_id, { limit: 50 })).transcripts.map((t) => ({
-        message_id: t.message_id, kind: 'played', source: t.source, actor: t.actor, text: t.text, duration_ms: t.duration_ms,
-        has_audio: t.audio_bytes > 0, created_at: t.created_at,
+      edge_id: e.edge_id, name: e.name,
+      entries: (await radioTimeline(deps, caller, { edge_id: e.edge_id, limit: RADIO_SHOWN })).entries.map((t) => ({
+        kind: t.kind, id: t.id, at: t.at, text: t.text, status: t.status, actor: t.actor, speaker: t.speaker, source: t.source,
+        priority: t.priority, intent: t.intent, duration_ms: t.duration_ms, has_audio: t.has_audio,
       })),
     }))),
   };
 }
 
-/** The WAV of a transcript of an edge device of a location the session may see. */
-export async function transcriptAudio(deps: ConsolePageDeps, identity: ConsoleIdentity, edgeId: string, messageId: string): Promise<Buffer> {
+/** The WAV of a message played on an edge device of a location the session may see. */
+export async function playedAudio(deps: ConsolePageDeps, identity: ConsoleIdentity, edgeId: string, messageId: string): Promise<Buffer> {
   await visibleEdge(deps, identity, edgeId);
-  return transcriptWav(deps, { kind: 'token', principal: principalOf(identity) }, edgeId, messageId);
+  try {
+    return await playedWav(deps, { kind: 'token', principal: principalOf(identity) }, messageId);
+  } catch (err) {
+    // A message of an edge device the session may not use is, to the console, one that is not there.
+    if (err instanceof AppError && err.status === 403) throw notFound('message');
+    throw err;
+  }
 }
 
 /** An edge device of a location the session may see; else 404. */

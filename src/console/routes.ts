@@ -26,6 +26,9 @@ export interface ConsoleRouteDeps {
   /** DEVICE_OFFLINE_SECONDS. */
   offlineSeconds: number;
   speech: SpeechSynthesizer;
+  /** RADIO_MESSAGE_TTL_SECONDS and RADIO_QUEUE_LIMIT. */
+  ttlSeconds: number;
+  queueLimit: number;
   live: LiveStreams;
   observeSynthesis?: (seconds: number) => void;
 }

@@ -1,9 +1,13 @@
 // A radio edge device without a radio: saves each announcement's WAV into a folder, acks it, and
-// plays it when a command-line player (aplay, paplay, play) is installed.
+// plays it when a command-line player (aplay, paplay, play) is installed. A message that arrives
+// past its expires_at is dropped unplayed (and acked, so it is not sent again), as a real edge
+// device must (contract section 12). With `say`, it reports speech heard on the channel
+// (radio/<edge_id>/heard), as an edge device with speech recognition does.
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { edgePlayedTopic, edgePlayTopic } from '../wire.ts';
+import { edgeHeardTopic, edgePlayedTopic, edgePlayTopic } from '../wire.ts';
 import { connectDevice, type Print, type Simulator } from './connection.ts';
 
 export interface EdgeSimulatorOptions {
@@ -18,6 +22,18 @@ export interface EdgeSimulatorOptions {
   print?: Print;
   /** false: a clean MQTT session (tests). */
   persistentSession?: boolean;
+  /** Phrases heard on the channel, reported once connected ("I'm on it"). */
+  say?: readonly string[];
+  /** Who said them (the heard message's speaker). */
+  speaker?: string;
+  /** The device's clock (tests); default the system's. */
+  now?: () => Date;
+}
+
+/** Whether a play message is past its expires_at (a message without one never is). */
+export function isExpired(body: Record<string, unknown>, now: Date): boolean {
+  const at = typeof body.expires_at === 'string' ? Date.parse(body.expires_at) : Number.NaN;
+  return Number.isFinite(at) && at <= now.getTime();
 }
 
 const PLAYERS = ['aplay', 'paplay', 'play'];
@@ -54,7 +70,8 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
   const player = opts.play === false ? null : findPlayer();
   print(player === null ? `saving announcements into ${opts.outDir} (no audio player found)` : `saving announcements into ${opts.outDir}, playing them with ${path.basename(player)}`);
 
-  return connectDevice({
+  const now = opts.now ?? (() => new Date());
+  const simulator = connectDevice({
     url: opts.mqttUrl,
     username: `edge:${opts.edgeId}`,
     password: opts.key,
@@ -71,6 +88,11 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
         return;
       }
       const text = typeof body.text === 'string' ? body.text : '';
+      if (isExpired(body, now())) {
+        print(`message ${id} "${text}" arrived after its expires_at ${String(body.expires_at)}: dropped unplayed`);
+        await client.publishAsync(edgePlayedTopic(opts.edgeId), JSON.stringify({ message_id: id, status: 'expired' }), { qos: 1 });
+        return;
+      }
       const audio = typeof body.audio === 'string' ? Buffer.from(body.audio, 'base64') : Buffer.alloc(0);
       const file = path.join(opts.outDir, `${safeName(id)}.wav`);
       fs.writeFileSync(file, audio);
@@ -83,4 +105,15 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
       print(`acked ${id}`);
     },
   });
+  if (opts.say !== undefined && opts.say.length > 0) {
+    const phrases = opts.say;
+    void simulator.ready.then(async () => {
+      for (const text of phrases) {
+        const heard = { heard_id: crypto.randomUUID(), text, ...(opts.speaker === undefined ? {} : { speaker: opts.speaker }), heard_at: now().toISOString() };
+        await simulator.publish(edgeHeardTopic(opts.edgeId), heard);
+        print(`said "${text}"${opts.speaker === undefined ? '' : ` as ${opts.speaker}`} (heard_id ${heard.heard_id})`);
+      }
+    }).catch((err: unknown) => print(`could not say it: ${(err as Error).message}`));
+  }
+  return simulator;
 }

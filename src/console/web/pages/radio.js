@@ -1,7 +1,7 @@
 // The location's radio: per edge device, what was played and heard (newest first, audio playable),
 // and a box to type an announcement.
 import { act, post } from '../api.js';
-import { h, mount, time } from '../dom.js';
+import { h, label, mount, time } from '../dom.js';
 import { badge, empty, livePage } from './common.js';
 
 export function radioPage(container, { locationId }) {
@@ -34,11 +34,19 @@ function edgeSection(edge, drafts, ctx) {
   return h('section', { class: 'edge', 'aria-label': edge.name },
     h('h2', {}, edge.name),
     form,
-    edge.keeps_transcripts ? null : h('p', { class: 'muted' }, 'This radio does not keep transcripts (its "transcript" voice handler is off).'),
-    edge.transcripts.length === 0 ? empty('Nothing played or heard yet.') : h('ol', { class: 'transcripts' }, edge.transcripts.map((t) =>
-      h('li', { class: `transcript ${t.kind}` },
-        h('div', { class: 'row meta' }, badge(t.kind === 'heard' ? 'heard' : 'played', t.kind === 'heard' ? 'info' : ''),
-          h('span', { class: 'muted' }, t.actor ?? ''), h('time', { datetime: t.created_at, class: 'muted' }, time(t.created_at))),
-        h('p', { class: 'text' }, t.text),
-        t.has_audio ? h('audio', { controls: true, preload: 'none', src: `/console/api/radio/${encodeURIComponent(edge.edge_id)}/transcripts/${encodeURIComponent(t.message_id)}/audio` }) : null))));
+    edge.entries.length === 0 ? empty('Nothing played or heard yet.') : h('ol', { class: 'transcripts' }, edge.entries.map((t) => entry(edge, t))));
+}
+
+function entry(edge, t) {
+  const heard = t.kind === 'heard';
+  const who = heard ? (t.speaker ?? 'Someone on the radio') : (t.actor ?? '');
+  return h('li', { class: `transcript ${t.kind}` },
+    h('div', { class: 'row meta' },
+      badge(heard ? 'heard' : 'announcement', heard ? 'info' : ''),
+      heard ? null : badge(label(t.status), t.status === 'played' ? 'good' : t.status === 'queued' ? 'warn' : 'bad'),
+      !heard && t.priority === 'urgent' ? badge('urgent', 'bad') : null,
+      heard && t.intent && t.intent !== 'none' ? badge(label(t.intent), 'info') : null,
+      h('span', { class: 'muted' }, who), h('time', { datetime: t.at, class: 'muted' }, time(t.at))),
+    h('p', { class: 'text' }, t.text),
+    !heard && t.has_audio ? h('audio', { controls: true, preload: 'none', src: `/console/api/radio/${encodeURIComponent(edge.edge_id)}/messages/${encodeURIComponent(t.id)}/audio` }) : null);
 }

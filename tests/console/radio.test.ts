@@ -1,0 +1,55 @@
+// The radio page with R3: what staff say on the radio (heard by the edge device) appears live beside
+// what was played, and another location's message audio is not found.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { browserContext, hasChromium } from '../support/browser.ts';
+import { TestDevice } from '../devices/device.ts';
+import { testApp } from '../support/world.ts';
+import { consoleWorld, signInHttp } from './support.ts';
+
+const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
+
+test('speech heard on the radio appears live on the radio page with its speaker', { skip }, async (t) => {
+  const ctx = await testApp({ t });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  const w = await consoleWorld(ctx.db, ctx.clock);
+  const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
+  await page.goto(`${base}/console#/radio/${w.locationId}`);
+  await page.getByLabel('Your name').fill('Sam');
+  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Nothing played or heard yet.').waitFor();
+  await page.locator('#live.on').waitFor();
+
+  const device = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
+  t.after(() => device.end());
+  await device.publish(`radio/${w.edgeId}/heard`, { heard_id: crypto.randomUUID(), text: 'Is anyone near the <b>garden</b> centre?', speaker: 'Robin', heard_at: ctx.clock.now().toISOString() });
+  const heard = page.locator('li.transcript.heard', { hasText: 'Is anyone near the <b>garden</b> centre?' });
+  await heard.waitFor();
+  await heard.getByText('Robin').waitFor();
+});
+
+test("a played message's audio is found only through an edge device the session may use", async (t) => {
+  const ctx = await testApp({ t });
+  const mine = await consoleWorld(ctx.db, ctx.clock);
+  const other = await consoleWorld(ctx.db, ctx.clock);
+  const played = await ctx.app.inject({
+    method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': other.edgeKey },
+    payload: { edgeId: other.edgeId, text: 'Their announcement', actor: 'Them', process: false },
+  });
+  assert.equal(played.statusCode, 200, played.body);
+  const messageId = played.json<{ message_id: string }>().message_id;
+  const s = await signInHttp(ctx.app, mine.consoleToken);
+  for (const edge of [mine.edgeId, other.edgeId]) {
+    const res = await ctx.app.inject({ url: `/console/api/radio/${encodeURIComponent(edge)}/messages/${messageId}/audio`, headers: { cookie: s.cookie } });
+    assert.equal(res.statusCode, 404, edge);
+    assert.equal(res.json().code, 'not_found');
+  }
+  const theirs = await signInHttp(ctx.app, other.consoleToken);
+  const ok = await ctx.app.inject({ url: `/console/api/radio/${encodeURIComponent(other.edgeId)}/messages/${messageId}/audio`, headers: { cookie: theirs.cookie } });
+  assert.equal(ok.statusCode, 200);
+  assert.equal(ok.headers['content-type'], 'audio/wav');
+});
