@@ -48,7 +48,7 @@ export type TrackingQuery = Static<typeof TrackingQuery>;
 
 // --- responses ---
 
-export const Success = Type.Object({ success: Type.Boolean() });
+export const Success = Type.Object({ success: Type.Boolean() }, { title: 'CfhStepResult' });
 
 export const CfhRequestRecord = Type.Object({
   id: Type.Integer(),
@@ -76,7 +76,7 @@ export const CfhRequestRecord = Type.Object({
   customer_canceled_at: NullableSqlSeconds,
   display_id: nullable(Type.Integer()),
   callbutton_id: nullable(Type.Integer()),
-});
+}, { title: 'CfhRequest' });
 export type CfhRequestRecord = Static<typeof CfhRequestRecord>;
 
 export const CfhOption = Type.Object({
@@ -89,7 +89,7 @@ export const CfhOption = Type.Object({
   location_id: nullable(Type.Integer()),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'CfhOption' });
 export type CfhOption = Static<typeof CfhOption>;
 
 export const CfhStatusView = Type.Object({
@@ -118,5 +118,5 @@ export const CfhStatusView = Type.Object({
     employee_arrived_at: nullable(Type.String({ description: 'mirrors staff_on_the_way_at' })),
   }),
   show_survey: Type.Boolean({ description: 'true once the request is completed' }),
-});
+}, { title: 'CfhStatusView' });
 export type CfhStatusView = Static<typeof CfhStatusView>;
