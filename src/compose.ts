@@ -8,7 +8,7 @@ import type { Config } from './config.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
-import { openConfiguredDb } from './db/open.ts';
+import { DatabaseStartError, openConfiguredDb } from './db/open.ts';
 import { DeviceGateway, type GatewayLogger } from './devices/gateway.ts';
 import { EventSubscribers } from './events/subscribers.ts';
 import type { FailureLimit } from './http/rate-limit.ts';
@@ -17,7 +17,7 @@ import { Scheduler } from './jobs/scheduler.ts';
 import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
-import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -35,6 +35,12 @@ export interface ComposeOptions {
   secretDigest?: string;
   /** Called with a secret_token generated on this start: printed once, never logged. */
   onSecretGenerated?: (secret: string) => void;
+  /** Called when SECRET_TOKEN is unset and the token in force is one generated on an earlier start. */
+  onSecretStored?: (createdAt: string | null) => void;
+  /** Called with what PROVISION_FILE applied at this start (counts by kind). */
+  onProvisioned?: (file: string, summary: ProvisioningSummary) => void;
+  /** A line per attempt while the start waits for DATABASE_URL's server. */
+  onDatabaseWait?: (line: string) => void;
   /** Shared speech engines, neither warmed nor closed by this app. Default: its own. */
   speech?: SpeechSynthesizer;
   /** A shared device gateway, neither started nor stopped by this app. Default: its own. */
@@ -70,9 +76,9 @@ export async function compose(opts: ComposeOptions): Promise<Service> {
   const { config } = opts;
   const clock = opts.clock ?? systemClock;
   const ownsDb = opts.db === undefined;
-  const db = opts.db ?? (await openOwnDb(config));
+  const db = opts.db ?? (await openOwnDb(config, opts.onDatabaseWait));
   try {
-    const secretDigest = opts.secretDigest ?? (await prepareDb(db, config, clock, opts.onSecretGenerated));
+    const secretDigest = opts.secretDigest ?? (await prepareDb(db, config, clock, opts));
     return await assemble(opts, { db, clock, secretDigest, ownsDb });
   } catch (err) {
     if (ownsDb) await db.close();
@@ -80,23 +86,25 @@ export async function compose(opts: ComposeOptions): Promise<Service> {
   }
 }
 
-async function openOwnDb(config: Config): Promise<Db> {
+async function openOwnDb(config: Config, onWait?: (line: string) => void): Promise<Db> {
   try {
-    return await openConfiguredDb(config);
+    return await openConfiguredDb(config, onWait === undefined ? {} : { onWait });
   } catch (err) {
-    if (err instanceof DataDirLockedError) throw new StartupError(err.message);
+    if (err instanceof DataDirLockedError || err instanceof DatabaseStartError) throw new StartupError(err.message);
     throw err;
   }
 }
 
 /** Migrations, the secret_token, and PROVISION_FILE: what a database needs before serving. */
-async function prepareDb(db: Db, config: Config, clock: Clock, onSecretGenerated?: (secret: string) => void): Promise<string> {
+async function prepareDb(db: Db, config: Config, clock: Clock, notify: Pick<ComposeOptions, 'onSecretGenerated' | 'onSecretStored' | 'onProvisioned'>): Promise<string> {
   await migrate(db);
   const secret = await resolveSecretToken(db, config.secretToken);
-  if (secret.generated !== null) onSecretGenerated?.(secret.generated);
+  if (secret.generated !== null) notify.onSecretGenerated?.(secret.generated);
+  if (secret.source === 'stored') notify.onSecretStored?.(secret.createdAt);
   if (config.provisionFile !== null) {
     try {
-      await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')));
+      const summary = await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')));
+      notify.onProvisioned?.(config.provisionFile, summary);
     } catch (err) {
       if (err instanceof ProvisioningError || err instanceof SyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new StartupError(`PROVISION_FILE ${config.provisionFile}: ${(err as Error).message}`);

@@ -70,8 +70,11 @@ export function fieldOf(issue: AjvIssue, prefix = ''): string {
 export function describeIssue(issue: AjvIssue): string {
   if (issue.keyword === 'required') return 'is required';
   if (issue.keyword === 'additionalProperties') return 'is not allowed';
-  if (issue.keyword === 'type' && typeof issue.params?.type === 'string') {
-    const type = issue.params.type.replace(/,/g, ' or ');
+  if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
+    return `must be one of ${issue.params.allowedValues.map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
+  }
+  if (issue.keyword === 'type' && (typeof issue.params?.type === 'string' || Array.isArray(issue.params?.type))) {
+    const type = String(issue.params.type).replace(/,/g, ' or ');
     return `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
   }
   return issue.message ?? 'is invalid';
