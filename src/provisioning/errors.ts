@@ -43,6 +43,10 @@ function distance(a: string, b: string): number {
 
 /** The known name a misspelt key most likely meant, if one is close enough. */
 export function nearestName(key: string, known: readonly string[]): string | null {
+  // A shortened name ("thermal" for "thermal_mode") is far by edits but plainly meant.
+  const lower = key.toLowerCase();
+  const prefixed = known.filter((name) => lower.length >= 3 && (name.toLowerCase().startsWith(lower) || lower.startsWith(name.toLowerCase())));
+  if (prefixed.length === 1) return prefixed[0] as string;
   let best: string | null = null;
   let bestDistance = Infinity;
   for (const name of known) {
