@@ -25,6 +25,7 @@ import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import type { ServiceMetrics } from './metrics/metrics.ts';
+import type { LiveStreams } from './live/streams.ts';
 import { metricsRoutes, registerHttpMetrics } from './metrics/routes.ts';
 
 /** What the HTTP app is built from; each feature's routes take their own part of it. */
@@ -42,6 +43,8 @@ export interface AppDeps {
   speech: SpeechSynthesizer;
   /** The service's Prometheus metrics (GET /metrics, HTTP answers, speech time). */
   metrics: ServiceMetrics;
+  /** Server-Sent Events of committed changes (C6, C8, the console's streams). */
+  live: LiveStreams;
 }
 
 export type App = FastifyInstance;
@@ -78,7 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorateRequest('principal', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
-  registerFailureLimit(app, deps.clock, deps.failureLimit);
+  registerFailureLimit(app, deps.clock, deps.failureLimit, { trustProxy: deps.config.trustProxy });
   registerHttpMetrics(app, deps.metrics);
 
   await app.register(formbody, { bodyLimit: 64 * 1024 });

@@ -24,6 +24,8 @@ import { WebhookDeliverer } from './webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
 import { Retention } from './retention/retention.ts';
+import { LiveFeed } from './live/feed.ts';
+import { LiveStreams } from './live/streams.ts';
 
 export interface ComposeOptions {
   config: Config;
@@ -67,6 +69,10 @@ export interface Service {
   metrics: ServiceMetrics;
   /** Deletes what is older than RETENTION_DAYS; `await retention.runNow()` sweeps now. */
   retention: Retention;
+  /** What open streams hear of committed changes; `await feed.readNow()` reads the log now. */
+  feed: LiveFeed;
+  /** The open Server-Sent Events streams of this instance. */
+  live: LiveStreams;
 }
 
 /** A start that cannot go on, with a message for the operator. */
@@ -148,10 +154,13 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     onError: (err) => retentionLog.error({ err }, 'retention failed'),
   });
 
+  const feed = new LiveFeed({ db, log: log('live') });
+  const live = new LiveStreams({ feed, log: log('live') });
+
   let built: App;
   try {
     built = await buildApp({
-      config, db, clock, devices, speech, metrics, secretDigest: parts.secretDigest,
+      config, db, clock, devices, speech, metrics, live, secretDigest: parts.secretDigest,
       ...(opts.failureLimit === undefined ? {} : { failureLimit: opts.failureLimit }),
     });
   } catch (err) {
@@ -163,6 +172,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     // Engines warm before the first request, so it is not the slow one.
     if (opts.speech === undefined && warmSpeech) await speech.ready();
     if (opts.devices === undefined) await devices.start();
+    feed.start(); // streams are live in tests too: the feed reads only while someone listens
     if (opts.manualJobs === true) return;
     scheduler.start();
     health.start();
@@ -170,7 +180,10 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     webhooks.start();
     retention.start();
   });
+  // Before the server closes: open streams would hold it open until their clients left.
+  built.addHook('preClose', async () => live.closeAll());
   built.addHook('onClose', async () => {
+    await feed.stop();
     await scheduler.stop();
     await retention.stop();
     await events.stop();
@@ -180,5 +193,5 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });
-  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention };
+  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention, feed, live };
 }

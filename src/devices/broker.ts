@@ -8,6 +8,7 @@ import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client } f
 import { WebSocketServer, createWebSocketStream } from 'ws';
 import { ACK_SUBSCRIPTIONS, deviceName, inboxTopic, mayPublish, mayReceive, maySubscribe, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
 import type { GatewayLogger, Transport } from './transport.ts';
+import { guardedConnection, LoginAdmission } from './mqtt-guard.ts';
 
 export interface EmbeddedBrokerHooks {
   /** Checks a device's key against the database. */
@@ -29,6 +30,12 @@ const WEBSOCKET_PATH = '/mqtt';
 /** Largest WebSocket frame a device may send: it only sends acks (what it receives is not limited). */
 const MAX_WS_FRAME = 256 * 1024;
 
+/** The remote address of a device's connection (a TCP socket; a WebSocket stream has none). */
+function addressOf(connection: unknown): string | null {
+  const address = (connection as { remoteAddress?: unknown } | undefined)?.remoteAddress;
+  return typeof address === 'string' ? address : null;
+}
+
 function refusal(message: string, returnCode: number): AuthenticateError {
   return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
 }
@@ -39,11 +46,14 @@ export class EmbeddedBroker implements Transport {
   readonly #wss: WebSocketServer;
   readonly #sockets = new Set<net.Socket | Duplex>();
   readonly #log: GatewayLogger;
+  readonly #admission: LoginAdmission;
   #closed = false;
+  #lastRefusalLog = 0;
 
-  private constructor(aedes: Aedes, log: GatewayLogger) {
+  private constructor(aedes: Aedes, log: GatewayLogger, admission: LoginAdmission) {
     this.#aedes = aedes;
     this.#log = log;
+    this.#admission = admission;
     this.#server = net.createServer((socket) => this.#accept(socket));
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WS_FRAME });
   }
@@ -51,22 +61,34 @@ export class EmbeddedBroker implements Transport {
   static async start(opts: { port: number; host: string; hooks: EmbeddedBrokerHooks; log: GatewayLogger }): Promise<EmbeddedBroker> {
     const { hooks, log } = opts;
     const devices = new WeakMap<Client, DeviceIdentity>();
+    const admission = new LoginAdmission();
+    /** A failed login is answered at once while its address and username are within their budget,
+     * later after a pause: guessing keys over MQTT is slowed, a right key never is. */
+    const refuse = (client: Client, username: string | null, error: AuthenticateError, done: (err: AuthenticateError, ok: null) => void) => {
+      const delay = admission.failed(admission.addressOf(client.conn), username);
+      if (delay === 0) done(error, null);
+      else setTimeout(() => done(error, null), delay).unref();
+    };
     const aedes = await Aedes.createBroker({
       authenticate(client, username, password, done) {
         const device = parseDeviceUsername(username);
         if (device === null || password === undefined) {
           log.warn({ username: username ?? null, clientId: client.id }, 'device refused: unknown username');
-          done(refusal('not authorized', username === undefined ? NOT_AUTHORIZED : BAD_USERNAME_OR_PASSWORD), null);
+          refuse(client, username ?? null, refusal('not authorized', username === undefined ? NOT_AUTHORIZED : BAD_USERNAME_OR_PASSWORD), done);
           return;
         }
         hooks.authenticate(device, password.toString('utf8')).then(
           (ok) => {
             if (!ok) {
               log.warn({ device: deviceName(device), clientId: client.id }, 'device refused: wrong key');
-              done(refusal('bad username or password', BAD_USERNAME_OR_PASSWORD), null);
+              refuse(client, username ?? null, refusal('bad username or password', BAD_USERNAME_OR_PASSWORD), done);
               return;
             }
             devices.set(client, device);
+            admission.settled(client.conn);
+            // A client id is the device's own: another device (another tenant's, with a guessable
+            // id) presenting the same one must not take over its session and kick it off.
+            client.id = `${deviceName(device)}/${client.id}`;
             done(null, true);
           },
           (err: unknown) => {
@@ -99,7 +121,7 @@ export class EmbeddedBroker implements Transport {
         return device !== undefined && mayReceive(device, packet.topic) ? packet : null;
       },
     });
-    const broker = new EmbeddedBroker(aedes, log);
+    const broker = new EmbeddedBroker(aedes, log, admission);
     aedes.on('subscribe', (subscriptions, client) => {
       const device = devices.get(client);
       if (device === undefined) return;
@@ -146,10 +168,28 @@ export class EmbeddedBroker implements Transport {
       socket.destroy();
       return;
     }
-    this.#sockets.add(socket);
-    socket.once('close', () => this.#sockets.delete(socket));
+    const address = addressOf(socket) ?? addressOf(req?.socket) ?? 'unknown';
     socket.on('error', () => {}); // a device vanishing mid-write is routine; aedes sees the close
-    this.#aedes.handle(socket, req);
+    const connection = guardedConnection(socket, (why) => this.#refused(address, `connection cut: ${why}`));
+    if (!this.#admission.admit(connection, address)) {
+      this.#refused(address, 'connection refused: too many connections of this address have not logged in');
+      socket.destroy();
+      return;
+    }
+    this.#sockets.add(socket);
+    socket.once('close', () => {
+      this.#sockets.delete(socket);
+      this.#admission.settled(connection);
+    });
+    this.#aedes.handle(connection, req);
+  }
+
+  /** Logged at most once a second: a flood must not flood the log too. */
+  #refused(address: string, why: string): void {
+    const now = Date.now();
+    if (now - this.#lastRefusalLog < 1_000) return;
+    this.#lastRefusalLog = now;
+    this.#log.warn({ address }, `device ${why}`);
   }
 
   #listen(port: number, host: string): Promise<void> {

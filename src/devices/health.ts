@@ -7,7 +7,7 @@
 // going offline by the sweep (a durable job, once across instances); each writes its event once.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import type { Principal } from '../http/auth.ts';
+import { reachesLocation, type Principal } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 import type { JobHandlers } from '../jobs/scheduler.ts';
@@ -135,7 +135,9 @@ export interface DeviceListDeps {
 /** D1: the location's devices; a location of another organization is not found. */
 export async function listDevices(deps: DeviceListDeps, principal: Principal, locationId: number): Promise<DeviceRow[]> {
   const organizationId = await locationOrganization(deps.db, locationId);
-  if (organizationId === undefined || organizationId !== principal.organizationId) throw notFound(`location ${locationId}`);
+  if (organizationId === undefined || organizationId !== principal.organizationId || !reachesLocation(principal, locationId)) {
+    throw notFound(`location ${locationId}`);
+  }
   return devicesOfLocation(deps.db, locationId, deps.offlineSeconds, deps.clock.now());
 }
 

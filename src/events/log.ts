@@ -1,6 +1,6 @@
 // Writing the event log (contract section 11): each use case records the events of its change in
 // the transaction of that change; the commit then wakes the log's subscribers (db signals).
-import type { Tx } from '../db/db.ts';
+import type { Queryable, Tx } from '../db/db.ts';
 
 export const EVENT_TYPES = ['callforhelp', 'locker', 'radio', 'device'] as const;
 
@@ -65,4 +65,39 @@ export function insertEventsFrom(q: Tx, select: string): string {
  */
 export function insertEventsReturningFrom(select: string): string {
   return `INSERT INTO events ${COLUMNS} ${select} RETURNING 1`;
+}
+
+// --- reading the log in commit order ---
+
+/** A reader's place in the log: the last event it has read, in commit order (tx_id, id). */
+export interface LogPosition {
+  tx_id: string;
+  event_id: number;
+}
+
+export type CommittedEvent = EventRow & { tx_id: string };
+
+/**
+ * The events after `after`, in commit order, of transactions older than every running one: none
+ * of those can still commit an event that sorts before what is returned, so a reader that moves
+ * its position to the last one returned never skips a late commit.
+ */
+export function readCommitted(q: Queryable, after: LogPosition, limit: number): Promise<CommittedEvent[]> {
+  return q.query<CommittedEvent>(
+    `SELECT id, uuid, tx_id::text AS tx_id, type, status, organization_id, location_id, internal_id, details, message, created_at
+     FROM events
+     WHERE (tx_id, id) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+     ORDER BY tx_id, id LIMIT $3`,
+    [after.tx_id, after.event_id, limit],
+  );
+}
+
+/** The SELECT of the log's end: the last event no running transaction can still come before
+ * (columns tx_id, id; no row when the log is empty). */
+export const LOG_END = `SELECT tx_id, id FROM events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY tx_id DESC, id DESC LIMIT 1`;
+
+/** Where a reader that starts now begins: the log's end (history is not replayed). */
+export async function logEnd(q: Queryable): Promise<LogPosition> {
+  const [end] = await q.query<{ tx_id: string; id: number }>(`SELECT tx_id::text AS tx_id, id FROM (${LOG_END}) AS e`);
+  return end === undefined ? { tx_id: '0', event_id: 0 } : { tx_id: end.tx_id, event_id: end.id };
 }

@@ -7,7 +7,7 @@
 // Woken by the commits that wrote events (db signals, from any instance), and by a poll.
 import type { Db, Tx } from '../db/db.ts';
 import { WorkLoop } from '../jobs/loop.ts';
-import type { EventRow } from './log.ts';
+import { LOG_END, readCommitted, type EventRow, type LogPosition } from './log.ts';
 
 export type EventHandler = (q: Tx, events: readonly EventRow[]) => Promise<void>;
 
@@ -15,12 +15,7 @@ export interface SubscribersLogger {
   error(obj: object, msg: string): void;
 }
 
-interface Cursor {
-  tx_id: string;
-  event_id: number;
-}
-
-type Read = EventRow & { tx_id: string };
+type Cursor = LogPosition;
 
 export class EventSubscribers {
   readonly #db: Db;
@@ -92,14 +87,7 @@ export class EventSubscribers {
     return this.#db.tx(async (q) => {
       const cursor = await this.#lockCursor(q, name);
       if (cursor === null) return 0;
-      // Only transactions older than every running one: none of them can still commit an event.
-      const events = await q.query<Read>(
-        `SELECT id, uuid, tx_id::text AS tx_id, type, status, organization_id, location_id, internal_id, details, message, created_at
-         FROM events
-         WHERE (tx_id, id) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-         ORDER BY tx_id, id LIMIT $3`,
-        [cursor.tx_id, cursor.event_id, this.#batchSize],
-      );
+      const events = await readCommitted(q, cursor, this.#batchSize);
       const last = events.at(-1);
       if (last === undefined) return 0;
       await handler(q, events.map(({ tx_id: _tx, ...event }) => event));
@@ -116,9 +104,7 @@ export class EventSubscribers {
     const [created] = await q.query<Cursor>(
       `INSERT INTO event_cursors (subscriber, tx_id, event_id)
        SELECT $1, coalesce(last.tx_id, '0'::xid8), coalesce(last.id, 0)
-       FROM (VALUES (1)) AS one LEFT JOIN (
-         SELECT tx_id, id FROM events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY tx_id DESC, id DESC LIMIT 1
-       ) AS last ON true
+       FROM (VALUES (1)) AS one LEFT JOIN (${LOG_END}) AS last ON true
        ON CONFLICT (subscriber) DO NOTHING
        RETURNING tx_id::text AS tx_id, event_id`,
       [name],

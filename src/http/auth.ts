@@ -10,6 +10,15 @@ export interface Principal {
   tokenId: number;
   organizationId: number;
   scopes: readonly string[];
+  /** The locations the token is limited to; null: every location of its organization. */
+  locationIds: readonly number[] | null;
+}
+
+/** Whether a token may reach a location of its organization (contract section 2: a location
+ * outside its `location_ids` is treated as another organization's). */
+export function reachesLocation(principal: Pick<Principal, 'locationIds'>, locationId: number | null): boolean {
+  if (principal.locationIds === null) return true;
+  return locationId !== null && principal.locationIds.includes(locationId);
 }
 
 export interface LockerIdentity {
@@ -88,13 +97,13 @@ export function apiTokenLookup(db: Queryable, clock: Clock): ApiTokens {
       const cached = live.get(digest);
       if (cached !== undefined && now.getTime() < cached.until) return cached.principal;
       live.delete(digest);
-      const [row] = await db.query<{ id: number; organization_id: number; scopes: string[]; token_hash: string; expires_at: string | null }>(
-        `SELECT id, organization_id, scopes, token_hash, expires_at FROM api_tokens
+      const [row] = await db.query<{ id: number; organization_id: number; scopes: string[]; location_ids: number[] | null; token_hash: string; expires_at: string | null }>(
+        `SELECT id, organization_id, scopes, location_ids, token_hash, expires_at FROM api_tokens
          WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
         [digest, now],
       );
       if (row === undefined || !matchesDigest(token, row.token_hash)) return null;
-      const principal: Principal = { tokenId: row.id, organizationId: row.organization_id, scopes: row.scopes };
+      const principal: Principal = { tokenId: row.id, organizationId: row.organization_id, scopes: row.scopes, locationIds: row.location_ids };
       if (live.size >= TOKEN_CACHE_MAX) live.clear();
       const expiry = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
       live.set(digest, { principal, until: Math.min(now.getTime() + TOKEN_CACHE_MS, expiry) });

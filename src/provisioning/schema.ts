@@ -3,6 +3,9 @@ import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../events/log.ts';
 import { nullable, oneOf, RowId, STORABLE } from '../http/schemas.ts';
 
+/** What a token may do (contract section 2). */
+export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'webhooks', 'console'] as const;
+
 const Id = RowId;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Secret = Type.String({ minLength: 16, maxLength: 512 });
@@ -81,7 +84,9 @@ export const ProvisioningFile = Type.Object({
   api_tokens: Type.Optional(Type.Array(Type.Object({
     name: Name,
     organization_id: Id,
-    scopes: Type.Array(Type.Union([Type.Literal('cfh'), Type.Literal('radio'), Type.Literal('webhooks'), Type.Literal('devices'), Type.Literal('reports')]), { minItems: 1, uniqueItems: true }),
+    scopes: Type.Array(oneOf(TOKEN_SCOPES), { minItems: 1, uniqueItems: true }),
+    /** The locations the token may reach; absent or null: every location of its organization. */
+    location_ids: Type.Optional(nullable(Type.Array(Id, { minItems: 1, uniqueItems: true }))),
     token: Secret,
     expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
     revoked: Type.Optional(Type.Boolean()),

@@ -3,7 +3,7 @@
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/db.ts';
 import { notFound } from '../http/errors.ts';
-import type { Principal } from '../http/auth.ts';
+import { reachesLocation, type Principal } from '../http/auth.ts';
 import { dayRange } from './rules.ts';
 import type { CfhReport, LockerReport, ReportQuery } from './schemas.ts';
 import * as store from './store.ts';
@@ -18,8 +18,14 @@ export const EXPORT_PAGE = 500;
 
 const noLocation = () => notFound('location');
 
+/** A location outside the token's `location_ids` is as unknown as another organization's. */
+function checkReach(principal: Principal, locationId: number): void {
+  if (!reachesLocation(principal, locationId)) throw noLocation();
+}
+
 /** P1. */
 export async function cfhReport(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<CfhReport> {
+  checkReach(principal, query.location_id);
   const { from, to } = dayRange(query.from, query.to);
   const figures = await store.cfhFigures(deps.db, principal.organizationId, query.location_id, from, to);
   if (figures === null) throw noLocation();
@@ -28,6 +34,7 @@ export async function cfhReport(deps: ReportDeps, principal: Principal, query: R
 
 /** P3. */
 export async function lockerReport(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<LockerReport> {
+  checkReach(principal, query.location_id);
   const { from, to } = dayRange(query.from, query.to);
   const figures = await store.lockerFigures(deps.db, principal.organizationId, query.location_id, from, to, deps.clock.now());
   if (figures === null) throw noLocation();
@@ -40,6 +47,7 @@ export async function lockerReport(deps: ReportDeps, principal: Principal, query
  * created during the export, in the range, may or may not be in it.
  */
 export async function exportRequests(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<AsyncIterable<store.ExportRow[]>> {
+  checkReach(principal, query.location_id);
   const { from, to } = dayRange(query.from, query.to);
   const bounds = await store.rangeBounds(deps.db, principal.organizationId, query.location_id, from, to);
   if (bounds === null) throw noLocation();

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDb, type Db } from '../../src/db/db.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { closeDatabaseAtEnd, closeWith, type Teardown } from './teardown.ts';
+import { closeAtEnd, closeDatabaseAtEnd, closeWith, type Teardown } from './teardown.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -37,6 +37,21 @@ async function openTestDb(): Promise<Db> {
   const db = await openDb({ kind: 'postgres', url, poolSize: 20, schema });
   await migrate(db);
   return dropOnClose(db, url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+/**
+ * The process's database as a second instance of the service sees it: on PostgreSQL another pool
+ * on the same schema (commits reach it through NOTIFY, as between instances), closed at the file's
+ * end; on PGlite, which one process owns, the same handle.
+ */
+export async function otherInstanceDb(): Promise<Db> {
+  const db = await testDb();
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return db;
+  const [row] = await db.query<{ schema: string }>('SELECT current_schema() AS schema');
+  const other = await openDb({ kind: 'postgres', url, schema: row?.schema ?? 'public', poolSize: 5 });
+  closeAtEnd(() => other.close());
+  return other;
 }
 
 /** A fresh database of its own (for migration tests), unmigrated; closed with the test `t` when

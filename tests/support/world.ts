@@ -12,12 +12,12 @@ import type { EventSubscribers } from '../../src/events/subscribers.ts';
 import type { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
+import type { ProvisioningFile, TOKEN_SCOPES } from '../../src/provisioning/schema.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
 import { testDb } from './db.ts';
 import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
-export { freshDb, onPostgres, testDb } from './db.ts';
+export { freshDb, onPostgres, otherInstanceDb, testDb } from './db.ts';
 export { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
@@ -47,13 +47,14 @@ export function freshId(): number {
 
 /** A new API token of the organization, provisioned as an operator would; returns its value. */
 export async function provisionToken(
-  db: Db, clock: Clock, organizationId: number, scopes: ('cfh' | 'radio' | 'webhooks' | 'devices' | 'reports')[], opts: { revoked?: boolean; expiresAt?: Date } = {},
+  db: Db, clock: Clock, organizationId: number, scopes: (typeof TOKEN_SCOPES)[number][], opts: { revoked?: boolean; expiresAt?: Date; locationIds?: number[] } = {},
 ): Promise<string> {
   const token = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(db, clock, {
     api_tokens: [{
       name: `t-${crypto.randomBytes(6).toString('hex')}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false,
       ...(opts.expiresAt === undefined ? {} : { expires_at: opts.expiresAt.toISOString() }),
+      ...(opts.locationIds === undefined ? {} : { location_ids: opts.locationIds }),
     }],
   });
   return token;
@@ -84,6 +85,10 @@ export interface TestContext {
   mqttUrl: string;
   /** Device health; `await health.flush()` writes the last-seen times it holds. */
   health: Service['health'];
+  /** What open streams hear; `await feed.readNow()` reads the event log now. */
+  feed: Service['feed'];
+  /** The app's open Server-Sent Events streams. */
+  live: Service['live'];
 }
 
 /** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
@@ -112,6 +117,8 @@ export interface TestAppOptions {
   extend?: (app: App, deps: AppDeps) => void;
   failureLimit?: AppDeps['failureLimit'];
   speech?: SpeechSynthesizer;
+  /** Another handle on the process's database (`otherInstanceDb()`): a second instance. */
+  db?: Db;
   /** The test the app is built for (`async (t) => ...`): it is closed when that test ends. Without
    * it, the app is the file's (built in `before()`, shared by its tests) and closed at its end. */
   t?: Teardown;
@@ -121,7 +128,7 @@ export interface TestAppOptions {
  * the file's end. Its scheduler and event subscribers do not poll on their own: tests run them
  * (runDue, runPending). */
 export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
-  const db = await testDb();
+  const db = opts.db ?? (await testDb());
   const clock = opts.clock ?? new ManualClock(new Date());
   const config = opts.config ?? testConfig();
   devicesClock = clock;
@@ -131,13 +138,13 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
   const secretDigest = sha256hex(TEST_SECRET);
   const service = await compose({ config, db, clock, devices, speech, secretDigest, failureLimit, manualJobs: true });
-  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit, metrics: service.metrics });
+  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit, metrics: service.metrics, live: service.live });
   await service.app.ready();
   closeWith(opts.t, () => service.app.close());
   return {
     app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
     mqttUrl: devices.deviceUrl ?? '',
-    health: service.health,
+    health: service.health, feed: service.feed, live: service.live,
   };
 }
 

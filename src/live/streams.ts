@@ -1,0 +1,155 @@
+// Server-Sent Events over the live feed: the one way a route opens a stream (C6, C8, the console's).
+// The route checks the credential and what is asked first (its errors are ordinary JSON answers),
+// then hands the connection here. A stream subscribes to its location before it reads the state it
+// sends first, so no change is missed between the two (at worst one is sent twice); then each batch
+// of the location's events is given to the route's `onEvents`, one batch at a time per stream.
+//
+// A comment line every heartbeat keeps proxies from closing an idle stream; a client that does not
+// read (more than MAX_BUFFERED bytes waiting) is cut off rather than held in memory; the app's
+// shutdown ends every stream so the server can close.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EventRow } from '../events/log.ts';
+import type { LiveFeed } from './feed.ts';
+
+/** The contract asks for a comment at least every 25 s. */
+export const HEARTBEAT_MS = 20_000;
+/** Bytes a stream may have waiting for a slow client before it is closed (the client reconnects). */
+const MAX_BUFFERED = 1 << 20;
+
+export interface SseSink {
+  /** Sends one event (`data` as JSON); false once the stream is closed. */
+  send(event: string, data: unknown): boolean;
+  readonly closed: boolean;
+}
+
+export interface StreamSpec {
+  locationId: number;
+  /** What the client gets first (the current state). */
+  initial?: (sink: SseSink) => Promise<void>;
+  /** A batch of the location's committed events, in commit order. */
+  onEvents: (events: readonly EventRow[], sink: SseSink) => Promise<void>;
+}
+
+export interface LiveStreamsDeps {
+  feed: LiveFeed;
+  heartbeatMs?: number;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+export class LiveStreams {
+  readonly #feed: LiveFeed;
+  readonly #heartbeatMs: number;
+  readonly #log: LiveStreamsDeps['log'];
+  readonly #open = new Set<() => void>();
+  #closing = false;
+
+  constructor(deps: LiveStreamsDeps) {
+    this.#feed = deps.feed;
+    this.#heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
+    this.#log = deps.log;
+  }
+
+  /** The feed the streams hear. */
+  get feed(): LiveFeed {
+    return this.#feed;
+  }
+
+  /** Open streams of this instance. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Turns the reply into an event stream that lives until the client goes or the app closes. */
+  async open(request: FastifyRequest, reply: FastifyReply, spec: StreamSpec): Promise<void> {
+    let chain: Promise<void> = Promise.resolve();
+    let sink: Sink | null = null;
+    const subscription = this.#feed.subscribe(spec.locationId, (events) => {
+      chain = chain.then(async () => {
+        if (sink === null || sink.closed) return;
+        await spec.onEvents(events, sink);
+      }).catch((err: unknown) => this.#failed(sink, err));
+    });
+    try {
+      await subscription.ready;
+    } catch (err) {
+      subscription.close();
+      throw err;
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no', // proxies that buffer responses would hold the events back
+    });
+    res.write(': stream open\n\n');
+    const opened = new Sink(res);
+    sink = opened;
+    const heartbeat = setInterval(() => opened.comment('heartbeat'), this.#heartbeatMs);
+    heartbeat.unref();
+    const end = () => {
+      if (!this.#open.delete(end)) return;
+      clearInterval(heartbeat);
+      subscription.close();
+      opened.close();
+    };
+    this.#open.add(end);
+    request.raw.once('close', end);
+    res.once('close', end);
+    if (this.#closing) end();
+    if (spec.initial !== undefined) {
+      chain = chain.then(() => spec.initial?.(opened)).catch((err: unknown) => this.#failed(opened, err));
+    }
+    await chain;
+  }
+
+  /** Ends every stream (the app is shutting down): clients see the stream end and reconnect. */
+  closeAll(): void {
+    this.#closing = true;
+    for (const end of [...this.#open]) end();
+  }
+
+  #failed(sink: Sink | null, err: unknown): void {
+    this.#log?.warn({ err }, 'a live stream failed and was closed; its client reconnects');
+    sink?.close();
+  }
+}
+
+class Sink implements SseSink {
+  readonly #res: FastifyReply['raw'];
+  #closed = false;
+
+  constructor(res: FastifyReply['raw']) {
+    this.#res = res;
+  }
+
+  get closed(): boolean {
+    return this.#closed || this.#res.destroyed;
+  }
+
+  send(event: string, data: unknown): boolean {
+    return this.#write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  comment(text: string): boolean {
+    return this.#write(`: ${text}\n\n`);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!this.#res.destroyed) this.#res.end();
+  }
+
+  #write(chunk: string): boolean {
+    if (this.closed) return false;
+    if (this.#res.writableLength > MAX_BUFFERED) {
+      this.#res.destroy();
+      this.#closed = true;
+      return false;
+    }
+    this.#res.write(chunk);
+    return true;
+  }
+}
