@@ -67,6 +67,13 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     assert.equal((await fetch(`${url}/readyz`)).status, 200);
     assert.ok(fs.existsSync(path.join(dataDir, 'storeops.lock')), 'the running service holds the data directory');
 
+    // A first start on the embedded defaults fits a small store box: it peaked at 1.2 GB when PGlite
+    // ran initdb and V8 optimized its WebAssembly (README, Get started).
+    const status = `/proc/${servicePid}/status`;
+    if (fs.existsSync(status)) {
+      const peakKb = Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(status, 'utf8'))?.[1]);
+      assert.ok(peakKb > 0 && peakKb < 500 * 1024, `the first start peaked at ${Math.round(peakKb / 1024)} MB (limit 500 MB)`);
+    }
     assert.ok(npm.pid !== undefined && npm.pid !== servicePid, 'the signal goes to npm, not to the service directly');
     process.kill(npm.pid, signal);
     await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
