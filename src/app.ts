@@ -15,11 +15,15 @@ import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
+import { clientErrorHandler, closeAfterEarlyAnswers } from './http/client-errors.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
 import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
 import { lockerRoutes } from './lockers/routes.ts';
 import { deviceHealthRoutes } from './devices/health-routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
+import { cfhV2Routes } from './cfh/button-routes.ts';
+import { cfhStreamRoutes } from './cfh/stream-routes.ts';
+import { cfhPageRoutes } from './cfh/page-routes.ts';
 import { radioRoutes } from './radio/routes.ts';
 import type { SpeechSynthesizer } from './radio/speech/speech.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -74,6 +78,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     frameworkErrors,
     trustProxy: deps.config.trustProxy,
     forceCloseConnections: 'idle',
+    // A client trickling its request (a form body to R2 is read before its signature is checked)
+    // holds a socket; past the timeout it gets 408 and the socket is closed.
+    requestTimeout: deps.config.requestTimeoutSeconds * 1000,
+    // Node checks the request timeout only when the headers timeout is not longer than it.
+    http: {
+      headersTimeout: Math.min(60_000, deps.config.requestTimeoutSeconds * 1000),
+      requestTimeout: deps.config.requestTimeoutSeconds * 1000,
+      connectionsCheckingInterval: Math.min(30_000, deps.config.requestTimeoutSeconds * 500),
+    },
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
@@ -81,6 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorateRequest('principal', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
+  closeAfterEarlyAnswers(app);
   registerFailureLimit(app, deps.clock, deps.failureLimit, { trustProxy: deps.config.trustProxy });
   registerHttpMetrics(app, deps.metrics);
 
@@ -93,7 +108,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
   await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest, deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }) });
   await app.register(deviceHealthRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens, offlineSeconds: deps.config.deviceOfflineSeconds });
-  await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, apiTokens: app.apiTokens });
+  await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, escalationSeconds: deps.config.cfhEscalationSeconds, apiTokens: app.apiTokens });
+  await app.register(cfhV2Routes, {
+    db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, escalationSeconds: deps.config.cfhEscalationSeconds,
+    offlineSeconds: deps.config.deviceOfflineSeconds, apiTokens: app.apiTokens,
+  });
+  await app.register(cfhStreamRoutes, { db: deps.db, live: deps.live, apiTokens: app.apiTokens });
+  await app.register(cfhPageRoutes, { db: deps.db });
   await app.register(radioRoutes, {
     db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens,
     observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),

@@ -22,6 +22,8 @@ export interface Config {
   /** The service's client id on an external broker; set, it keeps a persistent session there. */
   readonly mqttClientId: string | null;
   readonly cfhTimeoutSeconds: number;
+  /** CFH_ESCALATION_SECONDS: when an unclaimed request escalates, for a location without its own (0: never). */
+  readonly cfhEscalationSeconds: number;
   /** A device not connected and not heard from for this long is offline (device health). */
   readonly deviceOfflineSeconds: number;
   /** Speech engines (worker threads, ~95 MB each); each speaks one text at a time. */
@@ -36,6 +38,8 @@ export interface Config {
   readonly retentionDays: number;
   /** The bearer token GET /metrics requires; null: /metrics is open. */
   readonly metricsToken: string | null;
+  /** REQUEST_TIMEOUT_SECONDS: how long a client may take to send a whole request (headers and body). */
+  readonly requestTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -134,6 +138,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     mqttAuthSecret,
     mqttClientId,
     cfhTimeoutSeconds: integer(env, 'CFH_TIMEOUT_SECONDS', 300, 1, 86_400),
+    cfhEscalationSeconds: integer(env, 'CFH_ESCALATION_SECONDS', 120, 0, 86_400),
     deviceOfflineSeconds: integer(env, 'DEVICE_OFFLINE_SECONDS', 300, 1, 86_400),
     speechWorkers: integer(env, 'SPEECH_WORKERS', 1, 1, 16),
     provisionFile: provisionFile === null ? null : path.resolve(cwd, provisionFile),
@@ -141,6 +146,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: trustProxy(env),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: integer(env, 'RETENTION_DAYS', 90, 1, 36_500),
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),
     metricsToken,
   });
 }

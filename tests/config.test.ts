@@ -31,6 +31,8 @@ test('a bad value stops the start naming its variable', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
     [{ SECRET_TOKEN: 'short' }, 'SECRET_TOKEN'],
+    [{ CFH_ESCALATION_SECONDS: 'soon' }, 'CFH_ESCALATION_SECONDS'],
+    [{ CFH_ESCALATION_SECONDS: '-5' }, 'CFH_ESCALATION_SECONDS'],
     [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
     [{ RETENTION_DAYS: '36501' }, 'RETENTION_DAYS'],
     [{ RETENTION_DAYS: '1.5' }, 'RETENTION_DAYS'],
@@ -57,4 +59,10 @@ test('the retention window and the metrics token are read from the environment',
   assert.equal(config.retentionDays, 1);
   assert.equal(config.metricsToken, 'scrape-0123456789abcdef');
   assert.equal(loadConfig({ RETENTION_DAYS: '36500' }).retentionDays, 36_500);
+});
+
+test('CFH_ESCALATION_SECONDS defaults to 120; 0 turns escalation off', () => {
+  assert.equal(loadConfig({}).cfhEscalationSeconds, 120);
+  assert.equal(loadConfig({ CFH_ESCALATION_SECONDS: '45' }).cfhEscalationSeconds, 45);
+  assert.equal(loadConfig({ CFH_ESCALATION_SECONDS: '0' }).cfhEscalationSeconds, 0);
 });

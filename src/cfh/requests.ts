@@ -1,8 +1,9 @@
 // Call for Help's operations (C0-C5), each one's whole story: the rules it applies, the store
-// statements it makes, the answer it gives. Each change writes its event in the statement that
-// makes it, so C0, C1, C3 and C4 stay one round trip; a step that was refused writes none.
+// statements it makes, the answer it gives. Each change writes its event, and starts or ends its
+// timers, in the statement that makes it; a step that was refused writes none. The radio's voice
+// actions call claimRequest and markOnTheWay too, as a caller without a token.
 import type { Clock } from '../clock.ts';
-import type { Db } from '../db/db.ts';
+import type { Db, Queryable, Tx } from '../db/db.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import { randomToken } from '../http/secrets.ts';
 import { cancelOfClosed, creationProblems, decideOnTheWay, eventLead, type Staff } from './rules.ts';
@@ -14,12 +15,39 @@ export interface CfhDeps {
   clock: Clock;
   /** CFH_TIMEOUT_SECONDS: the timeout of a location without one of its own. */
   timeoutSeconds: number;
+  /** CFH_ESCALATION_SECONDS: the escalation of a location without one of its own (0: none). */
+  escalationSeconds: number;
 }
 
-/** Whose call it is: everything is looked up within the organization, and the token is recorded with each step. */
+/**
+ * Whose call it is. Everything is looked up within the organization and the token's locations;
+ * the token, when there is one, is recorded with each step. Callers without an API token: a call
+ * button hub's is a token too; a customer holding a message_id (organizationId null: the
+ * message_id is the credential); the radio (its edge device's organization and location).
+ */
 export interface Caller {
-  organizationId: number;
-  tokenId: number;
+  organizationId: number | null;
+  tokenId: number | null;
+  /** The token's locations; null: every location of the organization. */
+  locationIds: readonly number[] | null;
+}
+
+/** A customer: no token, the message_id is the credential (C4, C5, C6). */
+export const CUSTOMER: Caller = { organizationId: null, tokenId: null, locationIds: null };
+
+/**
+ * A device of the service acting for staff without an API token (the radio's voice actions: an
+ * edge device's organization and location). Its steps name the employee and the channel through
+ * `Staff` (`from: 'radio'`, the speaker's name).
+ */
+export const deviceCaller = (organizationId: number, locationId: number): Caller => ({ organizationId, tokenId: null, locationIds: [locationId] });
+
+const scopeOf = (caller: Caller): store.Scope => ({ organizationId: caller.organizationId, locationIds: caller.locationIds });
+
+/** A caller that must belong to an organization (staff steps). */
+function organizationOf(caller: Caller): number {
+  if (caller.organizationId === null) throw new Error('a staff step needs the caller\'s organization');
+  return caller.organizationId;
 }
 
 export interface NewRequestInput {
@@ -29,6 +57,8 @@ export interface NewRequestInput {
   displayId: number | null;
   callbuttonId: number | null;
   chatChannelId: string | null;
+  source?: 'api' | 'call_button' | 'display';
+  customText?: string | null;
 }
 
 /** 128 random bits, URL-safe: it travels in QR codes and customer page links. */
@@ -36,13 +66,17 @@ function newMessageId(): string {
   return randomToken(16);
 }
 
-/** C0: the request, its "created" event and its timeout job, or a 422 when the location or option is not the caller's. */
-export async function createRequest(deps: CfhDeps, caller: Caller, input: NewRequestInput): Promise<RequestRow> {
-  const request = {
-    ...input, organizationId: caller.organizationId, tokenId: caller.tokenId, messageId: newMessageId(), defaultTimeoutSeconds: deps.timeoutSeconds,
-  };
-  // The checks run inside the insert's statement, so a valid request costs one round trip.
-  const inserted = await deps.db.statement((q) => store.insertRequest(q, request, eventLead({ status: 'created' }), deps.clock.now()));
+/**
+ * Inserts a request in the caller's transaction (B1 and C9 check their device in the same one);
+ * a 422 when the location or option is not the caller's.
+ */
+export async function insertNewRequest(q: Tx, deps: CfhDeps, caller: Caller, input: NewRequestInput): Promise<RequestRow> {
+  const source = input.source ?? 'api';
+  const inserted = await store.insertRequest(q, {
+    ...input, source, customText: input.customText ?? null, organizationId: organizationOf(caller), locationIds: caller.locationIds,
+    tokenId: caller.tokenId, messageId: newMessageId(), requestFrom: source === 'call_button' ? 'call_button' : null,
+    defaultTimeoutSeconds: deps.timeoutSeconds, defaultEscalationSeconds: deps.escalationSeconds,
+  }, { created: eventLead({ status: 'created' }), completed: eventLead({ status: 'recorded' }) }, deps.clock.now());
   const problems = creationProblems({ location: inserted.locationFound, option: inserted.optionFound });
   if (problems !== null) {
     const message = Object.entries(problems).map(([field, list]) => `${field}: ${list.join(', ')}`).join('; ');
@@ -52,16 +86,23 @@ export async function createRequest(deps: CfhDeps, caller: Caller, input: NewReq
   return inserted.row;
 }
 
+/** C0: the request, its "created" event and its timers, or a 422 when the location or option is not the caller's. */
+export async function createRequest(deps: CfhDeps, caller: Caller, input: NewRequestInput): Promise<RequestRow> {
+  // The checks run inside the insert's statement, so a valid request costs one round trip.
+  return deps.db.statement((q) => insertNewRequest(q, deps, caller, input));
+}
+
 /** After a conditional update that changed nothing: refused (false) if the request exists, else 404. */
 async function refusedOrNotFound(deps: CfhDeps, caller: Caller, messageId: string): Promise<false> {
-  if (!(await store.exists(deps.db, caller.organizationId, messageId))) throw notFound('CFH request');
+  if (!(await store.exists(deps.db, scopeOf(caller), messageId))) throw notFound('CFH request');
   return false;
 }
 
-/** C1: true if this call claimed the request; of concurrent claims exactly one does. */
+/** C1: true if this call claimed the request; of concurrent claims (and a racing timeout) exactly one wins. */
 export async function claimRequest(deps: CfhDeps, caller: Caller, messageId: string, staff: Staff): Promise<boolean> {
+  organizationOf(caller);
   const lead = eventLead({ status: 'claimed', by: staff.name });
-  const claimed = await deps.db.statement((q) => store.claim(q, caller.organizationId, messageId, staff, caller.tokenId, lead, deps.clock.now()));
+  const claimed = await deps.db.statement((q) => store.claim(q, scopeOf(caller), messageId, staff, caller.tokenId, lead, deps.clock.now()));
   return claimed || refusedOrNotFound(deps, caller, messageId);
 }
 
@@ -71,9 +112,10 @@ export async function claimRequest(deps: CfhDeps, caller: Caller, messageId: str
  * records both steps.
  */
 export async function markOnTheWay(deps: CfhDeps, caller: Caller, messageId: string, staff: Staff): Promise<boolean> {
+  organizationOf(caller);
   const now = deps.clock.now();
   return deps.db.tx(async (q) => {
-    const state = await store.lockForOnTheWay(q, caller.organizationId, messageId);
+    const state = await store.lockForOnTheWay(q, scopeOf(caller), messageId);
     if (state === null) throw notFound('CFH request');
     const decision = decideOnTheWay(state, staff);
     if (!decision.allowed) return false;
@@ -86,21 +128,30 @@ export async function markOnTheWay(deps: CfhDeps, caller: Caller, messageId: str
   });
 }
 
-/** C3: true if this call completed the request (any open one can be, by whoever helped). */
+/**
+ * C3: true if this call completed the request (any open one can be, by whoever helped). When the
+ * location has outcomes, customer_status must be one of their keys (else 422, nothing changed).
+ */
 export async function completeRequest(deps: CfhDeps, caller: Caller, messageId: string, staff: Staff, customerStatus: string): Promise<boolean> {
+  organizationOf(caller);
   const lead = eventLead({ status: 'completed', by: staff.name });
-  const completed = await deps.db.statement((q) =>
-    store.complete(q, caller.organizationId, messageId, staff, customerStatus, caller.tokenId, lead, deps.clock.now()));
-  return completed || refusedOrNotFound(deps, caller, messageId);
+  const result = await deps.db.statement((q) =>
+    store.complete(q, scopeOf(caller), messageId, staff, customerStatus, caller.tokenId, lead, deps.clock.now(), { checkOutcome: true }));
+  if (!result.found) throw notFound('CFH request');
+  if (!result.outcomeOk) {
+    throw new AppError(422, 'validation_failed', 'customer_status: is not an outcome of this location',
+      { errors: { customer_status: ['is not an outcome of this location'] } });
+  }
+  return result.completed;
 }
 
 /** C4: the request, cancelled now or already; a completed request is a 409 (the customer was helped). */
 export async function cancelRequest(deps: CfhDeps, caller: Caller, messageId: string): Promise<RequestRow> {
   const lead = eventLead({ status: 'cancelled' });
-  const cancelled = await deps.db.statement((q) => store.cancel(q, caller.organizationId, messageId, caller.tokenId, lead, deps.clock.now()));
+  const cancelled = await deps.db.statement((q) => store.cancel(q, scopeOf(caller), messageId, caller.tokenId, lead, deps.clock.now()));
   if (cancelled !== null) return cancelled;
   // Closed is final, so what is read now is what refused the update.
-  const current = await store.findRecord(deps.db, caller.organizationId, messageId);
+  const current = await store.findRecord(deps.db, scopeOf(caller), messageId);
   if (current === null) throw notFound('CFH request');
   if (cancelOfClosed(current) === 'conflict') {
     throw new AppError(409, 'cfh_request_completed', 'the request is already completed and cannot be cancelled');
@@ -109,8 +160,8 @@ export async function cancelRequest(deps: CfhDeps, caller: Caller, messageId: st
 }
 
 /** C5: the request and its option, in one read. */
-export async function requestStatus(deps: Pick<CfhDeps, 'db'>, organizationId: number, messageId: string): Promise<StatusRow> {
-  const row = await store.findStatus(deps.db, organizationId, messageId);
+export async function requestStatus(deps: { db: Queryable }, caller: Caller, messageId: string): Promise<StatusRow> {
+  const row = await store.findStatus(deps.db, scopeOf(caller), messageId);
   if (row === null) throw notFound('CFH request');
   return row;
 }

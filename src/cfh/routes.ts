@@ -4,10 +4,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
+import { callerOf, customerOrBearer, customerOrCaller } from './access.ts';
 import { BODY_ERRORS, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { cancelRequest, claimRequest, completeRequest, createRequest, markOnTheWay, requestStatus, type CfhDeps } from './requests.ts';
 import type { Staff } from './rules.ts';
-import { CancelBody, CfhRequestRecord, CfhStatusView, CompleteBody, CreateBody, StaffActionBody, Success, TrackingQuery } from './schemas.ts';
+import { CancelBody, CfhRequestRecord, CfhStatusView, CompleteBody, CreateBody, requestFromOf, StaffActionBody, Success, TrackingQuery } from './schemas.ts';
 import { toRecord, toStatusView } from './views.ts';
 
 export interface CfhRouteDeps extends CfhDeps {
@@ -16,6 +17,8 @@ export interface CfhRouteDeps extends CfhDeps {
 }
 
 const security = [{ bearerToken: [] }];
+/** C4, C5: a bearer token, or none (the message_id is the credential). */
+const customerSecurity: Record<string, string[]>[] = [{ bearerToken: [] }, {}];
 const tags = ['callforhelp'];
 const queryErrors = errorResponses({
   401: 'missing or invalid bearer token',
@@ -25,14 +28,16 @@ const queryErrors = errorResponses({
 });
 const errors = { ...queryErrors, ...errorResponses(BODY_ERRORS) };
 const notFoundResponse = errorResponses({ 404: 'no such request (for this token\'s organization)' });
+const outcomeErrors = errorResponses({ 422: 'the body is invalid, or customer_status is not an outcome of the location (when it has outcomes)' });
 
 function staffOf(body: StaffActionBody): Staff {
-  return { name: body.claimed_by, userId: body.claimed_by_user_id, channelId: body.channel_id, from: body.request_from ?? 'provider_a' };
+  return { name: body.claimed_by, userId: body.claimed_by_user_id, channelId: body.channel_id, from: requestFromOf(body.request_from) };
 }
 
 export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = bearerAuth(deps.apiTokens, 'cfh');
+  const customerOrStaff = customerOrBearer(deps.apiTokens, 'cfh');
 
   app.post('/api/callforhelp/requests', {
     onRequest,
@@ -44,7 +49,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
     },
   }, async (request, reply) => {
     const body = request.body;
-    const row = await createRequest(deps, principalOf(request), {
+    const row = await createRequest(deps, callerOf(principalOf(request)), {
       locationId: body.location_id, optionId: body.option_id,
       deviceId: body.device_id ?? null, displayId: body.display_id ?? null,
       callbuttonId: body.callbutton_id ?? null, chatChannelId: body.chat_channel_id ?? null,
@@ -61,7 +66,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       response: { 200: Success, ...errors, ...notFoundResponse },
     },
   }, async (request) => {
-    return { success: await claimRequest(deps, principalOf(request), request.body.message_id, staffOf(request.body)) };
+    return { success: await claimRequest(deps, callerOf(principalOf(request)), request.body.message_id, staffOf(request.body)) };
   });
 
   app.post('/api/callforhelp/on_the_way', {
@@ -73,7 +78,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       response: { 200: Success, ...errors, ...notFoundResponse },
     },
   }, async (request) => {
-    return { success: await markOnTheWay(deps, principalOf(request), request.body.message_id, staffOf(request.body)) };
+    return { success: await markOnTheWay(deps, callerOf(principalOf(request)), request.body.message_id, staffOf(request.body)) };
   });
 
   app.post('/api/callforhelp/complete', {
@@ -82,18 +87,19 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       operationId: 'completeCfhRequest', tags, security,
       summary: 'Complete a request; customer_status becomes its completion_reason',
       body: CompleteBody,
-      response: { 200: Success, ...errors, ...notFoundResponse },
+      response: { 200: Success, ...errors, ...notFoundResponse, ...outcomeErrors },
     },
   }, async (request) => {
     const body = request.body;
-    return { success: await completeRequest(deps, principalOf(request), body.message_id, staffOf(body), body.customer_status) };
+    return { success: await completeRequest(deps, callerOf(principalOf(request)), body.message_id, staffOf(body), body.customer_status) };
   });
 
   app.post('/api/callforhelp/cancel', {
-    onRequest,
+    onRequest: customerOrStaff,
+    config: { capabilityRoute: true },
     schema: {
-      operationId: 'cancelCfhRequest', tags, security,
-      summary: 'The customer cancels the request',
+      operationId: 'cancelCfhRequest', tags, security: customerSecurity,
+      summary: 'The customer cancels the request (with a bearer token, or with none: the message_id is the credential)',
       body: CancelBody,
       response: {
         200: CfhRequestRecord, ...errors, ...notFoundResponse,
@@ -101,18 +107,20 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       },
     },
   }, async (request) => {
-    return toRecord(await cancelRequest(deps, principalOf(request), request.body.message_id));
+    return toRecord(await cancelRequest(deps, customerOrCaller(request), request.body.message_id));
   });
 
   app.get('/api/callforhelp/v1/tracking', {
-    onRequest,
+    onRequest: customerOrStaff,
+    config: { capabilityRoute: true },
     schema: {
-      operationId: 'getCfhRequest', tags, security,
-      summary: 'Real-time status of a request, as a customer page shows it',
+      operationId: 'getCfhRequest', tags, security: customerSecurity,
+      summary: 'Status of a request, as a customer page shows it (without a token, the claimer\'s name in the location\'s staff_name_format)',
       querystring: TrackingQuery,
       response: { 200: CfhStatusView, ...queryErrors, ...notFoundResponse },
     },
   }, async (request) => {
-    return toStatusView(await requestStatus(deps, principalOf(request).organizationId, request.query.message_id));
+    const caller = customerOrCaller(request);
+    return toStatusView(await requestStatus(deps, caller, request.query.message_id), caller.organizationId === null ? 'customer' : 'staff');
   });
 }

@@ -27,10 +27,16 @@ export interface RequestRow {
   customer_canceled_at: string | null;
   display_id: number | null;
   callbutton_id: number | null;
+  source: 'api' | 'call_button' | 'display';
+  is_escalated: boolean;
+  escalated_at: string | null;
+  /** C7 only: its option's staff_action. */
+  staff_action?: 'claim_and_on_the_way' | 'on_the_way' | 'acknowledge' | 'done' | 'none';
 }
 
 /** A request and its option, as the status view (C5) is made from. */
 export interface StatusRow {
+  request_id: number;
   device_id: number | null;
   location_id: number;
   organization_id: number;
@@ -58,4 +64,11 @@ export interface StatusRow {
   option_location_id: number | null;
   option_created_at: string;
   option_updated_at: string;
+  source: 'api' | 'call_button' | 'display';
+  is_escalated: boolean;
+  escalated_at: string | null;
+  chat_channel_id: string | null;
+  custom_text: string | null;
+  staff_name_format: 'full' | 'first' | 'generic';
+  language: 'en' | 'fr';
 }

@@ -57,11 +57,11 @@ export function cancelOfClosed(state: { is_completed: boolean }): CancelOutcome 
 
 /** The statuses of a request's events (contract section 11 spells "cancelled" with two l's; the
  * request's own step log keeps the seed's "canceled"). */
-export type CfhEventStatus = 'created' | 'claimed' | 'on_the_way' | 'completed' | 'cancelled' | 'timed_out';
+export type CfhEventStatus = 'created' | 'escalated' | 'reminder' | 'claimed' | 'on_the_way' | 'completed' | 'cancelled' | 'timed_out';
 
 /** A step as its event tells it: the staff steps name the employee. */
 export type CfhEventStep =
-  | { status: 'created' | 'cancelled' | 'timed_out' }
+  | { status: 'created' | 'cancelled' | 'timed_out' | 'escalated' | 'reminder' | 'recorded' | 'auto_completed' }
   | { status: 'claimed' | 'on_the_way' | 'completed'; by: string };
 
 /**
@@ -76,5 +76,65 @@ export function eventLead(step: CfhEventStep): string {
     case 'completed': return `${step.by} completed`;
     case 'cancelled': return 'The customer cancelled';
     case 'timed_out': return 'Nobody claimed in time';
+    case 'escalated': return 'Still waiting for help';
+    case 'reminder': return 'Reminder';
+    case 'recorded': return 'Recorded';
+    case 'auto_completed': return 'Completed without associate feedback';
   }
+}
+
+/** A request's status (contract section 10), derived from its flags. */
+export type CfhStatus = 'created' | 'escalated' | 'claimed' | 'on_the_way' | 'completed' | 'timed_out' | 'cancelled';
+
+export function statusOf(r: {
+  is_canceled: boolean; is_completed: boolean; is_timeout: boolean; is_closed: boolean; is_on_the_way: boolean; is_claimed: boolean; is_escalated: boolean;
+}): CfhStatus {
+  if (r.is_canceled) return 'cancelled';
+  if (r.is_completed) return 'completed';
+  if (r.is_timeout && r.is_closed) return 'timed_out';
+  if (r.is_on_the_way) return 'on_the_way';
+  if (r.is_claimed) return 'claimed';
+  if (r.is_escalated) return 'escalated';
+  return 'created';
+}
+
+export type StaffNameFormat = 'full' | 'first' | 'generic';
+
+/** The claimer's name as a customer sees it (no token): in full, the first word, or "An associate". */
+export function staffNameFor(name: string | null, format: StaffNameFormat): string | null {
+  if (name === null) return null;
+  if (format === 'generic') return 'An associate';
+  if (format === 'first') return name.trim().split(/\s+/)[0] ?? name;
+  return name;
+}
+
+export type ReminderPhase = 'unclaimed' | 'claimed';
+
+export interface ReminderState {
+  is_closed: boolean;
+  is_claimed: boolean;
+  is_on_the_way: boolean;
+  created_at: string;
+  claimed_at: string | null;
+  reminder_seconds: number;
+  claimed_seconds: number;
+  cap_seconds: number;
+}
+
+/**
+ * A reminder job of a phase, due at `due`: whether it reminds, and when the next one is. A chain
+ * stops when its phase is over (the claim starts the claimed chain), when its interval is 0
+ * (off), and past the cap (seconds after creation; 0: no cap).
+ */
+export function decideReminder(state: ReminderState, phase: ReminderPhase, due: Date): { fire: boolean; next: Date | null } {
+  const none = { fire: false, next: null };
+  if (state.is_closed || state.is_on_the_way) return none;
+  if (phase === 'unclaimed' && state.is_claimed) return none;
+  if (phase === 'claimed' && !state.is_claimed) return none;
+  const interval = phase === 'unclaimed' ? state.reminder_seconds : state.claimed_seconds;
+  if (interval <= 0) return none;
+  const cap = state.cap_seconds > 0 ? Date.parse(state.created_at) + state.cap_seconds * 1000 : Infinity;
+  if (due.getTime() > cap) return none;
+  const next = due.getTime() + interval * 1000;
+  return { fire: true, next: next > cap ? null : new Date(next) };
 }

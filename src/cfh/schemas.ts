@@ -3,8 +3,21 @@
 import { Type, type Static } from 'typebox';
 import { Flag01, INT32_MAX, nullable, NullableTimestamp, oneOf, RowId, SqlSeconds, StorableText, Timestamp } from '../http/schemas.ts';
 
-export const REQUEST_FROM = ['provider_a', 'provider_b', 'provider_c', 'web_interface'] as const;
+export const REQUEST_FROM = ['provider_a', 'provider_b', 'provider_c', 'web_interface', 'radio', 'call_button'] as const;
 export type RequestFrom = (typeof REQUEST_FROM)[number];
+/** Deployed chat integrations' own words for the providers. */
+export const REQUEST_FROM_ALIASES = { microsoft: 'provider_a', ringcentral: 'provider_b', bluefletch: 'provider_c' } as const satisfies Record<string, RequestFrom>;
+const ACCEPTED_REQUEST_FROM = [...REQUEST_FROM, ...Object.keys(REQUEST_FROM_ALIASES)] as (RequestFrom | keyof typeof REQUEST_FROM_ALIASES)[];
+
+/** The provider a request_from names (an alias is its provider). */
+export function requestFromOf(value: string | undefined): RequestFrom {
+  if (value === undefined) return 'provider_a';
+  return (REQUEST_FROM_ALIASES as Record<string, RequestFrom>)[value] ?? (value as RequestFrom);
+}
+
+export const STATUSES = ['created', 'escalated', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
+export const SOURCES = ['api', 'call_button', 'display'] as const;
+export const STAFF_ACTIONS = ['claim_and_on_the_way', 'on_the_way', 'acknowledge', 'done', 'none'] as const;
 
 const OptionalId = Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })));
 const NullableSqlSeconds = nullable(SqlSeconds);
@@ -21,14 +34,14 @@ export const CreateBody = Type.Object({
 });
 export type CreateBody = Static<typeof CreateBody>;
 
-const MessageId = StorableText({ minLength: 1, maxLength: 64, description: 'the request, as C0 returned it' });
+export const MessageId = StorableText({ minLength: 1, maxLength: 64, description: 'the request, as C0 returned it' });
 
 const StaffAction = {
   message_id: MessageId,
   channel_id: StorableText({ minLength: 1, maxLength: 200, description: 'the channel id at the provider' }),
   claimed_by: StorableText({ minLength: 1, maxLength: 200, description: 'name of the employee' }),
   claimed_by_user_id: StorableText({ minLength: 1, maxLength: 200, description: 'the user id at the provider' }),
-  request_from: Type.Optional(oneOf(REQUEST_FROM, { default: 'provider_a' })),
+  request_from: Type.Optional(oneOf(ACCEPTED_REQUEST_FROM, { description: 'provider_a (default), provider_b, provider_c, web_interface, radio, call_button; microsoft, ringcentral and bluefletch are provider_a, _b and _c' })),
 };
 
 export const StaffActionBody = Type.Object(StaffAction);
@@ -49,6 +62,15 @@ export type TrackingQuery = Static<typeof TrackingQuery>;
 // --- responses ---
 
 export const Success = Type.Object({ success: Type.Boolean() }, { title: 'CfhStepResult' });
+
+/** The version 2 fields of the record and of the status view's cfh_request. */
+const V2_FIELDS = {
+  status: oneOf(STATUSES),
+  is_escalated: Type.Boolean(),
+  escalated_at: NullableTimestamp,
+  source: oneOf(SOURCES),
+  teams_channel_id: nullable(Type.String({ description: 'the same value as chat_channel_id' })),
+};
 
 export const CfhRequestRecord = Type.Object({
   id: Type.Integer(),
@@ -76,7 +98,8 @@ export const CfhRequestRecord = Type.Object({
   customer_canceled_at: NullableSqlSeconds,
   display_id: nullable(Type.Integer()),
   callbutton_id: nullable(Type.Integer()),
-}, { title: 'CfhRequest' });
+  ...V2_FIELDS,
+}, { title: 'CfhRequestRecord' });
 export type CfhRequestRecord = Static<typeof CfhRequestRecord>;
 
 export const CfhOption = Type.Object({
@@ -116,6 +139,7 @@ export const CfhStatusView = Type.Object({
     customer_canceled_at: NullableSqlSeconds,
     employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
     employee_arrived_at: nullable(Type.String({ description: 'mirrors staff_on_the_way_at' })),
+    ...V2_FIELDS,
   }),
   show_survey: Type.Boolean({ description: 'true once the request is completed' }),
 }, { title: 'CfhStatusView' });

@@ -1,43 +1,30 @@
-// SQL of Call for Help. Each step is one statement where it can be: the change, its line in the
-// request's step log (cfh_request_events) and its event in the event log, in one round trip.
-// Every lookup is by the unique message_id and the caller's organization, so a request of another
-// organization is indistinguishable from none.
+// SQL of Call for Help's steps. Each step is one statement where it can be: the change, its line in
+// the request's step log (cfh_request_events), its event in the event log and the timers it starts
+// or ends, in one round trip. Every lookup is by the unique message_id within the caller's scope
+// (sql.ts `scoped`), so a request of another organization is indistinguishable from none.
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom } from '../events/log.ts';
-import { insertJobsFrom } from '../jobs/queue.ts';
 import type { OnTheWayState, Staff } from './rules.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
+import {
+  CFH_ESCALATION_JOB, CFH_REMINDER_JOB, CFH_TIMEOUT_JOB, CHANGED, claimTimers, endAllTimers, endUnclaimedTimers, eventsOf,
+  RECORD_COLUMNS, scoped, STEP_COLUMNS, timerKey,
+} from './sql.ts';
 
-const RECORD_COLUMNS = `r.id, r.device_id, r.is_claimed, r.claimed_at, r.claimed_by, r.organization_id, r.location_id,
-  r.option_id, r.created_at, r.updated_at, r.chat_channel_id, r.message_id, r.is_timeout, r.timeout_at, r.is_closed,
-  r.closed_at, r.is_on_the_way, r.staff_on_the_way_at, r.completed_at, r.is_completed, r.completion_reason,
-  r.is_canceled, r.customer_canceled_at, r.display_id, r.callbutton_id`;
+export { CFH_TIMEOUT_JOB } from './sql.ts';
 
-const STEP_COLUMNS = 'request_id, kind, at, token_id, actor_name, actor_user_id, channel_id, request_from, detail';
-
-/** What a changed request returns for its event. */
-const CHANGED = 'id, organization_id, location_id, option_id, message_id, claimed_by';
-
-/**
- * The SELECT of a change's events (contract section 11, the CFH form) for insertEventsFrom: one per
- * row of `from`, where `r` is the changed request and `o` its option. status, lead, requestFrom and
- * at are SQL expressions. Until devices and options carry their own, every request comes through
- * the API, has no device name, and staff claim and go.
- */
-function eventsOf(e: { status: string; lead: string; requestFrom: string; at: string; from?: string }): string {
-  return `SELECT 'callforhelp', ${e.status}, r.organization_id, r.location_id, r.id::text,
-      jsonb_build_object('type', 'api', 'name', NULL::text, 'option_text', o.text_en, 'option_prompt', o.prompt_en,
-        'message_id', r.message_id, 'claimed_by', r.claimed_by, 'request_from', ${e.requestFrom},
-        'staff_action', 'claim_and_on_the_way', 'reminder_count', NULL::integer),
-      ${e.lead} || ': ' || o.prompt_en, ${e.at}
-    FROM ${e.from ?? 'r JOIN cfh_options o ON o.id = r.option_id'}`;
+/** Whose scope a lookup is in: an organization (null: anyone holding the message_id) and its token's locations (null: all). */
+export interface Scope {
+  organizationId: number | null;
+  locationIds: readonly number[] | null;
 }
 
-/** The scheduler's job kind of a request's timeout (jobs.ts). */
-export const CFH_TIMEOUT_JOB = 'cfh.timeout';
+const scopeParams = (s: Scope) => [s.organizationId, s.locationIds === null ? null : [...s.locationIds]];
 
 export interface NewRequest {
   organizationId: number;
+  /** The token's locations: a location outside them is not found. */
+  locationIds: readonly number[] | null;
   locationId: number;
   optionId: number;
   messageId: string;
@@ -45,9 +32,14 @@ export interface NewRequest {
   displayId: number | null;
   callbuttonId: number | null;
   chatChannelId: string | null;
-  tokenId: number;
-  /** The service's CFH_TIMEOUT_SECONDS, for a location without a timeout of its own. */
+  tokenId: number | null;
+  source: 'api' | 'call_button' | 'display';
+  customText: string | null;
+  /** request_from of the created step (call_button for a button's press). */
+  requestFrom: string | null;
+  /** The service's CFH_TIMEOUT_SECONDS and CFH_ESCALATION_SECONDS, for a location without its own. */
   defaultTimeoutSeconds: number;
+  defaultEscalationSeconds: number;
 }
 
 export interface InsertResult {
@@ -58,102 +50,139 @@ export interface InsertResult {
 }
 
 /**
- * C0 in one statement: the location and option checks, the request, its step, its "created" event
- * and its timeout job, so that creation is one round trip instead of a five-statement transaction.
- * The deadline is the location's cfh_timeout_seconds, else the service default.
+ * C0, B1 and C9 in one statement: the location and option checks, the request, its steps, its
+ * events and its timers (timeout, escalation, first reminder). An option whose staff_action is
+ * `none` is recorded and closed at once as completed with reason `recorded`, and starts no timer.
  */
-export async function insertRequest(q: Tx, input: NewRequest, lead: string, now: Date): Promise<InsertResult> {
+export async function insertRequest(q: Tx, input: NewRequest, leads: { created: string; completed: string }, now: Date): Promise<InsertResult> {
   const [result] = await q.query<RequestRow & { location_found: boolean; option_found: boolean }>(
     `WITH loc AS (
-       SELECT id, cfh_timeout_seconds FROM locations WHERE id = $1 AND organization_id = $3
+       SELECT id, cfh_timeout_seconds, cfh_escalation_seconds, cfh_reminder_seconds FROM locations
+       WHERE id = $1 AND organization_id = $3 AND ($13::int[] IS NULL OR id = ANY ($13::int[]))
      ), opt AS (
-       SELECT id, text_en, prompt_en FROM cfh_options WHERE id = $2 AND organization_id = $3 AND (location_id IS NULL OR location_id = $1)
+       SELECT id, text_en, prompt_en, staff_action, staff_action = 'none' AS records
+       FROM cfh_options WHERE id = $2 AND organization_id = $3 AND (location_id IS NULL OR location_id = $1)
      ), r AS (
-       INSERT INTO cfh_requests (message_id, organization_id, location_id, option_id, device_id, display_id, callbutton_id, chat_channel_id, created_at, updated_at)
-       SELECT $4, $3, loc.id, opt.id, $5::integer, $6::integer, $7::integer, $8::text, $9, $9 FROM loc, opt
+       INSERT INTO cfh_requests (message_id, organization_id, location_id, option_id, device_id, display_id, callbutton_id, chat_channel_id,
+         source, custom_text, created_at, updated_at, is_completed, completed_at, completion_reason, is_closed, closed_at)
+       SELECT $4, $3, loc.id, opt.id, $5::integer, $6::integer, $7::integer, $8::text, $14, $15::text, $9, $9,
+         opt.records, CASE WHEN opt.records THEN $9::timestamptz END, CASE WHEN opt.records THEN 'recorded' END,
+         opt.records, CASE WHEN opt.records THEN $9::timestamptz END
+       FROM loc, opt
        RETURNING *
+     ), steps AS (
+       SELECT 'created' AS kind, $17::text AS lead, NULL AS detail UNION ALL
+       SELECT 'completed', $18::text, 'recorded' FROM opt WHERE opt.records
      ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at, token_id) SELECT id, 'created', $9, $10 FROM r
+       INSERT INTO cfh_request_events (${STEP_COLUMNS})
+       SELECT r.id, steps.kind, $9, $10, NULL, NULL, NULL, $16, steps.detail FROM r CROSS JOIN steps
      ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'created'", lead: '$13::text', requestFrom: 'NULL::text', at: '$9::timestamptz', from: 'r JOIN opt o ON o.id = r.option_id' }))}
+       ${insertEventsFrom(q, eventsOf({ status: 'steps.kind', lead: 'steps.lead', requestFrom: '$16::text', at: '$9::timestamptz', from: 'r JOIN opt o ON o.id = r.option_id CROSS JOIN steps' }))}
      ), job AS (
-       ${insertJobsFrom(`SELECT $11, jsonb_build_object('request_id', r.id),
-         $9::timestamptz + make_interval(secs => COALESCE(loc.cfh_timeout_seconds, $12::integer))
-       FROM r, loc`)}
+       INSERT INTO jobs (kind, payload, run_at, dedupe_key)
+       SELECT k.kind, k.payload, $9::timestamptz + make_interval(secs => k.secs), k.key
+       FROM r CROSS JOIN loc CROSS JOIN LATERAL (VALUES
+         ('${CFH_TIMEOUT_JOB}', coalesce(loc.cfh_timeout_seconds, $11::integer), ${timerKey('r.id', 'timeout')}, jsonb_build_object('request_id', r.id)),
+         ('${CFH_ESCALATION_JOB}', coalesce(loc.cfh_escalation_seconds, $12::integer), ${timerKey('r.id', 'escalate')}, jsonb_build_object('request_id', r.id)),
+         ('${CFH_REMINDER_JOB}', coalesce(loc.cfh_reminder_seconds, 0), ${timerKey('r.id', 'reminder:unclaimed:0')},
+           jsonb_build_object('request_id', r.id, 'phase', 'unclaimed', 'n', 0))
+       ) AS k (kind, secs, key, payload)
+       WHERE k.secs > 0 AND NOT r.is_closed
      )
      SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found, ${RECORD_COLUMNS}
      FROM (VALUES (1)) AS one LEFT JOIN r ON true`,
     [input.locationId, input.optionId, input.organizationId, input.messageId, input.deviceId, input.displayId, input.callbuttonId,
-      input.chatChannelId, now, input.tokenId, CFH_TIMEOUT_JOB, input.defaultTimeoutSeconds, lead],
+      input.chatChannelId, now, input.tokenId, input.defaultTimeoutSeconds, input.defaultEscalationSeconds,
+      input.locationIds === null ? null : [...input.locationIds], input.source, input.customText, input.requestFrom, leads.created, leads.completed],
   );
   if (result === undefined) throw new Error('the insert of a CFH request returned no row');
   const { location_found, option_found, ...row } = result;
   return { locationFound: location_found, optionFound: option_found, row: row.id === null ? null : row };
 }
 
-/** Whether the organization has a request of this message_id (what a refused step asks). */
-export async function exists(q: Queryable, organizationId: number, messageId: string): Promise<boolean> {
-  const rows = await q.query('SELECT 1 FROM cfh_requests WHERE message_id = $1 AND organization_id = $2', [messageId, organizationId]);
+/** Whether the scope has a request of this message_id (what a refused step asks). */
+export async function exists(q: Queryable, scope: Scope, messageId: string): Promise<boolean> {
+  const rows = await q.query(`SELECT 1 FROM cfh_requests r WHERE message_id = $1 AND ${scoped('r', '$2', '$3')}`, [messageId, ...scopeParams(scope)]);
   return rows.length > 0;
 }
 
 /**
- * C1: true if it claimed. Only an open, unclaimed request is claimed. Concurrent claims queue on
- * the row lock and each re-checks the condition on the row as the previous one committed it:
- * exactly one succeeds.
+ * C1: true if it claimed. Only an open, unclaimed request is claimed. Concurrent claims, and a
+ * claim racing the timeout, queue on the row lock and each re-checks the condition on the row as
+ * the previous one committed it: exactly one succeeds. The claim ends the escalation and timeout
+ * timers and starts automatic completion and the claimed reminders.
  */
-export async function claim(q: Tx, organizationId: number, messageId: string, staff: Staff, tokenId: number, lead: string, now: Date): Promise<boolean> {
+export async function claim(q: Tx, scope: Scope, messageId: string, staff: Staff, tokenId: number | null, lead: string, now: Date): Promise<boolean> {
   const rows = await q.query(
     `WITH r AS (
-       UPDATE cfh_requests SET is_claimed = true, claimed_at = $3, claimed_by = $4, claimed_by_user_id = $5, claimed_from = $6, updated_at = $3
-       WHERE message_id = $1 AND organization_id = $2 AND NOT is_claimed AND NOT is_closed
+       UPDATE cfh_requests r SET is_claimed = true, claimed_at = $4, claimed_by = $5, claimed_by_user_id = $6, claimed_from = $7, updated_at = $4
+       WHERE message_id = $1 AND ${scoped('r', '$2', '$3')} AND NOT is_claimed AND NOT is_closed
        RETURNING ${CHANGED}
      ), step AS (
        INSERT INTO cfh_request_events (${STEP_COLUMNS})
-       SELECT id, 'claimed', $3, $7, $4, $5, $8, $6, NULL FROM r
+       SELECT id, 'claimed', $4, $8, $5, $6, $9, $7, NULL FROM r
      ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'claimed'", lead: '$9::text', requestFrom: '$6::text', at: '$3::timestamptz' }))}
-     )
+       ${insertEventsFrom(q, eventsOf({ status: "'claimed'", lead: '$10::text', requestFrom: '$7::text', at: '$4::timestamptz' }))}
+     ), ended AS (${endUnclaimedTimers('$4::timestamptz')}
+     ), timers AS (${claimTimers('$4')})
      SELECT id FROM r`,
-    [messageId, organizationId, now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, lead],
+    [messageId, ...scopeParams(scope), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, lead],
   );
   return rows.length > 0;
 }
 
-/** C3: true if it completed. Any open request can be completed (by whoever helped the customer); a closed one cannot. */
+export interface CompleteResult {
+  found: boolean;
+  /** false: the location has outcomes and the reason is none of their keys (nothing changed). */
+  outcomeOk: boolean;
+  completed: boolean;
+}
+
+/**
+ * C3 (and B2): completes an open request (by whoever helped the customer). When `checkOutcome`
+ * and the location has outcomes, the reason must be one of their keys. `onlyButton` limits it to
+ * a button's own requests.
+ */
 export async function complete(
-  q: Tx, organizationId: number, messageId: string, staff: Staff, customerStatus: string, tokenId: number, lead: string, now: Date,
-): Promise<boolean> {
-  const rows = await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET is_completed = true, completed_at = $3, completion_reason = $9, is_closed = true, closed_at = $3, updated_at = $3
-       WHERE message_id = $1 AND organization_id = $2 AND NOT is_closed
-       RETURNING ${CHANGED}
+  q: Tx, scope: Scope, messageId: string, staff: Staff, reason: string, tokenId: number | null, lead: string, now: Date,
+  opts: { checkOutcome: boolean; onlyButton?: number },
+): Promise<CompleteResult> {
+  const [row] = await q.query<CompleteResult>(
+    `WITH t AS (
+       SELECT c.id, NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id)
+         OR EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id AND x.key = $10) AS outcome_ok
+       FROM cfh_requests c WHERE c.message_id = $1 AND ${scoped('c', '$2', '$3')} AND ($13::int IS NULL OR c.callbutton_id = $13)
+     ), r AS (
+       UPDATE cfh_requests c SET is_completed = true, completed_at = $4, completion_reason = $10, is_closed = true, closed_at = $4, updated_at = $4
+       FROM t WHERE c.id = t.id AND t.outcome_ok AND NOT c.is_closed
+       RETURNING c.id, c.organization_id, c.location_id, c.option_id, c.message_id, c.claimed_by, c.source, c.callbutton_id, c.display_id, c.reminder_count, c.custom_text
      ), step AS (
        INSERT INTO cfh_request_events (${STEP_COLUMNS})
-       SELECT id, 'completed', $3, $7, $4, $5, $8, $6, $9 FROM r
+       SELECT id, 'completed', $4, $8, $5, $6, $9, $7, $10 FROM r
      ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'completed'", lead: '$10::text', requestFrom: '$6::text', at: '$3::timestamptz' }))}
-     )
-     SELECT id FROM r`,
-    [messageId, organizationId, now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, customerStatus, lead],
+       ${insertEventsFrom(q, eventsOf({ status: "'completed'", lead: '$11::text', requestFrom: '$7::text', at: '$4::timestamptz' }))}
+     ), ended AS (${endAllTimers('$4::timestamptz')})
+     SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk", EXISTS (SELECT 1 FROM r) AS completed`,
+    [messageId, ...scopeParams(scope), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, reason, lead,
+      opts.checkOutcome, opts.onlyButton ?? null],
   );
-  return rows.length > 0;
+  if (row === undefined) throw new Error('the completion of a CFH request returned no row');
+  return row;
 }
 
 /** C2's transaction: the request locked, so the decision holds until it is written. */
-export async function lockForOnTheWay(q: Queryable, organizationId: number, messageId: string): Promise<(OnTheWayState & { id: number }) | null> {
+export async function lockForOnTheWay(q: Queryable, scope: Scope, messageId: string): Promise<(OnTheWayState & { id: number }) | null> {
   const [row] = await q.query<OnTheWayState & { id: number }>(
-    `SELECT id, is_closed, is_claimed, is_on_the_way, claimed_by_user_id, claimed_from FROM cfh_requests
-     WHERE message_id = $1 AND organization_id = $2 FOR UPDATE`,
-    [messageId, organizationId],
+    `SELECT id, is_closed, is_claimed, is_on_the_way, claimed_by_user_id, claimed_from FROM cfh_requests r
+     WHERE message_id = $1 AND ${scoped('r', '$2', '$3')} FOR UPDATE`,
+    [messageId, ...scopeParams(scope)],
   );
   return row ?? null;
 }
 
 /** C2's change: a step and an event for each of claiming and going that it makes (leads of both given). */
 export async function writeOnTheWay(
-  q: Tx, id: number, change: { claims: boolean; goes: boolean }, staff: Staff, tokenId: number, leads: { claimed: string; onTheWay: string }, now: Date,
+  q: Tx, id: number, change: { claims: boolean; goes: boolean }, staff: Staff, tokenId: number | null, leads: { claimed: string; onTheWay: string }, now: Date,
 ): Promise<void> {
   await q.query(
     `WITH r AS (
@@ -176,78 +205,59 @@ export async function writeOnTheWay(
        SELECT r.id, steps.kind, $4, $8, $5, $6, $9, $7, NULL FROM r CROSS JOIN steps
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: 'steps.kind', lead: 'steps.lead', requestFrom: '$7::text', at: '$4::timestamptz', from: 'r JOIN cfh_options o ON o.id = r.option_id CROSS JOIN steps' }))}
-     )
+     ), ended AS (${endUnclaimedTimers('$4::timestamptz')}
+     ), timers AS (${claimTimers('$4')})
      SELECT id FROM r`,
     [id, change.claims, change.goes, now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, leads.claimed, leads.onTheWay],
   );
 }
 
 /**
- * C4: the request, if it was open and is now cancelled (is_claimed false, closed_at and
+ * C4 (and B2): the request, if it was open and is now cancelled (is_claimed false, closed_at and
  * customer_canceled_at the same instant); null if nothing changed.
  */
-export async function cancel(q: Tx, organizationId: number, messageId: string, tokenId: number, lead: string, now: Date): Promise<RequestRow | null> {
+export async function cancel(
+  q: Tx, scope: Scope, messageId: string, tokenId: number | null, lead: string, now: Date, opts: { onlyButton?: number; requestFrom?: string } = {},
+): Promise<RequestRow | null> {
   const [canceled] = await q.query<RequestRow>(
     `WITH r AS (
-       UPDATE cfh_requests SET is_canceled = true, customer_canceled_at = $3, is_closed = true, closed_at = $3, is_claimed = false, updated_at = $3
-       WHERE message_id = $1 AND organization_id = $2 AND NOT is_closed
+       UPDATE cfh_requests r SET is_canceled = true, customer_canceled_at = $4, is_closed = true, closed_at = $4, is_claimed = false, updated_at = $4
+       WHERE message_id = $1 AND ${scoped('r', '$2', '$3')} AND NOT is_closed AND ($7::int IS NULL OR callbutton_id = $7)
        RETURNING *
      ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at, token_id) SELECT id, 'canceled', $3, $4 FROM r
+       INSERT INTO cfh_request_events (request_id, kind, at, token_id, request_from) SELECT id, 'canceled', $4, $5, $8 FROM r
      ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'cancelled'", lead: '$5::text', requestFrom: 'NULL::text', at: '$3::timestamptz' }))}
-     )
+       ${insertEventsFrom(q, eventsOf({ status: "'cancelled'", lead: '$6::text', requestFrom: '$8::text', at: '$4::timestamptz' }))}
+     ), ended AS (${endAllTimers('$4::timestamptz')})
      SELECT ${RECORD_COLUMNS} FROM r`,
-    [messageId, organizationId, now, tokenId, lead],
+    [messageId, ...scopeParams(scope), now, tokenId, lead, opts.onlyButton ?? null, opts.requestFrom ?? null],
   );
   return canceled ?? null;
 }
 
-export async function findRecord(q: Queryable, organizationId: number, messageId: string): Promise<RequestRow | null> {
+export async function findRecord(q: Queryable, scope: Scope, messageId: string): Promise<RequestRow | null> {
   const [row] = await q.query<RequestRow>(
-    `SELECT ${RECORD_COLUMNS} FROM cfh_requests r WHERE message_id = $1 AND organization_id = $2`,
-    [messageId, organizationId],
+    `SELECT ${RECORD_COLUMNS} FROM cfh_requests r WHERE message_id = $1 AND ${scoped('r', '$2', '$3')}`,
+    [messageId, ...scopeParams(scope)],
   );
   return row ?? null;
 }
 
-/** C5: the request and its option, one indexed read. */
-export async function findStatus(q: Queryable, organizationId: number, messageId: string): Promise<StatusRow | null> {
+/** C5: the request, its option and its location's name format, one indexed read. */
+export async function findStatus(q: Queryable, scope: Scope, messageId: string): Promise<StatusRow | null> {
   const [row] = await q.query<StatusRow>(
-    `SELECT r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
+    `SELECT r.id AS request_id, r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
        r.created_at, r.updated_at, r.is_timeout, r.timeout_at, r.is_closed, r.closed_at, r.is_on_the_way, r.staff_on_the_way_at,
-       r.is_completed, r.is_canceled, r.customer_canceled_at,
+       r.is_completed, r.is_canceled, r.customer_canceled_at, r.source, r.is_escalated, r.escalated_at, r.chat_channel_id, r.custom_text,
        o.text_en AS option_text_en, o.text_fr AS option_text_fr, o.prompt_en AS option_prompt_en, o.prompt_fr AS option_prompt_fr,
        o.organization_id AS option_organization_id, o.location_id AS option_location_id,
-       o.created_at AS option_created_at, o.updated_at AS option_updated_at
-     FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id
-     WHERE r.message_id = $1 AND r.organization_id = $2`,
-    [messageId, organizationId],
+       o.created_at AS option_created_at, o.updated_at AS option_updated_at,
+       coalesce(l.staff_name_format, 'full') AS staff_name_format, coalesce(l.language, 'en') AS language
+     FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id JOIN locations l ON l.id = r.location_id
+     WHERE r.message_id = $1 AND ${scoped('r', '$2', '$3')}`,
+    [messageId, ...scopeParams(scope)],
   );
   return row ?? null;
-}
-
-/**
- * The timeout: true if the request timed out. It judges the request as it stood at its deadline,
- * so a late run (the service was down) gives the same answer as a punctual one: timed out if it
- * was open and unclaimed then. It never closes the request: the request stays claimable.
- */
-export async function markTimedOut(q: Tx, requestId: number, deadline: string, lead: string): Promise<boolean> {
-  const rows = await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET is_timeout = true, timeout_at = $2, updated_at = GREATEST(updated_at, $2::timestamptz)
-       WHERE id = $1 AND NOT is_timeout
-         AND (claimed_at IS NULL OR claimed_at > $2) AND (closed_at IS NULL OR closed_at > $2)
-       RETURNING ${CHANGED}
-     ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at) SELECT id, 'timed_out', $2 FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'timed_out'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
-     )
-     SELECT id FROM r`,
-    [requestId, deadline, lead],
-  );
-  return rows.length > 0;
 }
 
 export interface StepRow {

@@ -2,6 +2,7 @@
 import { sqlSeconds } from '../db/timestamps.ts';
 import type { CfhRequestRecord, CfhStatusView } from './schemas.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
+import { staffNameFor, statusOf } from './rules.ts';
 
 /** The seed's CFH request record: is_completed 0/1, closed_at and customer_canceled_at in seconds. */
 export function toRecord(row: RequestRow): CfhRequestRecord {
@@ -31,11 +32,29 @@ export function toRecord(row: RequestRow): CfhRequestRecord {
     customer_canceled_at: sqlSeconds(row.customer_canceled_at),
     display_id: row.display_id,
     callbutton_id: row.callbutton_id,
+    status: statusOf(row),
+    is_escalated: row.is_escalated,
+    escalated_at: row.escalated_at,
+    source: row.source,
+    teams_channel_id: row.chat_channel_id,
   };
 }
 
-/** The seed's status view (C5): what a customer's page polls. */
-export function toStatusView(row: StatusRow): CfhStatusView {
+/** C7's entry: the record and its option's staff_action. */
+export function toListedRecord(row: RequestRow): CfhRequestRecord & { staff_action: NonNullable<RequestRow['staff_action']> } {
+  return { ...toRecord(row), staff_action: row.staff_action ?? 'claim_and_on_the_way' };
+}
+
+/** B2's answer: the record with the status view's arrival fields. */
+export function toButtonRecord(row: RequestRow) {
+  return { ...toRecord(row), employee_has_arrived: row.is_on_the_way, employee_arrived_at: row.staff_on_the_way_at };
+}
+
+/**
+ * The seed's status view (C5): what a customer's page polls. A customer (no token) sees the
+ * claimer's name in the location's staff_name_format; staff with a token see it in full.
+ */
+export function toStatusView(row: StatusRow, viewer: 'staff' | 'customer' = 'staff'): CfhStatusView {
   return {
     device_id: row.device_id,
     option: {
@@ -55,7 +74,7 @@ export function toStatusView(row: StatusRow): CfhStatusView {
       option_id: row.option_id,
       is_claimed: row.is_claimed,
       claimed_at: row.claimed_at,
-      claimed_by: row.claimed_by,
+      claimed_by: viewer === 'staff' ? row.claimed_by : staffNameFor(row.claimed_by, row.staff_name_format),
       location_id: row.location_id,
       organization_id: row.organization_id,
       created_at: row.created_at,
@@ -71,6 +90,11 @@ export function toStatusView(row: StatusRow): CfhStatusView {
       // The service has no separate "arrived" step: deployed clients read arrival from on-the-way.
       employee_has_arrived: row.is_on_the_way,
       employee_arrived_at: row.staff_on_the_way_at,
+      status: statusOf(row),
+      is_escalated: row.is_escalated,
+      escalated_at: row.escalated_at,
+      source: row.source,
+      teams_channel_id: row.chat_channel_id,
     },
     show_survey: row.is_completed,
   };

@@ -11,7 +11,7 @@ export const OFFLINE_SWEEP_JOB = 'devices.offline_sweep';
 export const sweepKey = (slot: 0 | 1) => `devices:offline-sweep:${slot}`;
 
 export interface SeenDevice {
-  kind: 'locker' | 'edge';
+  kind: 'locker' | 'edge' | 'call_button';
   deviceId: string;
   seenAt: Date;
 }
@@ -22,13 +22,16 @@ const KNOWN = `
   FROM b JOIN lockers l ON b.kind = 'locker' AND l.id = CASE WHEN b.device_id ~ '^[0-9]{1,10}$' THEN CASE WHEN b.device_id::bigint <= 2147483647 THEN b.device_id::int END END
   UNION ALL
   SELECT b.kind, b.device_id, b.seen_at, e.organization_id, e.location_id, e.name
-  FROM b JOIN radio_edges e ON b.kind = 'edge' AND e.edge_id = b.device_id`;
+  FROM b JOIN radio_edges e ON b.kind = 'edge' AND e.edge_id = b.device_id
+  UNION ALL
+  SELECT b.kind, b.device_id, b.seen_at, c.organization_id, c.location_id, c.name
+  FROM b JOIN call_buttons c ON b.kind = 'call_button' AND c.id = CASE WHEN b.device_id ~ '^[0-9]{1,10}$' THEN CASE WHEN b.device_id::bigint <= 2147483647 THEN b.device_id::int END END`;
 
 /** A device event (`online` / `offline`) over rows with kind, device_id, organization_id, location_id. */
 const deviceEvent = (status: 'online' | 'offline', rows: string, now: string) => `
   SELECT 'device', '${status}', r.organization_id, r.location_id, r.device_id,
-    jsonb_build_object('kind', r.kind, 'id', CASE WHEN r.kind = 'locker' THEN to_jsonb(r.device_id::int) ELSE to_jsonb(r.device_id) END, 'voltage', NULL),
-    format('%s %s is ${status}.', CASE WHEN r.kind = 'locker' THEN 'Locker' ELSE 'Edge device' END, r.device_id), ${now}
+    jsonb_build_object('kind', r.kind, 'id', CASE WHEN r.kind IN ('locker', 'call_button') THEN to_jsonb(r.device_id::int) ELSE to_jsonb(r.device_id) END, 'voltage', NULL),
+    format('%s %s is ${status}.', CASE r.kind WHEN 'locker' THEN 'Locker' WHEN 'call_button' THEN 'Call button' ELSE 'Edge device' END, r.device_id), ${now}
   FROM ${rows} r`;
 
 /**
@@ -87,7 +90,7 @@ export async function sweepOffline(q: Tx, offlineSeconds: number, nextSlot: 0 | 
 }
 
 export interface DeviceRow {
-  kind: 'locker' | 'edge';
+  kind: 'locker' | 'edge' | 'call_button';
   id: number | string;
   name: string;
   online: boolean;
@@ -114,10 +117,14 @@ export async function devicesOfLocation(q: Queryable, locationId: number, offlin
        UNION ALL
        SELECT 'edge', e.edge_id, to_jsonb(e.edge_id), e.name, NULL, NULL, NULL, 'radio/' || e.edge_id || '/play', 1, e.edge_id
        FROM radio_edges e WHERE e.location_id = $1
+       UNION ALL
+       -- Call buttons talk HTTP only (B1): no inbox, nothing queued.
+       SELECT 'call_button', c.id::text, to_jsonb(c.id), c.name, NULL, NULL, NULL, NULL, 2, lpad(c.id::text, 10, '0')
+       FROM call_buttons c WHERE c.location_id = $1
      )
      SELECT d.kind, d.id, d.name, seen.at AS last_seen_at,
        coalesce(seen.at > $3::timestamptz - $2::int * interval '1 second', false) AS online,
-       NULL::float8 AS voltage, d.firmware, d.ip,
+       (SELECT c.voltage FROM call_buttons c WHERE d.kind = 'call_button' AND c.id::text = d.device_id) AS voltage, d.firmware, d.ip,
        -- Sent and not acked, as redelivery counts them: older than a later acked message is superseded.
        (SELECT count(*) FROM device_outbox o WHERE o.topic = d.inbox AND o.published_at IS NOT NULL AND o.acked_at IS NULL
           AND o.id > coalesce((SELECT max(a.id) FROM device_outbox a WHERE a.topic = d.inbox AND a.acked_at IS NOT NULL), 0))::int AS queued_messages

@@ -77,19 +77,34 @@ export interface LogPosition {
 
 export type CommittedEvent = EventRow & { tx_id: string };
 
+export interface CommittedRead {
+  events: CommittedEvent[];
+  /** Events after these exist but belong to transactions some running transaction is older than:
+   * readable once it ends (a reader should look again soon, not wait for its poll). */
+  held: boolean;
+}
+
 /**
  * The events after `after`, in commit order, of transactions older than every running one: none
  * of those can still commit an event that sorts before what is returned, so a reader that moves
- * its position to the last one returned never skips a late commit.
+ * its position to the last one returned never skips a late commit. (All such events sort before
+ * any event of a newer transaction, so one ordered read tells both apart.)
  */
-export function readCommitted(q: Queryable, after: LogPosition, limit: number): Promise<CommittedEvent[]> {
-  return q.query<CommittedEvent>(
-    `SELECT id, uuid, tx_id::text AS tx_id, type, status, organization_id, location_id, internal_id, details, message, created_at
+export async function readCommitted(q: Queryable, after: LogPosition, limit: number): Promise<CommittedRead> {
+  const rows = await q.query<CommittedEvent & { visible: boolean }>(
+    `SELECT id, uuid, tx_id::text AS tx_id, type, status, organization_id, location_id, internal_id, details, message, created_at,
+       tx_id < pg_snapshot_xmin(pg_current_snapshot()) AS visible
      FROM events
-     WHERE (tx_id, id) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+     WHERE (tx_id, id) > ($1::xid8, $2::bigint)
      ORDER BY tx_id, id LIMIT $3`,
     [after.tx_id, after.event_id, limit],
   );
+  const events: CommittedEvent[] = [];
+  for (const { visible, ...event } of rows) {
+    if (!visible) return { events, held: true };
+    events.push(event);
+  }
+  return { events, held: false };
 }
 
 /** The SELECT of the log's end: the last event no running transaction can still come before

@@ -17,6 +17,9 @@ export interface SubscribersLogger {
 
 type Cursor = LogPosition;
 
+/** How soon to look again at events held back by an older running transaction. */
+const HELD_RETRY_MS = 50;
+
 export class EventSubscribers {
   readonly #db: Db;
   readonly #handlers = new Map<string, EventHandler>();
@@ -87,7 +90,8 @@ export class EventSubscribers {
     return this.#db.tx(async (q) => {
       const cursor = await this.#lockCursor(q, name);
       if (cursor === null) return 0;
-      const events = await readCommitted(q, cursor, this.#batchSize);
+      const { events, held } = await readCommitted(q, cursor, this.#batchSize);
+      if (held) this.#loop.soon(HELD_RETRY_MS);
       const last = events.at(-1);
       if (last === undefined) return 0;
       await handler(q, events.map(({ tx_id: _tx, ...event }) => event));

@@ -208,7 +208,13 @@ function refineOperation(components: Components, operation: Json): void {
   const successes = Object.keys(responses).filter((s) => s.startsWith('2'));
   for (const [status, response] of Object.entries(responses)) {
     if (!isObject(response) || !isObject(response.content)) continue;
-    for (const [type, media] of Object.entries(response.content)) {
+    // An operation that answers text (`produces`) still refuses in JSON: the error handler's body.
+    if (!status.startsWith('2')) {
+      const entries = Object.entries(response.content);
+      const errorEntry = entries.find(([type, media]) => !/json/.test(type) && isObject(media) && isObject(media.schema) && isErrorBody(media.schema));
+      if (errorEntry !== undefined && !entries.some(([type]) => /json/.test(type))) response.content = { 'application/json': errorEntry[1] };
+    }
+    for (const [type, media] of Object.entries(response.content as Json)) {
       if (!isObject(media) || !isObject(media.schema) || !/json/.test(type)) continue;
       if (!status.startsWith('2') && isErrorBody(media.schema)) media.schema = errorComponent(components, operationId, status, media.schema);
       else media.schema = hoist(components, media.schema, `${op}${successes.length > 1 || !status.startsWith('2') ? status : ''}Response`, true);

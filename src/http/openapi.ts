@@ -33,6 +33,7 @@ export function openApiOptions(): SwaggerOptions {
           lockerApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The locker's own api_key" },
           edgeApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The radio edge device's key" },
           bearerToken: { type: 'http', scheme: 'bearer' },
+          hubToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'A call button hub: `<any scheme word> <token>`, a token with the buttons scope' },
           messagingSignature: { type: 'apiKey', in: 'header', name: 'X-Messaging-Signature' },
           brokerSecret: { type: 'http', scheme: 'bearer', description: 'MQTT_AUTH_SECRET (mosquitto-go-auth may send it as its User-Agent instead)' },
         },

@@ -25,25 +25,22 @@ export function randomToken(bytes = 24): string {
   return crypto.randomBytes(bytes).toString('base64url');
 }
 
-/** Query parameters whose values never reach a log line. */
-const SECRET_PARAMS = new Set(['secret_token', 'token', 'api_key', 'key']);
+/** A query parameter whose name, reduced to its letters and digits, holds one of these never has its
+ * value logged: `secret_token`, `secret_token[]`, `secret+token`, `%20secret_token`, `api-key`... */
+const SECRET_NAME = /secret|token|key|password|signature/;
 
-/** A parameter name as the query parser reads it: percent-escapes and `+` decoded byte by byte
- * (the names above are ASCII), so `secret%5Ftoken` is recognised as the parser recognises it. */
+/** A parameter name as a lenient parser could read it: percent-escapes decoded byte by byte,
+ * lower case, and only its letters and digits kept. */
 function paramName(raw: string): string {
-  return raw.replace(/\+/g, ' ').replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase();
+  return raw.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-/** Replaces the value of secret query parameters in a URL, for logs; however the name is encoded. */
+/** Replaces the value of secret query parameters in a URL, for logs, however the name is encoded
+ * and whichever separator (`&` or `;`) a parser might take. */
 export function redactUrl(url: string): string {
   const start = url.indexOf('?');
   if (start < 0) return url;
-  const query = url
-    .slice(start + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      return eq >= 0 && SECRET_PARAMS.has(paramName(pair.slice(0, eq))) ? `${pair.slice(0, eq + 1)}[REDACTED]` : pair;
-    });
-  return `${url.slice(0, start + 1)}${query.join('&')}`;
+  const query = url.slice(start + 1).replace(/([^&;=]*)=([^&;]*)/g, (pair: string, name: string) =>
+    SECRET_NAME.test(paramName(name)) ? `${name}=[REDACTED]` : pair);
+  return `${url.slice(0, start + 1)}${query}`;
 }

@@ -9,6 +9,7 @@ export class WorkLoop<T> {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<T> | null = null;
   #again = false;
+  #soonMs: number | null = null;
   #started = false;
   #lastError = 0;
 
@@ -42,6 +43,12 @@ export class WorkLoop<T> {
     this.#schedule(0);
   }
 
+  /** Run again within delayMs (sooner than the poll): work that is known to become ready soon. */
+  soon(delayMs: number): void {
+    if (!this.#started) return;
+    this.#soonMs = this.#soonMs === null ? delayMs : Math.min(this.#soonMs, delayMs);
+  }
+
   /** Runs the work now (after a run in progress), whether or not the loop is started. */
   async runNow(): Promise<T> {
     while (this.#running !== null) await this.#running.catch(() => undefined);
@@ -62,8 +69,10 @@ export class WorkLoop<T> {
         .catch((err: unknown) => this.#failed(err))
         .finally(() => {
           const again = this.#again;
+          const soon = this.#soonMs;
           this.#again = false;
-          this.#schedule(again ? 0 : this.#pollMs);
+          this.#soonMs = null;
+          this.#schedule(again ? 0 : Math.min(soon ?? this.#pollMs, this.#pollMs));
         });
     }, delayMs);
     this.#timer.unref();

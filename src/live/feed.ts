@@ -111,7 +111,9 @@ export class LiveFeed {
     for (;;) {
       const from = this.#position;
       if (from === null) return;
-      const events = await readCommitted(this.#db, from, this.#batchSize);
+      const { events, held } = await readCommitted(this.#db, from, this.#batchSize);
+      // Events of transactions an older running one holds back: a stream should not wait a poll.
+      if (held) this.#loop.soon(50);
       const last = events.at(-1);
       if (last === undefined) return;
       this.#position = { tx_id: last.tx_id, event_id: last.id };

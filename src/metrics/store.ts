@@ -10,8 +10,9 @@ export interface Snapshot {
 }
 
 /** A request's status from its flags (closing states first, then the furthest step taken). */
-const CFH_STATUS = `CASE WHEN is_canceled THEN 'cancelled' WHEN is_completed THEN 'completed' WHEN is_on_the_way THEN 'on_the_way'
-  WHEN is_claimed THEN 'claimed' WHEN is_timeout THEN 'timed_out' ELSE 'created' END`;
+/** (The same order as cfh/rules.ts statusOf.) */
+const CFH_STATUS = `CASE WHEN is_canceled THEN 'cancelled' WHEN is_completed THEN 'completed' WHEN is_timeout AND is_closed THEN 'timed_out'
+  WHEN is_on_the_way THEN 'on_the_way' WHEN is_claimed THEN 'claimed' WHEN is_escalated THEN 'escalated' ELSE 'created' END`;
 
 export async function snapshot(q: Queryable, now: Date): Promise<Snapshot> {
   const [row] = await q.query<{ s: Snapshot }>(

@@ -11,6 +11,7 @@ import { EVENT_TYPES } from '../events/log.ts';
 import { makeAjv } from '../http/validation.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { targetUrlProblem } from '../webhooks/rules.ts';
+import { applyCfhDevices, applyCfhLocationSettings } from './cfh.ts';
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 
@@ -35,6 +36,9 @@ export interface ProvisioningSummary {
   api_tokens: number;
   /** Version 2 sections are counted when the file has them. */
   webhooks?: number;
+  cfh_outcomes?: number;
+  call_buttons?: number;
+  cfh_displays?: number;
 }
 
 /** An IANA time zone name as Intl knows it (not an offset like +05:00, which has no rules). */
@@ -49,7 +53,7 @@ function isTimeZone(name: string): boolean {
 }
 
 /** Runs one entry's statements, naming the entry if the database refuses them. */
-async function entry(where: string, fn: () => Promise<void>): Promise<void> {
+export async function entry(where: string, fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (err) {
@@ -58,7 +62,7 @@ async function entry(where: string, fn: () => Promise<void>): Promise<void> {
   }
 }
 
-async function organizationOfLocation(q: Queryable, where: string, locationId: number): Promise<number> {
+export async function organizationOfLocation(q: Queryable, where: string, locationId: number): Promise<number> {
   const [row] = await q.query<{ organization_id: number }>('SELECT organization_id FROM locations WHERE id = $1', [locationId]);
   if (row === undefined) throw new ProvisioningError(`${where}.location_id: location ${locationId} does not exist (it is neither in this file nor already provisioned)`);
   return row.organization_id;
@@ -97,6 +101,7 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
              IS DISTINCT FROM ($2, $3, $4, $6, $7::numeric, $8::numeric, $9::text)`,
           [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now, l.store_number ?? null, l.locker_pickup_hours ?? null, l.locker_reminder_hours ?? null, timeZone],
         );
+        await applyCfhLocationSettings(q, l, now);
         // The database computes the day boundaries: it must know the zone too (its tz data may be older).
         if (timeZone !== null) await q.query('SELECT now() AT TIME ZONE $1', [timeZone]);
       });
@@ -150,9 +155,12 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
            WHERE id = $1 AND (organization_id, location_id, text_en, text_fr, prompt_en, prompt_fr) IS DISTINCT FROM ($2, $3, $4, $5, $6, $7)`,
           [o.id, o.organization_id, o.location_id ?? null, o.text_en, o.text_fr, o.prompt_en, o.prompt_fr, now],
         );
+        await q.query('UPDATE cfh_options SET staff_action = $2, updated_at = $3 WHERE id = $1 AND staff_action IS DISTINCT FROM $2',
+          [o.id, o.staff_action ?? 'claim_and_on_the_way', now]);
       });
       summary.cfh_options++;
     }
+    await applyCfhDevices(q, file, summary, now);
     for (const [i, e] of (file.radio_edges ?? []).entries()) {
       const where = `radio_edges[${i}]`;
       await entry(where, async () => {

@@ -1,7 +1,7 @@
 // The declarative provisioning file (contract section 7).
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../events/log.ts';
-import { nullable, oneOf, RowId, STORABLE } from '../http/schemas.ts';
+import { nullable, oneOf, oneOfOrNull, RowId, STORABLE } from '../http/schemas.ts';
 
 /** What a token may do (contract section 2). */
 export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'webhooks', 'console'] as const;
@@ -9,6 +9,8 @@ export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'w
 const Id = RowId;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Secret = Type.String({ minLength: 16, maxLength: 512 });
+
+const CfhSeconds = Type.Integer({ minimum: 0, maximum: 604_800 });
 
 export const ThermalMode = Type.Union([Type.Literal('ambient'), Type.Literal('heat'), Type.Literal('freeze'), Type.Literal('chill')]);
 
@@ -36,6 +38,15 @@ export const ProvisioningFile = Type.Object({
     store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
     /** The store's IANA time zone (e.g. America/Toronto): its reports' day boundaries. Absent or null: UTC. */
     time_zone: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_+/-]+$' }))),
+    /** Call for Help (docs/cfh.md): escalation, reminders, automatic completion; 0 turns one off. */
+    cfh_escalation_seconds: Type.Optional(nullable(CfhSeconds)),
+    cfh_reminder_seconds: Type.Optional(nullable(CfhSeconds)),
+    cfh_reminder_claimed_seconds: Type.Optional(nullable(CfhSeconds)),
+    cfh_reminder_cap_seconds: Type.Optional(nullable(CfhSeconds)),
+    cfh_auto_complete_seconds: Type.Optional(nullable(CfhSeconds)),
+    staff_name_format: Type.Optional(oneOfOrNull(['full', 'first', 'generic'] as const)),
+    call_button_cooldown_seconds: Type.Optional(nullable(CfhSeconds)),
+    language: Type.Optional(oneOfOrNull(['en', 'fr'] as const)),
   }))),
   lockers: Type.Optional(Type.Array(Type.Object({
     id: Id,
@@ -55,6 +66,31 @@ export const ProvisioningFile = Type.Object({
     text_fr: Name,
     prompt_en: Type.String({ maxLength: 2000 }),
     prompt_fr: Type.String({ maxLength: 2000 }),
+    staff_action: Type.Optional(oneOf(['claim_and_on_the_way', 'on_the_way', 'acknowledge', 'done', 'none'] as const)),
+  }))),
+  cfh_outcomes: Type.Optional(Type.Array(Type.Object({
+    id: Id,
+    location_id: Id,
+    key: Type.String({ minLength: 1, maxLength: 100, ...STORABLE }),
+    text_en: Name,
+    text_fr: Name,
+  }))),
+  call_buttons: Type.Optional(Type.Array(Type.Object({
+    id: Id,
+    location_id: Id,
+    name: Name,
+    /** The button's MAC address, as its hub sends it (compared case-insensitively). */
+    device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
+    option_id: Id,
+  }))),
+  cfh_displays: Type.Optional(Type.Array(Type.Object({
+    id: Id,
+    location_id: Id,
+    name: Name,
+    /** The page's address and credential: at least 128 random bits, URL-safe. */
+    key: Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }),
+    option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
+    allow_custom_text: Type.Optional(Type.Boolean()),
   }))),
   radio_edges: Type.Optional(Type.Array(Type.Object({
     edge_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' }),

@@ -19,11 +19,11 @@ const durations = (seconds: string, from: string, where: string) => `(SELECT jso
     'p90_s', round((percentile_cont(0.9) WITHIN GROUP (ORDER BY s))::numeric, 3))
   FROM (SELECT extract(epoch FROM ${seconds})::float8 AS s FROM ${from} WHERE ${where}) AS x)`;
 
-/** How a request came (its source), until requests carry their own: by the device that made it. */
-const SOURCE = `CASE WHEN r.callbutton_id IS NOT NULL THEN 'call_button' WHEN r.display_id IS NOT NULL THEN 'display' ELSE 'api' END`;
 const DEVICE = `CASE WHEN r.callbutton_id IS NOT NULL THEN 'call_button:' || r.callbutton_id
   WHEN r.display_id IS NOT NULL THEN 'display:' || r.display_id
   WHEN r.device_id IS NOT NULL THEN 'device:' || r.device_id ELSE 'none' END`;
+/** The name of that device: the call button's or the display's (other devices have none here). */
+const DEVICE_NAME = `coalesce((SELECT name FROM call_buttons WHERE id = r.callbutton_id), (SELECT name FROM cfh_displays WHERE id = r.display_id))`;
 
 const groups = (select: string) => `(SELECT coalesce(json_agg(json_build_object('key', g.key, 'name', g.name, 'requests', g.requests)
   ORDER BY g.requests DESC, g.key), '[]') FROM (${select}) AS g)`;
@@ -39,13 +39,14 @@ export async function cfhFigures(q: Queryable, organizationId: number, locationI
      SELECT json_build_object(
        'total', (SELECT count(*) FROM r),
        'per_day', (SELECT json_agg(json_build_object('day', to_char(days.day, 'YYYY-MM-DD'), 'requests', coalesce(c.requests, 0),
-                     'escalations', 0, 'timeouts', coalesce(c.timeouts, 0)) ORDER BY days.day)
-                   FROM days LEFT JOIN (SELECT day, count(*) AS requests, count(*) FILTER (WHERE is_timeout) AS timeouts FROM r GROUP BY day) AS c USING (day)),
-       'by_source', ${groups(`SELECT ${SOURCE} AS key, CASE ${SOURCE} WHEN 'api' THEN 'API' WHEN 'display' THEN 'Display' ELSE 'Call button' END AS name,
+                     'escalations', coalesce(c.escalations, 0), 'timeouts', coalesce(c.timeouts, 0)) ORDER BY days.day)
+                   FROM days LEFT JOIN (SELECT day, count(*) AS requests, count(*) FILTER (WHERE is_escalated) AS escalations,
+                                          count(*) FILTER (WHERE is_timeout) AS timeouts FROM r GROUP BY day) AS c USING (day)),
+       'by_source', ${groups(`SELECT r.source AS key, CASE r.source WHEN 'api' THEN 'API' WHEN 'display' THEN 'Display' ELSE 'Call button' END AS name,
                      count(*) AS requests FROM r GROUP BY 1`)},
        'by_option', ${groups(`SELECT r.option_id::text AS key, o.text_en AS name, count(*) AS requests
                      FROM r JOIN cfh_options o ON o.id = r.option_id GROUP BY r.option_id, o.text_en`)},
-       'by_device', ${groups(`SELECT ${DEVICE} AS key, NULL::text AS name, count(*) AS requests FROM r GROUP BY 1`)},
+       'by_device', ${groups(`SELECT ${DEVICE} AS key, min(${DEVICE_NAME}) AS name, count(*) AS requests FROM r GROUP BY 1`)},
        'time_to_claim', ${durations('claimed_at - created_at', 'r', 'claimed_at IS NOT NULL')},
        'time_to_on_the_way', ${durations('staff_on_the_way_at - created_at', 'r', 'staff_on_the_way_at IS NOT NULL')},
        'time_to_complete', ${durations('completed_at - created_at', 'r', 'is_completed')},
@@ -158,7 +159,7 @@ export async function exportPage(
 ): Promise<ExportRow[]> {
   return q.query<ExportRow>(
     `SELECT r.id, r.message_id, r.organization_id, r.location_id, r.option_id, o.text_en AS option_text,
-       ${SOURCE} AS source, r.device_id, r.display_id, r.callbutton_id, r.chat_channel_id,
+       r.source, r.device_id, r.display_id, r.callbutton_id, r.chat_channel_id,
        r.is_claimed, r.claimed_at, r.claimed_by, r.claimed_by_user_id, r.claimed_from, r.is_on_the_way, r.staff_on_the_way_at,
        r.is_completed, r.completed_at, r.completion_reason, r.is_canceled, r.customer_canceled_at, r.is_timeout, r.timeout_at,
        r.is_closed, r.closed_at, r.created_at, r.updated_at,

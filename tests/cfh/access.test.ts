@@ -23,16 +23,27 @@ async function everyOperation(client: ReturnType<typeof cfhClient>, locationId: 
   };
 }
 
-test('without a bearer token, or with an invalid one, every operation is 401', async () => {
+test('with an invalid bearer token every operation is 401; without any, all but the customer\'s', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const { message_id } = await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   const revoked = await tokenWith(w.organizationId, ['cfh'], { revoked: true });
-  for (const client of [cfhClient(ctx.app, null), cfhClient(ctx.app, 'not-a-token'), cfhClient(ctx.app, revoked)]) {
+  for (const client of [cfhClient(ctx.app, 'not-a-token'), cfhClient(ctx.app, revoked)]) {
     for (const [op, res] of Object.entries(await everyOperation(client, w.locationId, w.optionId, message_id))) {
       assert.equal(res.statusCode, 401, `${op}: ${res.body}`);
       assert.equal(res.json().code, 'unauthorized');
     }
   }
+  // No Authorization header at all: the staff steps are 401; cancel and track are the customer's
+  // (contract section 9), where the message_id is the credential (an unknown one is 404).
+  const customer = cfhClient(ctx.app, null);
+  for (const [op, res] of Object.entries(await everyOperation(customer, w.locationId, w.optionId, 'no-such-request'))) {
+    if (op === 'cancel' || op === 'track') continue;
+    assert.equal(res.statusCode, 401, `${op}: ${res.body}`);
+    assert.equal(res.json().code, 'unauthorized');
+  }
+  assert.equal((await customer.track(message_id)).statusCode, 200);
+  assert.equal((await customer.track('no-such-request')).statusCode, 404);
+  assert.equal((await customer.cancel('no-such-request')).statusCode, 404);
   const basic = await ctx.app.inject({ method: 'GET', url: `/api/callforhelp/v1/tracking?message_id=${message_id}`, headers: { authorization: `Basic ${w.token}` } });
   assert.equal(basic.statusCode, 401);
   assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created'], 'nothing happened to the request');
@@ -83,4 +94,17 @@ test("a request cannot be created at another organization's location or with its
   });
   const [count] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE organization_id = $1', [mine.organizationId]);
   assert.equal(count?.n, 0);
+});
+
+test('guessing message_ids or display keys without a credential is held back by the brute-force guard; a valid one never is', async (t) => {
+  const guarded = await testApp({ t, failureLimit: { max: 3, windowMs: 60_000 } });
+  const w = await makeWorld(guarded.db, guarded.clock);
+  const { message_id } = await createRequest(cfhClient(guarded.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  const customer = cfhClient(guarded.app, null);
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await customer.track(`guess-${i}-0000000000000000`)).statusCode);
+  assert.deepEqual(statuses, [404, 404, 404, 429, 429]);
+  const display = await guarded.app.inject({ method: 'POST', url: '/api/callforhelp/displays/guess-0000000000000000000000/requests', payload: { option_id: 1 } });
+  assert.equal(display.statusCode, 429);
+  assert.equal((await customer.track(message_id)).statusCode, 200, 'the right message_id is still answered');
 });

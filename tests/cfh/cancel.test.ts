@@ -36,6 +36,7 @@ test('a customer cancels: is_canceled, is_closed, closed_at = customer_canceled_
     claimed_at: iso(claimedAt),
     claimed_by: 'Ann',
     updated_at: iso(canceledAt),
+    status: 'cancelled',
   });
   assert.match(record.closed_at, SQL_SECONDS);
   assert.equal(record.closed_at, record.customer_canceled_at);

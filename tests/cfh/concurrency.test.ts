@@ -61,3 +61,22 @@ test('a cancel racing a completion: exactly one of them takes effect', async () 
     assert.equal(closing.length, 1);
   }
 });
+
+test('a claim racing the timeout either claims or finds it timed out, never both', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock, { cfhTimeoutSeconds: 1 });
+  const client = cfhClient(ctx.app, w.token);
+  const outcomes = new Set<string>();
+  for (let round = 0; round < 8; round++) {
+    const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+    ctx.clock.advance(1_000);
+    const [claim] = await Promise.all([client.claim(message_id, employee(round)), ctx.scheduler.runDue()]);
+    const claimed = success(claim);
+    const view = (await client.track(message_id)).json().cfh_request;
+    assert.equal(view.status, claimed ? 'claimed' : 'timed_out');
+    assert.deepEqual([view.is_claimed, view.is_timeout, view.is_closed], [claimed, !claimed, !claimed]);
+    const kinds = (await listEvents(ctx.db, w.organizationId, message_id)).map((e) => e.kind);
+    assert.deepEqual(kinds, ['created', claimed ? 'claimed' : 'timed_out']);
+    outcomes.add(view.status);
+  }
+  assert.ok(outcomes.size >= 1);
+});

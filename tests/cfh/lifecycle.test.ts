@@ -23,9 +23,9 @@ test('a kiosk creates a request and gets the whole record, in the wire formats',
   const record = res.json();
   assert.deepEqual(Object.keys(record).sort(), [
     'callbutton_id', 'chat_channel_id', 'claimed_at', 'claimed_by', 'closed_at', 'completed_at', 'completion_reason',
-    'created_at', 'customer_canceled_at', 'device_id', 'display_id', 'id', 'is_canceled', 'is_claimed', 'is_closed',
-    'is_completed', 'is_on_the_way', 'is_timeout', 'location_id', 'message_id', 'option_id', 'organization_id',
-    'staff_on_the_way_at', 'timeout_at', 'updated_at',
+    'created_at', 'customer_canceled_at', 'device_id', 'display_id', 'escalated_at', 'id', 'is_canceled', 'is_claimed', 'is_closed',
+    'is_completed', 'is_escalated', 'is_on_the_way', 'is_timeout', 'location_id', 'message_id', 'option_id', 'organization_id',
+    'source', 'staff_on_the_way_at', 'status', 'teams_channel_id', 'timeout_at', 'updated_at',
   ]);
   assert.equal(typeof record.id, 'number');
   assert.match(record.message_id, /^[A-Za-z0-9_-]{22,}$/);
@@ -36,6 +36,7 @@ test('a kiosk creates a request and gets the whole record, in the wire formats',
     is_closed: false, closed_at: null, is_on_the_way: false, staff_on_the_way_at: null,
     completed_at: null, is_completed: 0, completion_reason: null, is_canceled: false, customer_canceled_at: null,
     created_at: iso(created), updated_at: iso(created),
+    status: 'created', is_escalated: false, escalated_at: null, source: 'api', teams_channel_id: 'C-floor',
   });
   assert.match(record.created_at, ISO_MICROS);
 });
@@ -68,6 +69,7 @@ test('claimed, on the way and completed: each step shows in the status view the 
       organization_id: w.organizationId, created_at: iso(created), updated_at: iso(created), is_timeout: false, timeout_at: null,
       is_closed: false, closed_at: null, is_on_the_way: false, staff_on_the_way_at: null, is_canceled: false,
       customer_canceled_at: null, employee_has_arrived: false, employee_arrived_at: null,
+      status: 'created', is_escalated: false, escalated_at: null, source: 'api', teams_channel_id: null,
     },
     show_survey: false,
   });

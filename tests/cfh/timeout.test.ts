@@ -20,7 +20,7 @@ async function cfhRequest(client: CfhClient, message_id: string) {
   return res.json().cfh_request;
 }
 
-test('an unclaimed request times out after its location\'s 2 seconds, and stays open and claimable', async () => {
+test('an unclaimed request times out after its location\'s 2 seconds and is closed: no longer claimable (version 2)', async () => {
   const { w, client } = await store(2);
   const created = ctx.clock.now();
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
@@ -36,14 +36,17 @@ test('an unclaimed request times out after its location\'s 2 seconds, and stays 
   assert.equal(timedOut.is_timeout, true);
   assert.equal(timedOut.timeout_at, deadline);
   assert.equal(timedOut.updated_at, deadline);
-  assert.equal(timedOut.is_closed, false);
+  assert.equal(timedOut.is_closed, true);
+  assert.equal(timedOut.closed_at, deadline.slice(0, 19).replace('T', ' '));
   assert.equal(timedOut.is_claimed, false);
+  assert.equal(timedOut.status, 'timed_out');
 
   ctx.clock.advance(30_000);
-  assert.equal(success(await client.claim(message_id, ann)), true, 'a timed-out request is still claimable');
-  const claimed = await cfhRequest(client, message_id);
-  assert.deepEqual([claimed.is_claimed, claimed.is_timeout, claimed.timeout_at], [true, true, deadline]);
-  assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created', 'timed_out', 'claimed']);
+  assert.equal(success(await client.claim(message_id, ann)), false, 'a timed-out request is archived: claim is refused');
+  assert.equal(success(await client.onTheWay(message_id, ann)), false);
+  const after = await cfhRequest(client, message_id);
+  assert.deepEqual([after.is_claimed, after.status], [false, 'timed_out']);
+  assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created', 'timed_out']);
 });
 
 test('a claim before the timeout prevents it', async () => {
@@ -71,18 +74,20 @@ test('a request closed before its deadline never times out', async () => {
   assert.equal((await cfhRequest(client, completed.message_id)).is_timeout, false);
 });
 
-test('a timeout that runs late judges the request as it stood at its deadline', async () => {
+test('a timeout that runs late stamps its deadline, and a claim that came first wins', async () => {
   const { w, client } = await store(2);
   const created = ctx.clock.now();
-  const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
-  // Nobody ran the scheduler for 5 seconds (the service was down); the claim came after the deadline.
+  const late = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  const claimedFirst = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  // Nobody ran the scheduler for 5 seconds (the service was down); one claim came after the deadline.
   ctx.clock.advance(5_000);
-  const claimedAt = ctx.clock.now();
-  assert.equal(success(await client.claim(message_id, ann)), true);
+  assert.equal(success(await client.claim(claimedFirst.message_id, ann)), true);
   await ctx.scheduler.runDue();
-  const view = await cfhRequest(client, message_id);
-  assert.deepEqual([view.is_timeout, view.timeout_at, view.is_claimed], [true, iso(new Date(created.getTime() + 2_000)), true]);
-  assert.equal(view.updated_at, iso(claimedAt), 'updated_at does not go back in time');
+  const timedOut = await cfhRequest(client, late.message_id);
+  assert.deepEqual([timedOut.is_timeout, timedOut.timeout_at, timedOut.status], [true, iso(new Date(created.getTime() + 2_000)), 'timed_out']);
+  const claimed = await cfhRequest(client, claimedFirst.message_id);
+  assert.deepEqual([claimed.is_timeout, claimed.is_closed, claimed.status], [false, false, 'claimed'], 'a claimed request does not time out');
+  assert.deepEqual(await eventKinds(ctx.db, w.organizationId, claimedFirst.message_id), ['created', 'claimed']);
 });
 
 test('the timeout is kept in the database: another instance started later runs it', async (t) => {

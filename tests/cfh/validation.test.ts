@@ -104,7 +104,9 @@ test('every operation is in the OpenAPI document with its operationId, the beare
     const op = doc.paths[path]?.[method];
     assert.ok(op, `${method} ${path}`);
     assert.equal(op.operationId, operationId);
-    assert.deepEqual(op.security, [{ bearerToken: [] }]);
+    // The customer's operations also take no credential (the message_id is one): contract section 9.
+    const customers = operationId === 'cancelCfhRequest' || operationId === 'getCfhRequest';
+    assert.deepEqual(op.security, customers ? [{ bearerToken: [] }, {}] : [{ bearerToken: [] }]);
     const common = method === 'post' ? ['400', '413', '415', '429', '503'] : ['429', '503'];
     assert.deepEqual(Object.keys(op.responses).sort(), [...statuses, ...common].sort());
   }

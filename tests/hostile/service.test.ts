@@ -7,15 +7,18 @@ import { before, test } from 'node:test';
 import fc from 'fast-check';
 import { bodyCases, extraQuery, hostileString, hostileValue, MIB, pathSegment, queryValue, withBody } from '../support/arbitraries.ts';
 import { assertContractAnswer, describe, refusalGuard, runs, send, type Probe } from '../support/contract.ts';
-import { makeWorld, TEST_SECRET, testApp, testConfig, type TestContext, type World } from '../support/world.ts';
+import { makeWorld, provisionToken, TEST_SECRET, testApp, testConfig, type TestContext, type World } from '../support/world.ts';
 
 const BROKER_SECRET = 'hostile-broker-secret-0123456789';
 
 let ctx: TestContext;
 let world: World;
+/** A call button hub's token (scope buttons) of the world's organization. */
+let hubToken: string;
 before(async () => {
   ctx = await testApp({ config: testConfig({ MQTT_AUTH_SECRET: BROKER_SECRET }) });
   world = await makeWorld(ctx.db, ctx.clock);
+  hubToken = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['buttons']);
 });
 
 /** The operations of the contract (section 1) and the service's own. */
@@ -24,6 +27,7 @@ const CONTRACT_OPERATIONS = [
   'updateLockerStatus', 'createCfhRequest', 'claimCfhRequest', 'markCfhOnTheWay', 'completeCfhRequest', 'cancelCfhRequest', 'getCfhRequest',
   'playRadioText', 'playRadioWebhookMessage', 'listRadioTranscripts', 'getRadioTranscriptAudio',
   'cancelLockerOrder', 'renewOpenCode', 'listDevices', 'listWebhookDeliveries', 'redeliverWebhook',
+  'streamCfhRequest', 'listCfhRequests', 'streamCfhRequests', 'createDisplayRequest', 'pressCallButton', 'updateCallButtonRequest',
   'healthz', 'readyz', 'mqttEmqxAuthenticate', 'mqttEmqxAuthorize', 'mqttMosquittoUser', 'mqttMosquittoSuperuser', 'mqttMosquittoAcl',
 ];
 
@@ -109,6 +113,7 @@ function credentialOf(path: string): Record<string, string> {
   if (path === '/api/lockers/cabinet/status') return { 'api-key': world.lockerKey };
   if (path.startsWith('/internal/mqtt/')) return { authorization: `Bearer ${BROKER_SECRET}` };
   if (path.startsWith('/webhooks/incoming/generic') || path.startsWith('/api/radio/')) return { 'api-key': world.edgeKey };
+  if (path.startsWith('/api/callbutton/')) return { authorization: `Hub ${hubToken}` };
   return { authorization: `Bearer ${world.token}` };
 }
 

@@ -5,7 +5,7 @@ import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { exportPage, rangeBounds } from '../../src/reports/store.ts';
-import { ann, bob, cfhClient, createRequest, success } from '../cfh/support.ts';
+import { ann, bob, cfhClient, createRequest, makeCfhWorld, press, success } from '../cfh/support.ts';
 import { makeWorld, provisionToken, testApp, type TestContext } from '../support/world.ts';
 import { parseCsv, report, reportWorld } from './support.ts';
 
@@ -47,7 +47,7 @@ test('P1 counts each request on its day in the store\'s time zone, with medians,
     location_id: w.locationId, from: '2026-01-09', to: '2026-01-12', total: 4,
     per_day: [
       { day: '2026-01-09', requests: 1, escalations: 0, timeouts: 0 },
-      { day: '2026-01-10', requests: 2, escalations: 0, timeouts: 1 },
+      { day: '2026-01-10', requests: 2, escalations: 1, timeouts: 1 },
       { day: '2026-01-11', requests: 0, escalations: 0, timeouts: 0 },
       { day: '2026-01-12', requests: 1, escalations: 0, timeouts: 0 },
     ],
@@ -151,4 +151,27 @@ test('a location\'s time_zone must be an IANA name', async () => {
       locations: [{ id: w.locationId, organization_id: w.organizationId, name: 'Store', time_zone: bad }],
     }), /time_zone/);
   }
+});
+
+test('P1 counts requests by their source and names the busiest buttons and displays', async () => {
+  const w = await makeCfhWorld(ctx.db, ctx.clock);
+  const reports = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['reports']);
+  ctx.clock.set('2026-02-03T12:00:00.000Z');
+  assert.equal((await press(ctx.app, w.hubToken, { device_key: w.deviceKey })).statusCode, 200);
+  ctx.clock.set('2026-02-03T12:10:00.000Z');
+  assert.equal((await press(ctx.app, w.hubToken, { device_key: w.deviceKey })).statusCode, 200);
+  const shown = await ctx.app.inject({ method: 'POST', url: `/api/callforhelp/displays/${w.displayKey}/requests`, payload: { option_id: w.optionId } });
+  assert.equal(shown.statusCode, 201, shown.body);
+  await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  const res = await report(ctx.app, reports, 'cfh', { location_id: w.locationId, from: '2026-02-03', to: '2026-02-03' });
+  assert.equal(res.statusCode, 200, res.body);
+  const body = res.json<{ by_source: unknown[]; by_device: unknown[] }>();
+  assert.deepEqual(body.by_source, [
+    { key: 'call_button', name: 'Call button', requests: 2 }, { key: 'api', name: 'API', requests: 1 }, { key: 'display', name: 'Display', requests: 1 },
+  ]);
+  assert.deepEqual(body.by_device, [
+    { key: `call_button:${w.buttonId}`, name: 'Paint counter', requests: 2 },
+    { key: `display:${w.displayId}`, name: 'Entrance QR', requests: 1 },
+    { key: 'none', name: null, requests: 1 },
+  ]);
 });

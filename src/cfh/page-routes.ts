@@ -1,0 +1,68 @@
+// The customer pages over HTTP (contract section 9): GET /help/{display_key} and GET
+// /help/t/{message_id}. Not API operations (hidden from the OpenAPI document): HTML for a phone,
+// in the location's language (or ?lang=en|fr), under a content security policy that runs only
+// the page's own inline script.
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Queryable } from '../db/db.ts';
+import { AppError } from '../http/errors.ts';
+import { displayPage } from './displays.ts';
+import { notFoundPageHtml, displayPageHtml, trackingPageHtml, type Language } from './pages.ts';
+import { CUSTOMER, requestStatus } from './requests.ts';
+import { toStatusView } from './views.ts';
+
+const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) });
+const languageOf = (asked: string | undefined, fallback: Language): Language => (asked === 'en' || asked === 'fr' ? asked : fallback);
+
+function html(reply: FastifyReply, status: number, nonce: string, body: string): FastifyReply {
+  return reply.code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('content-security-policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
+    .header('referrer-policy', 'no-referrer')
+    .send(body);
+}
+
+/** A page's 404 is a page too (the customer's phone shows it), in the asked language. */
+async function orNotFound(reply: FastifyReply, lang: Language, nonce: string, render: () => Promise<FastifyReply>): Promise<FastifyReply> {
+  try {
+    return await render();
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) return html(reply, 404, nonce, notFoundPageHtml(lang, nonce));
+    throw err;
+  }
+}
+
+export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Queryable }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/help/:display_key', {
+    config: { capabilityRoute: true },
+    schema: { hide: true, params: Type.Object({ display_key: Type.String({ maxLength: 200 }) }), querystring: PageQuery },
+  }, async (request, reply) => {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    const asked = request.query.lang;
+    return orNotFound(reply, languageOf(asked, 'en'), nonce, async () => {
+      const { display, options } = await displayPage(deps, request.params.display_key);
+      const lang = languageOf(asked, display.language);
+      return html(reply, 200, nonce, displayPageHtml(lang, nonce, request.params.display_key, display, options));
+    });
+  });
+
+  app.get('/help/t/:message_id', {
+    config: { capabilityRoute: true },
+    schema: { hide: true, params: Type.Object({ message_id: Type.String({ maxLength: 64 }) }), querystring: PageQuery },
+  }, async (request, reply) => {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    const asked = request.query.lang;
+    return orNotFound(reply, languageOf(asked, 'en'), nonce, async () => {
+      const row = await requestStatus(deps, CUSTOMER, request.params.message_id);
+      const lang = languageOf(asked, row.language);
+      const optionText = row.custom_text ?? (lang === 'fr' ? row.option_text_fr : row.option_text_en);
+      return html(reply, 200, nonce, trackingPageHtml(lang, nonce, toStatusView(row, 'customer'), optionText));
+    });
+  });
+}

@@ -1,0 +1,58 @@
+// The live status of Call for Help (contract section 9): C6, one request's status view, and C8, a
+// location's requests, as Server-Sent Events over the live feed (src/live), which hears the event
+// log of every instance. A stream sends the state again after each committed CFH event of its
+// request (C6) or location (C8), read after the commit, so it shows what the change left.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/db.ts';
+import type { EventRow } from '../events/log.ts';
+import type { LiveStreams } from '../live/streams.ts';
+import { checkLocation } from './list.ts';
+import { requestOfLocation } from './list-store.ts';
+import { requestStatus, type Caller } from './requests.ts';
+import { toListedRecord, toStatusView } from './views.ts';
+
+export interface StreamDeps {
+  db: Queryable;
+  live: LiveStreams;
+}
+
+const cfhEventsOf = (events: readonly EventRow[]) => events.filter((e) => e.type === 'callforhelp' && e.internal_id !== null);
+
+/**
+ * C6: a `status` event with the status view at once and after every change of the request. A
+ * customer (no token) sees the claimer's name in the location's staff_name_format. An unknown
+ * message_id is a 404 before the stream opens.
+ */
+export async function streamRequest(deps: StreamDeps, request: FastifyRequest, reply: FastifyReply, caller: Caller, messageId: string): Promise<void> {
+  const first = await requestStatus(deps, caller, messageId);
+  const viewer = caller.organizationId === null ? 'customer' : 'staff';
+  const requestId = String(first.request_id);
+  const send = async (sink: { send(event: string, data: unknown): boolean }) => {
+    sink.send('status', toStatusView(await requestStatus(deps, caller, messageId), viewer));
+  };
+  await deps.live.open(request, reply, {
+    locationId: first.location_id,
+    initial: send,
+    onEvents: async (events, sink) => {
+      if (cfhEventsOf(events).some((e) => e.internal_id === requestId)) await send(sink);
+    },
+  });
+}
+
+/**
+ * C8: an event `request` with the request record (and its option's staff_action) for every
+ * committed CFH event of the location, in commit order. A location of another organization, or
+ * outside the token's locations, is a 404 before the stream opens.
+ */
+export async function streamLocation(deps: StreamDeps, request: FastifyRequest, reply: FastifyReply, caller: Caller, locationId: number): Promise<void> {
+  await checkLocation(deps.db, caller, locationId);
+  await deps.live.open(request, reply, {
+    locationId,
+    onEvents: async (events, sink) => {
+      for (const event of cfhEventsOf(events)) {
+        const row = await requestOfLocation(deps.db, locationId, Number(event.internal_id));
+        if (row !== null) sink.send('request', toListedRecord(row));
+      }
+    },
+  });
+}
