@@ -39,7 +39,8 @@ export async function measureRadio(server: Server, world: BenchWorld, perCaller:
       const res = await fetch(`${server.url}/webhooks/incoming/generic`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'api-key': key },
-        body: JSON.stringify({ edgeId, text: TEXTS[(n + i) % TEXTS.length], actor: 'bench' }),
+        // Each text its own: the same text on an edge device within 10 s is one announcement.
+        body: JSON.stringify({ edgeId, text: `${TEXTS[(n + i) % TEXTS.length]} Number ${n * perCaller + i}.`, actor: 'bench' }),
       });
       if (res.status !== 200) {
         errors++;

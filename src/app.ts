@@ -117,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(cfhPageRoutes, { db: deps.db });
   await app.register(radioRoutes, {
     db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens,
+    ttlSeconds: deps.config.radioMessageTtlSeconds, queueLimit: deps.config.radioQueueLimit,
     observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
   });
   await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });

@@ -18,6 +18,12 @@ import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
+import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER, RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
+import { handleHeard, type RadioStaff, type VoiceCfh } from './radio/heard.ts';
+import { radioJobs } from './radio/jobs.ts';
+import { followRequests } from './radio/voice-store.ts';
+import { claimRequest, markOnTheWay, type Caller, type CfhDeps } from './cfh/requests.ts';
+import type { Staff } from './cfh/rules.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -73,6 +79,19 @@ export interface Service {
   feed: LiveFeed;
   /** The open Server-Sent Events streams of this instance. */
   live: LiveStreams;
+}
+
+/**
+ * Voice actions claim through Call for Help's own use cases, as the radio on the edge device it was
+ * heard on: no API token, request_from "radio".
+ */
+function voiceCfh(deps: CfhDeps): VoiceCfh {
+  const caller = (organizationId: number): Caller => ({ organizationId, tokenId: null, locationIds: null });
+  const staff = (s: RadioStaff): Staff => ({ ...s, from: 'radio' });
+  return {
+    claim: (organizationId, messageId, s) => claimRequest(deps, caller(organizationId), messageId, staff(s)),
+    onTheWay: (organizationId, messageId, s) => markOnTheWay(deps, caller(organizationId), messageId, staff(s)),
+  };
 }
 
 /** A start that cannot go on, with a message for the operator. */
@@ -132,12 +151,15 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   };
   const metrics = new ServiceMetrics();
   const devices = opts.devices ?? new DeviceGateway({ config, db, clock, log: log('devices') });
+  const speechLog = log('speech');
   // On the embedded path (a small store box) the engines start on first use: about 115 MB less while
   // no announcement has been made. With PostgreSQL they warm at start, so the first is not the slow one.
   const warmSpeech = config.databaseUrl !== null;
-  const speech = opts.speech ?? (warmSpeech
-    ? createSpeechSynthesizer({ workers: config.speechWorkers })
-    : lazySpeechSynthesizer(() => createSpeechSynthesizer({ workers: config.speechWorkers })));
+  const makeSpeech = () => createSpeechSynthesizer({
+    workers: config.speechWorkers,
+    onEngineFailed: (engine, err) => speechLog.warn({ engine, err }, 'speech engine cannot run; using the next one'),
+  });
+  const speech = opts.speech ?? (warmSpeech ? makeSpeech() : lazySpeechSynthesizer(makeSpeech));
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
   scheduler.registerAll(lockerJobs({ clock }));
   scheduler.registerAll(cfhJobs());
@@ -146,6 +168,18 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   devices.onPresence(health);
   const events = new EventSubscribers({ db, log: log('events') });
   events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
+  const radioDeps = {
+    speech, ttlSeconds: config.radioMessageTtlSeconds, queueLimit: config.radioQueueLimit,
+    observeSynthesis: (seconds: number) => metrics.observeSynthesis(seconds),
+  };
+  scheduler.registerAll(radioJobs({ [RADIO_ANNOUNCE_JOB]: announceJob(radioDeps) }));
+  events.register(RADIO_ANNOUNCEMENTS_SUBSCRIBER, announcementSubscriber({ clock }));
+  events.register(RADIO_REQUESTS_SUBSCRIBER, followRequests);
+  const voiceLog = log('radio');
+  const voice = { ...radioDeps, db, clock, cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds, escalationSeconds: config.cfhEscalationSeconds }), log: voiceLog };
+  devices.onHeard(async (edgeId, payload) => {
+    await handleHeard(voice, edgeId, payload);
+  });
   const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
   const retentionLog = log('retention');
@@ -170,7 +204,10 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   app = built;
   built.addHook('onReady', async () => {
     // Engines warm before the first request, so it is not the slow one.
-    if (opts.speech === undefined && warmSpeech) await speech.ready();
+    if (opts.speech === undefined && warmSpeech) {
+      await speech.ready();
+      speechLog.info({ engines: speech.engines }, `speech engine: ${speech.engines[0] ?? 'none'} (best first: ${speech.engines.join(', ')})`);
+    }
     if (opts.devices === undefined) await devices.start();
     feed.start(); // streams are live in tests too: the feed reads only while someone listens
     if (opts.manualJobs === true) return;

@@ -40,6 +40,10 @@ export interface Config {
   readonly metricsToken: string | null;
   /** REQUEST_TIMEOUT_SECONDS: how long a client may take to send a whole request (headers and body). */
   readonly requestTimeoutSeconds: number;
+  /** Seconds a radio play message may wait to be sent (its expires_at = queued_at + this). */
+  readonly radioMessageTtlSeconds: number;
+  /** Unplayed messages an edge device holds at most; beyond it the oldest normal one is dropped. */
+  readonly radioQueueLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -148,5 +152,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     retentionDays: integer(env, 'RETENTION_DAYS', 90, 1, 36_500),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),
     metricsToken,
+    radioMessageTtlSeconds: integer(env, 'RADIO_MESSAGE_TTL_SECONDS', 120, 1, 86_400),
+    radioQueueLimit: integer(env, 'RADIO_QUEUE_LIMIT', 10, 1, 10_000),
   });
 }

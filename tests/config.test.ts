@@ -61,6 +61,18 @@ test('the retention window and the metrics token are read from the environment',
   assert.equal(loadConfig({ RETENTION_DAYS: '36500' }).retentionDays, 36_500);
 });
 
+test('the radio TTL and queue bound: 120 s and 10 by default, read from the environment, refused when not whole positive numbers', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.radioMessageTtlSeconds, 120);
+  assert.equal(defaults.radioQueueLimit, 10);
+  const config = loadConfig({ RADIO_MESSAGE_TTL_SECONDS: '30', RADIO_QUEUE_LIMIT: '3' });
+  assert.equal(config.radioMessageTtlSeconds, 30);
+  assert.equal(config.radioQueueLimit, 3);
+  for (const [variable, value] of [['RADIO_MESSAGE_TTL_SECONDS', '0'], ['RADIO_MESSAGE_TTL_SECONDS', '2m'], ['RADIO_QUEUE_LIMIT', '-1'], ['RADIO_QUEUE_LIMIT', '0']] as const) {
+    assert.throws(() => loadConfig({ [variable]: value }), (err: Error) => err instanceof ConfigError && err.variable === variable);
+  }
+});
+
 test('CFH_ESCALATION_SECONDS defaults to 120; 0 turns escalation off', () => {
   assert.equal(loadConfig({}).cfhEscalationSeconds, 120);
   assert.equal(loadConfig({ CFH_ESCALATION_SECONDS: '45' }).cfhEscalationSeconds, 45);

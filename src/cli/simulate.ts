@@ -1,5 +1,5 @@
 // npm run simulate -- locker <locker_id> --key <api_key> [--mqtt URL] [--http URL]
-// npm run simulate -- edge <edge_id> --key <device_key> [--out DIR] [--mqtt URL] [--no-play]
+// npm run simulate -- edge <edge_id> --key <device_key> [--out DIR] [--mqtt URL] [--no-play] [--say TEXT --speaker NAME]
 // npm run simulate -- webhooks --port N --secret S [--host H]
 // Device simulators, to try the whole system without hardware. Defaults follow the service's own
 // environment (MQTT_PORT / MQTT_URL, PORT), so on the machine running the service no URL is needed.
@@ -15,7 +15,7 @@ import type { Simulator } from '../devices/simulators/connection.ts';
 
 const USAGE = `usage:
   npm run simulate -- locker <locker_id> --key <api_key> [--mqtt mqtt://host:1883] [--http http://host:3000]
-  npm run simulate -- edge <edge_id> --key <device_key> [--out DIR] [--mqtt mqtt://host:1883] [--no-play]
+  npm run simulate -- edge <edge_id> --key <device_key> [--out DIR] [--mqtt mqtt://host:1883] [--no-play] [--say "I'm on it" [--speaker Sam]]
   npm run simulate -- webhooks --port <port> --secret <endpoint secret> [--host 127.0.0.1]`;
 
 function fail(message: string): never {
@@ -55,6 +55,8 @@ function main(): Simulator {
         secret: { type: 'string' },
         host: { type: 'string' },
         'no-play': { type: 'boolean', default: false },
+        say: { type: 'string', multiple: true },
+        speaker: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -91,7 +93,10 @@ function main(): Simulator {
   if (kind === 'edge') {
     const outDir = path.resolve(values.out ?? path.join(os.tmpdir(), 'storeops-radio', id));
     console.log(`edge simulator: edge device ${id}, broker ${mqttUrl}`);
-    return startEdgeSimulator({ edgeId: id, key: values.key, mqttUrl, outDir, play: !values['no-play'] });
+    return startEdgeSimulator({
+      edgeId: id, key: values.key, mqttUrl, outDir, play: !values['no-play'], say: values.say ?? [],
+      ...(values.speaker === undefined ? {} : { speaker: values.speaker }),
+    });
   }
   fail(`unknown device kind "${kind ?? ''}" (locker, edge or webhooks)`);
 }

@@ -45,7 +45,7 @@ export async function redeliverTopic(c: DispatchContext, topic: string, onlyIfDu
     } else {
       await lockTopic(q, topic, true);
     }
-    const ids = await unackedOfTopic(q, topic, REDELIVERY_MAX);
+    const ids = await unackedOfTopic(q, topic, REDELIVERY_MAX, c.now);
     for (let i = 0; i < ids.length; i += REDELIVERY_CHUNK) {
       const rows = await messagesByIds(q, ids.slice(i, i + REDELIVERY_CHUNK));
       const { ok, failed, error } = await publishAll(c.transport, rows);

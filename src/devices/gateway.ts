@@ -15,7 +15,7 @@ import type { Db } from '../db/db.ts';
 import { safeEqual } from '../http/secrets.ts';
 import { EmbeddedBroker } from './broker.ts';
 import { credentialsOf, ExternalBroker } from './client.ts';
-import { deviceName, deviceOfAckTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
+import { deviceName, deviceOfAckTopic, edgeOfHeardTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
 import { AckBatcher, type AckHandler } from './acks.ts';
 import type { PresenceSink } from './health.ts';
 import { checkDeviceKey } from './credentials.ts';
@@ -72,6 +72,8 @@ export class DeviceGateway {
   #offCommits: (() => void) | null = null;
   /** Device health: told of connections and of every message (health.ts). */
   #presence: PresenceSink | null = null;
+  /** Radio voice actions: what an edge device heard (radio/<edge_id>/heard; the broker let only that edge publish it). */
+  #heard: ((edgeId: string, payload: Buffer) => Promise<void>) | null = null;
 
   constructor(opts: GatewayOptions) {
     this.#config = opts.config;
@@ -230,6 +232,11 @@ export class DeviceGateway {
     this.#presence = sink;
   }
 
+  /** Where messages on radio/<edge_id>/heard go; set again, it replaces the previous one. */
+  onHeard(handler: ((edgeId: string, payload: Buffer) => Promise<void>) | null): void {
+    this.#heard = handler;
+  }
+
   /** A device was heard from outside the broker (a locker's status report). */
   seen(device: DeviceIdentity): void {
     this.#presence?.seen(device);
@@ -331,6 +338,14 @@ export class DeviceGateway {
   }
 
   #onAck(topic: string, payload: Buffer): void {
+    const heardBy = edgeOfHeardTopic(topic);
+    if (heardBy !== null) {
+      this.#presence?.seen({ kind: 'edge', edgeId: heardBy });
+      // The handler records and acts; whatever it throws is logged, never the broker's problem.
+      const handler = this.#heard;
+      if (handler !== null) void this.#track(handler(heardBy, payload).catch((err: unknown) => this.#log.error({ err, topic }, 'a heard message failed')));
+      return;
+    }
     const device = deviceOfAckTopic(topic);
     if (device !== null) this.#presence?.seen(device); // any message counts as seen
     const ack = device === null ? null : parseAck(payload);

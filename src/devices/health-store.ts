@@ -126,8 +126,10 @@ export async function devicesOfLocation(q: Queryable, locationId: number, offlin
        coalesce(seen.at > $3::timestamptz - $2::int * interval '1 second', false) AS online,
        (SELECT c.voltage FROM call_buttons c WHERE d.kind = 'call_button' AND c.id::text = d.device_id) AS voltage, d.firmware, d.ip,
        -- Sent and not acked, as redelivery counts them: older than a later acked message is superseded.
+       -- Radio plays given up (expired, dropped) or past expiry are no longer queued, and are not superseded (devices/store.ts).
        (SELECT count(*) FROM device_outbox o WHERE o.topic = d.inbox AND o.published_at IS NOT NULL AND o.acked_at IS NULL
-          AND o.id > coalesce((SELECT max(a.id) FROM device_outbox a WHERE a.topic = d.inbox AND a.acked_at IS NOT NULL), 0))::int AS queued_messages
+          AND o.discarded_at IS NULL AND (o.expires_at IS NULL OR o.expires_at > $3::timestamptz)
+          AND (o.expires_at IS NOT NULL OR o.id > coalesce((SELECT max(a.id) FROM device_outbox a WHERE a.topic = d.inbox AND a.acked_at IS NOT NULL), 0)))::int AS queued_messages
      FROM d LEFT JOIN device_presence p ON p.kind = d.kind AND p.device_id = d.device_id
        CROSS JOIN LATERAL (SELECT nullif(greatest(coalesce(p.last_seen_at, '-infinity'), coalesce(d.reported_at, '-infinity')), '-infinity') AS at) seen
      ORDER BY d.rank, d.sort`,

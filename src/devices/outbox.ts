@@ -11,13 +11,17 @@ export interface DeviceMessage {
   /** A play's audio: the message_id of its radio_audio row, which the dispatcher puts in the
    * payload as `audio` when it publishes (the WAV is stored once, not in every row that sends it). */
   audioMessageId?: string;
+  /** A play's expiry: never published after it (contract section 12). */
+  expiresAt?: Date;
+  /** Published before lower ones of the same device when both wait (radio: 1 urgent, 0 normal). */
+  priority?: number;
 }
 
 export async function enqueueDeviceMessage(q: Tx, message: DeviceMessage, createdAt: Date): Promise<void> {
   q.signal('device_outbox');
   await q.query(
-    `INSERT INTO device_outbox (topic, payload, message_key, created_at, audio_message_id) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO device_outbox (topic, payload, message_key, created_at, audio_message_id, expires_at, priority) VALUES ($1, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (message_key) DO NOTHING`,
-    [message.topic, message.payload, message.key, createdAt, message.audioMessageId ?? null],
+    [message.topic, message.payload, message.key, createdAt, message.audioMessageId ?? null, message.expiresAt ?? null, message.priority ?? 0],
   );
 }

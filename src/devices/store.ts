@@ -2,7 +2,14 @@
 import type { Queryable } from '../db/db.ts';
 
 /** Namespace of the per-topic advisory locks that keep one device's messages in order. */
-const TOPIC_LOCK = 727_003;
+export const TOPIC_LOCK = 727_003;
+
+/**
+ * Radio (contract section 12): a play message past its expires_at, or given up by the radio
+ * (discarded: expired, or dropped beyond the edge device's queue bound), is never published, first
+ * or again. Other messages have neither and are unaffected. `$now` is the query's time parameter.
+ */
+const live = (alias: string, now: string) => `${alias}discarded_at IS NULL AND (${alias}expires_at IS NULL OR ${alias}expires_at > ${now})`;
 
 export interface OutboxMessage {
   id: number;
@@ -28,7 +35,7 @@ export async function pickUnpublished(q: Queryable, now: Date, limit: number): P
   return q.query<OutboxMessage & { window_size: number }>(
     `WITH window_rows AS (
        SELECT id, topic FROM device_outbox
-       WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1)
+       WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1) AND ${live('', '$1')}
        ORDER BY id LIMIT $2 * 4
      ), our_topics AS (
        SELECT topic FROM (SELECT DISTINCT topic FROM window_rows) t
@@ -37,7 +44,7 @@ export async function pickUnpublished(q: Queryable, now: Date, limit: number): P
      SELECT d.id, d.topic, d.payload, d.message_key, a.wav AS audio, (SELECT count(*) FROM window_rows)::int AS window_size
      FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
      WHERE d.id IN (SELECT id FROM window_rows) AND d.topic IN (SELECT topic FROM our_topics) AND d.published_at IS NULL
-     ORDER BY d.id LIMIT $2
+     ORDER BY d.priority DESC, d.id LIMIT $2
      FOR UPDATE OF d SKIP LOCKED`,
     [now, limit],
   );
@@ -46,7 +53,7 @@ export async function pickUnpublished(q: Queryable, now: Date, limit: number): P
 /** Is anything due for a first publish? One cheap read, so an idle poll opens no transaction. */
 export async function hasUnpublished(q: Queryable, now: Date): Promise<boolean> {
   const rows = await q.query(
-    'SELECT 1 FROM device_outbox WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1) LIMIT 1',
+    `SELECT 1 FROM device_outbox WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= $1) AND ${live('', '$1')} LIMIT 1`,
     [now],
   );
   return rows.length > 0;
@@ -95,13 +102,15 @@ export async function lockTopic(q: Queryable, topic: string, wait: boolean): Pro
  * newest acked one are left out: the device acked a later message, so it had these before it
  * (QoS 1 keeps one subscription in order), and sending an old command again would undo a newer one.
  */
-export async function unackedOfTopic(q: Queryable, topic: string, limit: number): Promise<number[]> {
+export async function unackedOfTopic(q: Queryable, topic: string, limit: number, now: Date): Promise<number[]> {
+  // Play messages (they have an expires_at) are not superseded by a later ack: urgent ones go
+  // first (priority), so a later message may be acked before an earlier one; their expiry bounds them.
   const rows = await q.query<{ id: number }>(
     `SELECT id FROM device_outbox
-     WHERE topic = $1 AND published_at IS NOT NULL AND acked_at IS NULL
-       AND id > COALESCE((SELECT max(id) FROM device_outbox WHERE topic = $1 AND acked_at IS NOT NULL), 0)
-     ORDER BY id LIMIT $2`,
-    [topic, limit],
+     WHERE topic = $1 AND published_at IS NOT NULL AND acked_at IS NULL AND ${live('', '$3')}
+       AND (expires_at IS NOT NULL OR id > COALESCE((SELECT max(id) FROM device_outbox WHERE topic = $1 AND acked_at IS NOT NULL), 0))
+     ORDER BY priority DESC, id LIMIT $2`,
+    [topic, limit, now],
   );
   return rows.map((r) => r.id);
 }
@@ -120,7 +129,7 @@ export async function messagesByIds(q: Queryable, ids: readonly number[]): Promi
   return q.query<OutboxMessage>(
     `SELECT d.id, d.topic, d.payload, d.message_key, a.wav AS audio
      FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
-     WHERE d.id = ANY($1::bigint[]) ORDER BY d.id`,
+     WHERE d.id = ANY($1::bigint[]) ORDER BY d.priority DESC, d.id`,
     [ids],
   );
 }
@@ -129,7 +138,7 @@ export async function messagesByIds(q: Queryable, ids: readonly number[]): Promi
 export async function topicsDueForRedelivery(q: Queryable, now: Date, limit: number): Promise<string[]> {
   const rows = await q.query<{ topic: string }>(
     `SELECT DISTINCT topic FROM device_outbox
-     WHERE published_at IS NOT NULL AND acked_at IS NULL AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+     WHERE published_at IS NOT NULL AND acked_at IS NULL AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1 AND ${live('', '$1')}
      LIMIT $2`,
     [now, limit],
   );
@@ -139,7 +148,7 @@ export async function topicsDueForRedelivery(q: Queryable, now: Date, limit: num
 export async function hasDueRedelivery(q: Queryable, topic: string, now: Date): Promise<boolean> {
   const rows = await q.query(
     `SELECT 1 FROM device_outbox
-     WHERE topic = $1 AND published_at IS NOT NULL AND acked_at IS NULL AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2
+     WHERE topic = $1 AND published_at IS NOT NULL AND acked_at IS NULL AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2 AND ${live('', '$2')}
      LIMIT 1`,
     [topic, now],
   );

@@ -16,6 +16,8 @@ export const lockerCommandTopic = (lockerId: number) => `lockers/${lockerId}/com
 export const lockerAckTopic = (lockerId: number) => `lockers/${lockerId}/acks`;
 export const edgePlayTopic = (edgeId: string) => `radio/${edgeId}/play`;
 export const edgePlayedTopic = (edgeId: string) => `radio/${edgeId}/played`;
+/** What an edge device heard on the channel (voice actions, contract section 12): it publishes, the service listens. */
+export const edgeHeardTopic = (edgeId: string) => `radio/${edgeId}/heard`;
 
 export interface LockerCommandMessage {
   command_id: string;
@@ -53,6 +55,9 @@ export interface PlayMessage {
   /** The WAV, base64. */
   audio: string;
   queued_at: string;
+  /** queued_at + RADIO_MESSAGE_TTL_SECONDS: never sent after it, and a device drops it past it. */
+  expires_at: string;
+  priority: 'normal' | 'urgent';
 }
 
 /** A play message as the device outbox keeps it: all of it but the audio, which is stored once
@@ -60,8 +65,12 @@ export interface PlayMessage {
 export type QueuedPlayMessage = Omit<PlayMessage, 'audio'>;
 
 /** The JSON an edge device receives on radio/<edge_id>/play (QoS 1), without its audio. */
-export function playMessage(m: { messageId: string; spokenText: string; actor: string; queuedAt: string }): QueuedPlayMessage {
-  return { message_id: m.messageId, text: m.spokenText, actor: m.actor, mime: 'audio/wav', queued_at: m.queuedAt };
+export function playMessage(m: {
+  messageId: string; spokenText: string; actor: string; queuedAt: string; expiresAt: string; priority: 'normal' | 'urgent';
+}): QueuedPlayMessage {
+  return {
+    message_id: m.messageId, text: m.spokenText, actor: m.actor, mime: 'audio/wav', queued_at: m.queuedAt, expires_at: m.expiresAt, priority: m.priority,
+  };
 }
 
 // jsonb keeps an object's keys shortest first, then in byte order; the payload comes back so.
@@ -77,8 +86,8 @@ export function withAudio(payload: Readonly<Record<string, unknown>>, wav: Buffe
   return Object.fromEntries(Object.keys(message).sort(byJsonbKeyOrder).map((key) => [key, message[key]]));
 }
 
-/** The service's subscriptions: every device's acks. */
-export const ACK_SUBSCRIPTIONS = ['lockers/+/acks', 'radio/+/played'] as const;
+/** The service's subscriptions: every device's acks, and what edge devices heard. */
+export const ACK_SUBSCRIPTIONS = ['lockers/+/acks', 'radio/+/played', 'radio/+/heard'] as const;
 
 /** `locker:<locker_id>` or `edge:<edge_id>`; anything else is no device. */
 export function parseDeviceUsername(username: string | null | undefined): DeviceIdentity | null {
@@ -109,7 +118,17 @@ export function ackTopic(device: DeviceIdentity): string {
 /** A filter is compared as a string: a device's own topic has no wildcard, so any wildcard is refused. */
 export const maySubscribe = (device: DeviceIdentity, filter: string) => filter === inboxTopic(device);
 export const mayReceive = (device: DeviceIdentity, topic: string) => topic === inboxTopic(device);
-export const mayPublish = (device: DeviceIdentity, topic: string) => topic === ackTopic(device);
+// An edge device also publishes what it heard, on its own heard topic only.
+export const mayPublish = (device: DeviceIdentity, topic: string) =>
+  topic === ackTopic(device) || (device.kind === 'edge' && topic === edgeHeardTopic(device.edgeId));
+
+/** The edge device behind a heard topic, or null when the topic is not one. */
+export function edgeOfHeardTopic(topic: string): string | null {
+  const parts = topic.split('/');
+  if (parts.length !== 3 || parts[0] !== 'radio' || parts[2] !== 'heard') return null;
+  const device = parseDeviceUsername(`edge:${parts[1]}`);
+  return device?.kind === 'edge' ? device.edgeId : null;
+}
 
 /** The device behind an ack topic, or null when the topic is not an ack topic. */
 export function deviceOfAckTopic(topic: string): DeviceIdentity | null {

@@ -22,7 +22,7 @@ export async function snapshot(q: Queryable, now: Date): Promise<Snapshot> {
            'queued', count(*) FILTER (WHERE published_at IS NULL),
            'failed', count(*) FILTER (WHERE published_at IS NULL AND last_error IS NOT NULL),
            'unacked', count(*) FILTER (WHERE published_at IS NOT NULL))
-         FROM device_outbox WHERE acked_at IS NULL),
+         FROM device_outbox WHERE acked_at IS NULL AND discarded_at IS NULL), -- radio plays given up are no longer queued
        'webhooks', (SELECT coalesce(json_object_agg(state, n), '{}') FROM (SELECT state, count(*) AS n FROM webhook_deliveries GROUP BY 1) AS x),
        'jobsLagSeconds', (SELECT coalesce(greatest(extract(epoch FROM $1::timestamptz - min(run_at)), 0), 0)::float8 FROM jobs WHERE done_at IS NULL AND run_at <= $1),
        'devicesOnline', (SELECT coalesce(json_object_agg(kind, n), '{}') FROM (SELECT kind, count(*) AS n FROM device_presence WHERE online GROUP BY 1) AS x)

@@ -68,6 +68,9 @@ export async function organizationOfLocation(q: Queryable, where: string, locati
   return row.organization_id;
 }
 
+/** What an edge device announces of its location's CFH requests when the file does not say (contract section 12). */
+const DEFAULT_ANNOUNCE_CFH = ['created', 'escalated', 'cancelled'];
+
 export async function applyProvisioning(db: Db, clock: Clock, input: unknown): Promise<ProvisioningSummary> {
   const file = parseProvisioning(input);
   const now = clock.now();
@@ -167,13 +170,18 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
         const organizationId = await organizationOfLocation(q, where, e.location_id);
         await q.query(
           `WITH ins AS (
-             INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash, voice_handlers, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+             INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash, voice_handlers, created_at, updated_at, announce_cfh, voice_actions)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)
              ON CONFLICT (edge_id) DO NOTHING
            )
-           UPDATE radio_edges SET organization_id = $2, location_id = $3, name = $4, device_key_hash = $5, voice_handlers = $6, updated_at = $7
-           WHERE edge_id = $1 AND (organization_id, location_id, name, device_key_hash, voice_handlers) IS DISTINCT FROM ($2, $3, $4, $5, $6::text[])`,
-          [e.edge_id, organizationId, e.location_id, e.name, sha256hex(e.device_key), e.voice_handlers ?? [], now],
+           UPDATE radio_edges SET organization_id = $2, location_id = $3, name = $4, device_key_hash = $5, voice_handlers = $6, updated_at = $7,
+             announce_cfh = $8, voice_actions = $9
+           WHERE edge_id = $1 AND (organization_id, location_id, name, device_key_hash, voice_handlers, announce_cfh, voice_actions)
+             IS DISTINCT FROM ($2, $3, $4, $5, $6::text[], $8::text[], $9::boolean)`,
+          [
+            e.edge_id, organizationId, e.location_id, e.name, sha256hex(e.device_key), e.voice_handlers ?? [], now,
+            e.announce_cfh ?? DEFAULT_ANNOUNCE_CFH, e.voice_actions ?? false,
+          ],
         );
       });
       summary.radio_edges++;

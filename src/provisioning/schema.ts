@@ -7,6 +7,9 @@ import { nullable, oneOf, oneOfOrNull, RowId, STORABLE } from '../http/schemas.t
 export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'webhooks', 'console'] as const;
 
 const Id = RowId;
+
+/** The CFH statuses a radio edge device can announce (contract sections 10 and 12). */
+const CFH_ANNOUNCEABLE = ['created', 'escalated', 'reminder', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Secret = Type.String({ minLength: 16, maxLength: 512 });
 
@@ -98,6 +101,10 @@ export const ProvisioningFile = Type.Object({
     name: Name,
     device_key: Secret,
     voice_handlers: Type.Optional(Type.Array(Type.Union([Type.Literal('normalize'), Type.Literal('chime'), Type.Literal('transcript')]), { uniqueItems: true })),
+    /** The CFH statuses it announces (default created, escalated, cancelled); empty: none. */
+    announce_cfh: Type.Optional(Type.Array(oneOf(CFH_ANNOUNCEABLE), { uniqueItems: true })),
+    /** Acts on what staff say on the channel (radio/<edge_id>/heard). Default false. */
+    voice_actions: Type.Optional(Type.Boolean()),
   }))),
   messaging_accounts: Type.Optional(Type.Array(Type.Object({
     account_sid: Type.String({ pattern: '^[A-Za-z0-9]{34}$' }),

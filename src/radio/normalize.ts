@@ -82,6 +82,8 @@ const UNITS: Record<string, [string, string]> = {
 
 const AMOUNT = String.raw`(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?![\d.,]*\d)`;
 
+// As a person says a price: "$4.99" is "4 dollars 99" (four dollars ninety-nine), "$4.05" is "4
+// dollars and 5 cents", "$0.99" is "99 cents".
 function sayAmount(currency: Currency, wholeText: string, fraction: string | undefined): string {
   const whole = Number(wholeText.replace(/,/g, ''));
   const cents = fraction === undefined ? 0 : Number(fraction.padEnd(2, '0'));
@@ -89,7 +91,7 @@ function sayAmount(currency: Currency, wholeText: string, fraction: string | und
   const centPart = `${cents} ${cents === 1 ? currency.cent : currency.cents}`;
   if (cents === 0) return wholePart;
   if (whole === 0) return centPart;
-  return `${wholePart} and ${centPart}`;
+  return cents < 10 ? `${wholePart} and ${centPart}` : `${wholePart} ${cents}`;
 }
 
 function wordList(words: Iterable<string>): string {

@@ -4,27 +4,46 @@
 // message in the device outbox, which carries a reference to the audio rather than a copy.
 import crypto from 'node:crypto';
 import type { Clock } from '../clock.ts';
-import type { Db } from '../db/db.ts';
+import type { Db, Tx } from '../db/db.ts';
+import { enqueueJob } from '../jobs/queue.ts';
 import { isoMicros } from '../db/timestamps.ts';
 import { enqueueDeviceMessage } from '../devices/outbox.ts';
 import { edgePlayTopic, playMessage } from '../devices/wire.ts';
 import { AppError } from '../http/errors.ts';
 import { edgeForCaller, signedMessagingAccount, type SignedForm } from './access.ts';
 import { withChime } from './chime.ts';
-import { handlersFor, spokenTextOf, type RadioCaller } from './rules.ts';
+import { handlersFor, MAX_TEXT_LENGTH, spokenTextOf, type RadioCaller } from './rules.ts';
+import { dropBeyondBound, findDuplicate, insertRadioEvents, lockEdgeQueue } from './queue-store.ts';
 import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, type SpeechSamples, type SpeechSynthesizer } from './speech/speech.ts';
 import { durationMs, encodeWav } from './speech/wav.ts';
-import { findEdge, insertPlay, type Credential, type Edge } from './store.ts';
+import { findEdge, insertPlay, type Credential, type Edge, type PlaySource, type VoiceHandler } from './store.ts';
+
+/** The job that gives up a play not played by its expires_at. */
+export const RADIO_EXPIRE_JOB = 'radio.expire';
 
 export interface PlayRequest {
   edge: Edge;
-  source: 'generic' | 'messaging';
+  source: PlaySource;
+  /** As received: recorded whole, and compared for duplicates. */
   text: string;
+  /** What the voice handlers and the engine get (R2: the first 500 characters); default: text. */
+  speak?: string;
   actor: string;
   process: boolean;
   credential: Credential;
   apiTokenId: number | null;
   messaging: { accountSid: string; from: string; to: string } | null;
+  priority?: 'normal' | 'urgent';
+  messageSid?: string | null;
+  /** Language of the text ("en", "fr"); default English. */
+  language?: string;
+  cfh?: { requestId: number; status: string } | null;
+}
+
+/** A play's answer: its message_id, or the first one's when it repeats it (duplicate or replay). */
+export interface Queued {
+  messageId: string;
+  duplicate: boolean;
 }
 
 export interface PlayDeps {
@@ -33,6 +52,9 @@ export interface PlayDeps {
   speech: SpeechSynthesizer;
   /** Told how long each synthesis took (the speech synthesis histogram of /metrics). */
   observeSynthesis?: (seconds: number) => void;
+  /** RADIO_MESSAGE_TTL_SECONDS and RADIO_QUEUE_LIMIT. */
+  ttlSeconds: number;
+  queueLimit: number;
 }
 
 /** The speech engine's refusals as the contract's errors; anything else is the service's fault. */
@@ -53,11 +75,11 @@ export function speechError(err: unknown): unknown {
 export async function playText(
   deps: PlayDeps,
   caller: RadioCaller,
-  body: { edgeId: string; text: string; actor: string; process: boolean },
-): Promise<{ messageId: string }> {
+  body: { edgeId: string; text: string; actor: string; process: boolean; priority?: 'normal' | 'urgent' | undefined },
+): Promise<Queued> {
   const edge = await edgeForCaller(deps.db, caller, body.edgeId);
   return playOnEdge(deps, {
-    edge, source: 'generic', text: body.text, actor: body.actor, process: body.process,
+    edge, source: 'generic', text: body.text, actor: body.actor, process: body.process, priority: body.priority ?? 'normal',
     credential: caller.kind === 'token' ? 'token' : 'edge_key',
     apiTokenId: caller.kind === 'token' ? caller.principal.tokenId : null,
     messaging: null,
@@ -68,50 +90,88 @@ export async function playText(
 export async function playMessaging(
   deps: PlayDeps,
   edgeId: string,
-  form: SignedForm & { fields: { AccountSid: string; Body: string; From: string; To: string } },
-): Promise<{ messageId: string }> {
+  form: SignedForm & { fields: { AccountSid: string; Body: string; From: string; To: string; MessageSid?: string | undefined } },
+): Promise<Queued> {
   const { fields } = form;
   const account = await signedMessagingAccount(deps.db, form, fields.AccountSid);
   const edge = await findEdge(deps.db, edgeId);
   if (edge === null) throw new AppError(404, 'not_found', 'edge device not found');
   if (edge.organizationId !== account.organizationId) throw new AppError(403, 'forbidden', "the account is not of this edge device's organization");
   return playOnEdge(deps, {
-    edge, source: 'messaging', text: fields.Body, actor: fields.From, process: true,
+    // R2 speaks the first MAX_TEXT_LENGTH characters (whole code points) and records the whole text.
+    edge, source: 'messaging', text: fields.Body, speak: Array.from(fields.Body).slice(0, MAX_TEXT_LENGTH).join(''), actor: fields.From, process: true,
+    messageSid: fields.MessageSid ?? null,
     credential: 'messaging_signature', apiTokenId: null,
     messaging: { accountSid: account.accountSid, from: fields.From, to: fields.To },
   });
 }
 
-export async function playOnEdge(deps: PlayDeps, request: PlayRequest): Promise<{ messageId: string }> {
+/** Voice handlers, synthesis, chime: the audio of a play, encoded once. */
+export async function prepareAudio(
+  deps: Pick<PlayDeps, 'speech' | 'observeSynthesis'>, request: PlayRequest,
+): Promise<{ spokenText: string; handlers: VoiceHandler[]; wav: Buffer; durationMs: number }> {
   const handlers = handlersFor(request.edge, request.process);
-  const spokenText = spokenTextOf(request.text, handlers);
+  const spokenText = spokenTextOf(request.speak ?? request.text, handlers);
   let speech: SpeechSamples;
   const started = performance.now();
   try {
-    speech = await deps.speech.synthesizeSamples(spokenText);
+    speech = await deps.speech.synthesizeSamples(spokenText, request.language ?? 'en');
   } catch (err) {
     throw speechError(err);
   } finally {
     deps.observeSynthesis?.((performance.now() - started) / 1000);
   }
   const samples = handlers.includes('chime') ? withChime(speech.samples, speech.sampleRate) : speech.samples;
-  const wav = encodeWav(samples, speech.sampleRate);
+  return { spokenText, handlers, wav: encodeWav(samples, speech.sampleRate), durationMs: durationMs(samples, speech.sampleRate) };
+}
 
+/**
+ * In the caller's transaction: the play queued for the edge device, unless it repeats one (the same
+ * text within seconds, or an R2 MessageSid seen before: the first message_id, and a "duplicate"
+ * event); then the edge device's queue kept within its bound ("dropped" events) and the message's
+ * expiry asked for (a job at expires_at, which gives it up with an "expired" event if unplayed).
+ */
+export async function queuePlay(
+  q: Tx, deps: Pick<PlayDeps, 'ttlSeconds' | 'queueLimit'>, request: PlayRequest,
+  audio: { spokenText: string; handlers: VoiceHandler[]; wav: Buffer; durationMs: number }, now: Date,
+): Promise<Queued> {
+  const edgeId = request.edge.edgeId;
+  await lockEdgeQueue(q, edgeId);
+  const repeated = await findDuplicate(q, edgeId, request.text, request.messageSid ?? null, now);
+  if (repeated !== null) {
+    await insertRadioEvents(q, 'duplicate', [repeated.messageId], now, { reason: repeated.reason });
+    return { messageId: repeated.messageId, duplicate: true };
+  }
   const messageId = crypto.randomUUID();
-  const now = deps.clock.now();
-  await deps.db.tx(async (q) => {
-    await insertPlay(q, {
-      messageId, edge: request.edge, source: request.source, actor: request.actor, text: request.text, spokenText,
-      processed: request.process, handlers, credential: request.credential, apiTokenId: request.apiTokenId,
-      messaging: request.messaging, wav, durationMs: durationMs(samples, speech.sampleRate),
-      keepTranscript: handlers.includes('transcript'), createdAt: now,
-    });
-    await enqueueDeviceMessage(q, {
-      topic: edgePlayTopic(request.edge.edgeId),
-      payload: playMessage({ messageId, spokenText, actor: request.actor, queuedAt: isoMicros(now) }),
-      key: messageId,
-      audioMessageId: messageId,
-    }, now);
+  const priority = request.priority ?? 'normal';
+  const expiresAt = new Date(now.getTime() + deps.ttlSeconds * 1000);
+  await insertPlay(q, {
+    messageId, edge: request.edge, source: request.source, actor: request.actor, text: request.text, spokenText: audio.spokenText,
+    processed: request.process, handlers: audio.handlers, credential: request.credential, apiTokenId: request.apiTokenId,
+    messaging: request.messaging, wav: audio.wav, durationMs: audio.durationMs,
+    keepTranscript: audio.handlers.includes('transcript'), createdAt: now,
+    priority, expiresAt, messageSid: request.messageSid ?? null, truncated: request.speak !== undefined && request.speak !== request.text,
+    cfh: request.cfh ?? null,
   });
-  return { messageId };
+  await enqueueDeviceMessage(q, {
+    topic: edgePlayTopic(edgeId),
+    payload: playMessage({ messageId, spokenText: audio.spokenText, actor: request.actor, queuedAt: isoMicros(now), expiresAt: isoMicros(expiresAt), priority }),
+    key: messageId,
+    audioMessageId: messageId,
+    expiresAt,
+    priority: priority === 'urgent' ? 1 : 0,
+  }, now);
+  await insertRadioEvents(q, 'dropped', await dropBeyondBound(q, edgeId, deps.queueLimit, now), now, { reason: 'queue_full' });
+  await enqueueJob(q, RADIO_EXPIRE_JOB, { message_id: messageId }, expiresAt);
+  return { messageId, duplicate: false };
+}
+
+export async function playOnEdge(deps: PlayDeps, request: PlayRequest): Promise<Queued> {
+  // A repeat is answered before any synthesis; the check is made again under the queue's lock.
+  const early = await findDuplicate(deps.db, request.edge.edgeId, request.text, request.messageSid ?? null, deps.clock.now());
+  if (early !== null) {
+    return deps.db.tx((q) => queuePlay(q, deps, request, { spokenText: '', handlers: [], wav: Buffer.alloc(0), durationMs: 0 }, deps.clock.now()));
+  }
+  const audio = await prepareAudio(deps, request);
+  return deps.db.tx((q) => queuePlay(q, deps, request, audio, deps.clock.now()));
 }

@@ -8,10 +8,10 @@ import { playMessaging, playText, type PlayDeps } from './play.ts';
 import { MAX_TEXT_LENGTH, type RadioCaller } from './rules.ts';
 import {
   EDGE_SECURITY, MESSAGING_ERRORS, MessagingBody, MessagingParams, Played, PlayBody, RADIO_BODY_ERRORS, RADIO_ERRORS, TranscriptAudioParams,
-  TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
+  MessageAudioParams, Timeline, TimelineQuery, TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
 } from './schemas.ts';
-import { transcriptPage, transcriptWav } from './transcripts.ts';
-import { playedView, transcriptListView } from './views.ts';
+import { playedWav, radioTimeline, transcriptPage, transcriptWav } from './transcripts.ts';
+import { playedView, timelineView, transcriptListView } from './views.ts';
 
 export interface RadioRouteDeps extends PlayDeps {
   /** PUBLIC_BASE_URL: the provider signs the public URL of R2, not the one the service sees. */
@@ -89,12 +89,47 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     return playedView(messageId);
   });
 
-  app.get('/api/radio/edges/:edgeId/transcripts', {
+  app.get('/api/radio/transcripts', {
     onRequest: authenticate,
     schema: {
       operationId: 'listRadioTranscripts',
       tags: ['radio'],
-      summary: 'Transcripts kept for an edge device (voice handler "transcript"), newest first',
+      summary: 'What an edge device played and heard, newest first',
+      description:
+        'R3. Same credentials as playRadioText (a token limited to locations sees only their edge devices). Every played message ' +
+        '(R1, R2, announcements, confirmations: with its status queued, played, expired or dropped, and its audio while kept) and every ' +
+        'message heard on radio/<edge_id>/heard (with what came of it), within `from`/`to` when given. Pages of `limit`; the next ' +
+        'page is `cursor` = `next_cursor`.',
+      security: EDGE_SECURITY,
+      querystring: TimelineQuery,
+      response: { 200: Timeline, ...RADIO_ERRORS },
+    },
+  }, async (request) => timelineView(await radioTimeline(deps, callerOf(request), request.query)));
+
+  app.get('/api/radio/messages/:message_id/audio', {
+    onRequest: authenticate,
+    schema: {
+      operationId: 'getRadioMessageAudio',
+      tags: ['radio'],
+      summary: 'The WAV of a played message (16-bit PCM mono, 16 kHz), while it is kept',
+      description: 'Same credentials as listRadioTranscripts. A message of an edge device the caller may not use: 403; unknown, or its audio past retention: 404.',
+      security: EDGE_SECURITY,
+      params: MessageAudioParams,
+      response: { 200: WavResponse, ...RADIO_ERRORS },
+    },
+  }, async (request, reply) => {
+    const wav = await playedWav(deps, callerOf(request), request.params.message_id);
+    return reply.type('audio/wav').send(wav);
+  });
+
+  // Before R3: the transcripts of edge devices with the "transcript" voice handler, per edge device.
+  // Kept for the clients written against it; listRadioTranscripts lists everything played and heard.
+  app.get('/api/radio/edges/:edgeId/transcripts', {
+    onRequest: authenticate,
+    schema: {
+      operationId: 'listRadioEdgeTranscripts',
+      tags: ['radio'],
+      summary: 'Transcripts kept for an edge device (voice handler "transcript"), newest first (superseded by listRadioTranscripts)',
       description: 'Same credentials as playRadioText. Page with `before` = the last message_id of the previous page.',
       security: EDGE_SECURITY,
       params: TranscriptsParams,
@@ -110,7 +145,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     schema: {
       operationId: 'getRadioTranscriptAudio',
       tags: ['radio'],
-      summary: 'The WAV of a transcript (16-bit PCM mono, 22,050 Hz)',
+      summary: 'The WAV of a transcript (16-bit PCM mono, 16 kHz)',
       description: 'Same credentials as playRadioText.',
       security: EDGE_SECURITY,
       params: TranscriptAudioParams,

@@ -1,12 +1,14 @@
 // Rules of the radio that are not HTTP: limits, which voice handlers run and in what order, who
 // may play on an edge device, and the play message an edge device receives.
 import { AppError } from '../http/errors.ts';
-import type { Principal } from '../http/auth.ts';
+import { reachesLocation, type Principal } from '../http/auth.ts';
 import { normalizeForSpeech } from './normalize.ts';
 import type { Edge, VoiceHandler } from './store.ts';
 
-/** Longest text accepted (R1 text, R2 Body): about 40 seconds of speech. */
-export const MAX_TEXT_LENGTH = 600;
+/** Longest text R1 accepts and R2 speaks (contract section 12): about 35 seconds of speech. */
+export const MAX_TEXT_LENGTH = 500;
+/** Longest R2 Body recorded (the provider's own limit for a text message is 1,600). */
+export const MAX_MESSAGING_BODY = 10_000;
 /** Longest text after the handlers (normalizing "$3.50" makes it longer). */
 export const MAX_SPOKEN_LENGTH = 2_000;
 
@@ -47,6 +49,9 @@ export function authorizeEdgeUse(caller: RadioCaller, edgeId: string, edge: Edge
     return caller.edge;
   }
   if (edge === null) throw new AppError(404, 'not_found', 'edge device not found');
-  if (edge.organizationId !== caller.principal.organizationId) throw forbidden("the token is not of this edge device's organization");
+  // A token limited to some locations treats an edge device of another location as another organization's.
+  if (edge.organizationId !== caller.principal.organizationId || !reachesLocation(caller.principal, edge.locationId)) {
+    throw forbidden("the token is not of this edge device's organization");
+  }
   return edge;
 }

@@ -7,6 +7,9 @@ import { insertEventsReturningFrom } from '../events/log.ts';
 
 export type VoiceHandler = 'normalize' | 'chime' | 'transcript';
 
+/** generic: R1; messaging: R2; announcement: of a CFH request; confirmation: of a voice action. */
+export type PlaySource = 'generic' | 'messaging' | 'announcement' | 'confirmation';
+
 /** An edge device: the same whether found by its id or by its key. */
 export type Edge = EdgeIdentity;
 
@@ -32,12 +35,12 @@ export async function findMessagingAccount(q: Queryable, accountSid: string): Pr
   return row === undefined ? null : { accountSid: row.account_sid, organizationId: row.organization_id, authToken: row.auth_token };
 }
 
-export type Credential = 'edge_key' | 'token' | 'messaging_signature';
+export type Credential = 'edge_key' | 'token' | 'messaging_signature' | 'service';
 
 export interface PlayRecord {
   messageId: string;
   edge: Edge;
-  source: 'generic' | 'messaging';
+  source: PlaySource;
   actor: string;
   text: string;
   spokenText: string;
@@ -51,6 +54,14 @@ export interface PlayRecord {
   /** The "transcript" voice handler ran: the message is listed in the edge device's transcripts. */
   keepTranscript: boolean;
   createdAt: Date;
+  priority: 'normal' | 'urgent';
+  expiresAt: Date;
+  /** R2: the provider's MessageSid. */
+  messageSid: string | null;
+  /** R2: only the first characters were spoken. */
+  truncated: boolean;
+  /** An announcement: of which CFH request and status. */
+  cfh: { requestId: number; status: string } | null;
 }
 
 /** A played message, its audio (stored once) and its transcript if kept: one statement. */
@@ -58,8 +69,9 @@ export async function insertPlay(q: Queryable, m: PlayRecord): Promise<void> {
   await q.query(
     `WITH message AS (
        INSERT INTO radio_messages (message_id, edge_id, organization_id, source, actor, text, spoken_text, processed, handlers,
-         credential, api_token_id, account_sid, from_number, to_number, audio_bytes, duration_ms, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+         credential, api_token_id, account_sid, from_number, to_number, audio_bytes, duration_ms, created_at,
+         priority, expires_at, message_sid, truncated, cfh_request_id, cfh_status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $20, $21, $22, $23, $24, $25)
        RETURNING message_id, edge_id, created_at
      ), audio AS (
        INSERT INTO radio_audio (message_id, wav, created_at) SELECT message_id, $18, created_at FROM message
@@ -69,6 +81,7 @@ export async function insertPlay(q: Queryable, m: PlayRecord): Promise<void> {
       m.messageId, m.edge.edgeId, m.edge.organizationId, m.source, m.actor, m.text, m.spokenText, m.processed, m.handlers,
       m.credential, m.apiTokenId, m.messaging?.accountSid ?? null, m.messaging?.from ?? null, m.messaging?.to ?? null,
       m.wav.length, m.durationMs, m.createdAt, m.wav, m.keepTranscript,
+      m.priority, m.expiresAt, m.messageSid, m.truncated, m.cfh?.requestId ?? null, m.cfh?.status ?? null,
     ],
   );
 }

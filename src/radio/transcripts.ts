@@ -5,6 +5,8 @@ import { AppError, invalid } from '../http/errors.ts';
 import { edgeForCaller } from './access.ts';
 import type { RadioCaller } from './rules.ts';
 import { listTranscripts, transcriptAudio, type TranscriptRow } from './store.ts';
+import { listTimeline, messageAudio, type TimelineCursor, type TimelineRow } from './transcript-store.ts';
+import type { Clock } from '../clock.ts';
 
 export interface TranscriptDeps {
   db: Queryable;
@@ -35,4 +37,56 @@ export async function transcriptWav(deps: TranscriptDeps, caller: RadioCaller, e
   const wav = await transcriptAudio(deps.db, edge.edgeId, messageId);
   if (wav === null) throw new AppError(404, 'not_found', 'transcript not found');
   return wav;
+}
+
+// R3 (contract section 12): what an edge device played and heard.
+
+export interface TimelinePage {
+  entries: TimelineRow[];
+  /** The `cursor` of the next page; null on the last one. */
+  nextCursor: string | null;
+}
+
+const encodeCursor = (c: TimelineCursor) => Buffer.from(JSON.stringify([c.at, c.k, c.id])).toString('base64url');
+
+function decodeCursor(raw: string): TimelineCursor {
+  try {
+    const [at, k, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as unknown[];
+    if (typeof at === 'string' && Number.isFinite(Date.parse(at)) && (k === 0 || k === 1) && Number.isSafeInteger(id)) return { at, k, id: id as number };
+  } catch {
+    // falls through
+  }
+  throw invalid('cursor', 'is not a cursor this listing gave');
+}
+
+function instant(name: string, raw: string | undefined): Date | null {
+  if (raw === undefined) return null;
+  const at = new Date(raw);
+  if (!/^\d{4}-\d\d-\d\d/.test(raw) || Number.isNaN(at.getTime())) throw invalid(name, 'is not a date-time (e.g. 2026-01-15T09:00:00Z)');
+  return at;
+}
+
+/** R3: a page of the edge device's time line, newest first, within from/to. */
+export async function radioTimeline(
+  deps: TranscriptDeps & { clock: Clock },
+  caller: RadioCaller,
+  query: { edge_id: string; from?: string | undefined; to?: string | undefined; limit: number; cursor?: string | undefined },
+): Promise<TimelinePage> {
+  const from = instant('from', query.from);
+  const to = instant('to', query.to);
+  if (from !== null && to !== null && from > to) throw invalid('from', 'is after to');
+  const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
+  const edge = await edgeForCaller(deps.db, caller, query.edge_id);
+  const rows = await listTimeline(deps.db, edge.edgeId, { from, to }, query.limit + 1, cursor, deps.clock.now());
+  const entries = rows.slice(0, query.limit);
+  const last = entries.at(-1);
+  return { entries, nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor({ at: last.at, k: last.k, id: last.row_id }) : null };
+}
+
+/** The WAV of a played message, to the callers of its edge device (403 to others, as R1 and R3). */
+export async function playedWav(deps: TranscriptDeps, caller: RadioCaller, messageId: string): Promise<Buffer> {
+  const found = await messageAudio(deps.db, messageId);
+  if (found === null) throw new AppError(404, 'not_found', 'no audio for this message_id');
+  await edgeForCaller(deps.db, caller, found.edgeId);
+  return found.wav;
 }

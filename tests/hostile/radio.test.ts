@@ -149,6 +149,13 @@ test('every known poison at every field of R1, in every R2 form field, and in th
   const headers = { 'api-key': world.edgeKey };
   const queries = ['before=%00', 'before=a%00b', 'before=%ED%A0%80', 'limit=%00', 'limit=1e400', 'limit=-0', 'before=x&before=y'];
   await holdEach(ctx.app, ctx.db, [world, other], queries.map((q) => ({ method: 'GET' as const, url: `/api/radio/edges/${world.edgeId}/transcripts?${q}`, headers })));
+  const r3 = [
+    'edge_id=%00', 'edge_id=a%00b', `edge_id=${world.edgeId}&cursor=%00`, `edge_id=${world.edgeId}&cursor=eyJ4IjoxfQ`, `edge_id=${world.edgeId}&from=%00`,
+    `edge_id=${world.edgeId}&from=2026-13-45T99:99:99Z`, `edge_id=${world.edgeId}&from=2027-01-01T00:00:00Z&to=2026-01-01T00:00:00Z`,
+    `edge_id=${world.edgeId}&limit=1e400`, `edge_id=${world.edgeId}&to=${'9'.repeat(39)}`, '', `edge_id=${other.edgeId}`,
+  ];
+  await holdEach(ctx.app, ctx.db, [world, other], r3.map((q) => ({ method: 'GET' as const, url: `/api/radio/transcripts?${q}`, headers })));
+  await holdEach(ctx.app, ctx.db, [world, other], ['%00', 'a%00b', '%ED%A0%80', 'x'.repeat(101)].map((id) => ({ method: 'GET' as const, url: `/api/radio/messages/${id}/audio`, headers })));
   for (const edge of ['%00', 'a%00b']) {
     await holdEach(ctx.app, ctx.db, [world, other], [
       { method: 'GET', url: `/api/radio/edges/${edge}/transcripts`, headers: { authorization: `Bearer ${world.token}` } },

@@ -25,7 +25,7 @@ before(async () => {
 const CONTRACT_OPERATIONS = [
   'getLocationLockers', 'createLockerOrder', 'commandCabinet', 'completeCabinetOrder', 'commandByOpenCode', 'completeOrderByOpenCode',
   'updateLockerStatus', 'createCfhRequest', 'claimCfhRequest', 'markCfhOnTheWay', 'completeCfhRequest', 'cancelCfhRequest', 'getCfhRequest',
-  'playRadioText', 'playRadioWebhookMessage', 'listRadioTranscripts', 'getRadioTranscriptAudio',
+  'playRadioText', 'playRadioWebhookMessage', 'listRadioTranscripts', 'getRadioTranscriptAudio', 'listRadioEdgeTranscripts', 'getRadioMessageAudio',
   'cancelLockerOrder', 'renewOpenCode', 'listDevices', 'listWebhookDeliveries', 'redeliverWebhook',
   'streamCfhRequest', 'listCfhRequests', 'streamCfhRequests', 'createDisplayRequest', 'pressCallButton', 'updateCallButtonRequest',
   'healthz', 'readyz', 'mqttEmqxAuthenticate', 'mqttEmqxAuthorize', 'mqttMosquittoUser', 'mqttMosquittoSuperuser', 'mqttMosquittoAcl',

@@ -15,7 +15,7 @@ import { edgeKey, playText, SENTENCE } from './support.ts';
 const ctx = await testApp();
 const { app, db, clock, devices } = ctx;
 
-const PLAY_FIELDS = ['actor', 'audio', 'message_id', 'mime', 'queued_at', 'text'];
+const PLAY_FIELDS = ['actor', 'audio', 'expires_at', 'message_id', 'mime', 'priority', 'queued_at', 'text'];
 
 /** An edge device listening on its play topic, keeping the raw bytes of every message. */
 async function listeningEdge(w: World): Promise<{ device: TestDevice; raw: Buffer[] }> {

@@ -81,13 +81,13 @@ export function toneShare(wav: Wav, hz: number, from: number, to: number): numbe
   return energy === 0 ? 0 : power / ((n / 2) * energy);
 }
 
-/** What every play must carry: a 22,050 Hz 16-bit mono PCM WAV of more than a second of speech. */
+/** What every play must carry: a 16,000 Hz 16-bit mono PCM WAV of more than a second of speech. */
 export function assertSpeechWav(buf: Buffer): Wav {
   const wav = parseWav(buf);
   assert.equal(wav.format, 1, 'PCM');
   assert.equal(wav.channels, 1, 'mono');
   assert.equal(wav.bitsPerSample, 16, '16-bit');
-  assert.equal(wav.sampleRate, 22_050, '22,050 Hz');
+  assert.equal(wav.sampleRate, 16_000, '16,000 Hz');
   assert.ok(wav.seconds > 1, `longer than a second (${wav.seconds.toFixed(2)} s)`);
   assert.ok(rms(wav.samples) > 500, `not silent (RMS ${rms(wav.samples).toFixed(0)})`);
   assert.ok(peak(wav.samples) > 4_000, `has loud parts (peak ${peak(wav.samples)})`);

@@ -170,8 +170,8 @@ test('missing required fields are 422, and a short AccountSid too', async () => 
   }
   const short = smsParams(w, { AccountSid: 'AC123' });
   assert.equal((await post(path, short, { 'x-messaging-signature': sign(w.authToken, path, short) })).statusCode, 422);
-  const long = smsParams(w, { Body: 'x'.repeat(601) });
-  assert.equal((await post(path, long, { 'x-messaging-signature': sign(w.authToken, path, long) })).statusCode, 422);
+  const tooLong = smsParams(w, { Body: 'x'.repeat(10_001) });
+  assert.equal((await post(path, tooLong, { 'x-messaging-signature': sign(w.authToken, path, tooLong) })).statusCode, 422);
 });
 
 test('a JSON body is refused with 415: the provider sends forms', async () => {
@@ -189,11 +189,46 @@ test('the edge device\'s voice handlers run over the Body', async () => {
   const res = await post(path, params, { 'x-messaging-signature': sign(w.authToken, path, params) });
   assert.equal(res.statusCode, 200, res.body);
   const id = res.json<{ message_id: string }>().message_id;
-  assert.equal((await outboxPlay(db, id))?.payload.text, 'Price check: 3 dollars and 50 cents and 10 percent off');
+  assert.equal((await outboxPlay(db, id))?.payload.text, 'Price check: 3 dollars 50 and 10 percent off');
   const list = await app.inject({ url: `/api/radio/edges/${w.edgeId}/transcripts`, headers: { 'api-key': w.edgeKey } });
   const [t] = list.json<{ transcripts: Record<string, unknown>[] }>().transcripts;
   assert.deepEqual(
     { id: t?.message_id, source: t?.source, from: t?.from, to: t?.to, account_sid: t?.account_sid },
     { id, source: 'messaging', from: '+15551230000', to: '+15559870000', account_sid: w.accountSid },
   );
+});
+
+test('a Body over 500 characters: the first 500 are spoken, the whole text is recorded', async () => {
+  const w = await makeWorld(db, clock);
+  const path = pathOf(w.edgeId);
+  const body = `${'Restock the shelves in aisle nine please. '.repeat(20)}`.trim();
+  assert.ok(body.length > 700);
+  const params = smsParams(w, { Body: body, MessageSid: 'SM-long-1' });
+  const res = await post(path, params, { 'x-messaging-signature': sign(w.authToken, path, params) });
+  assert.equal(res.statusCode, 200, res.body);
+  const id = res.json<{ message_id: string }>().message_id;
+  const [row] = await db.query<{ text: string; spoken_text: string; truncated: boolean }>(
+    'SELECT text, spoken_text, truncated FROM radio_messages WHERE message_id = $1', [id],
+  );
+  assert.equal(row?.text, body);
+  assert.equal(row?.spoken_text, body.slice(0, 500).trim());
+  assert.equal(row?.truncated, true);
+  assert.equal((await outboxPlay(db, id))?.payload.text, body.slice(0, 500).trim());
+});
+
+test('an R2 whose MessageSid was seen before is a replay: 200 with the first message_id, not spoken again', async () => {
+  const w = await makeWorld(db, clock);
+  const path = pathOf(w.edgeId);
+  const first = smsParams(w, { MessageSid: 'SM-replay-1', Body: 'Customer waiting at the deli counter' });
+  const res1 = await post(path, first, { 'x-messaging-signature': sign(w.authToken, path, first) });
+  assert.equal(res1.statusCode, 200, res1.body);
+  clock.advance(60_000); // long past the duplicate window: it is the MessageSid that tells
+  const again = smsParams(w, { MessageSid: 'SM-replay-1', Body: 'Customer waiting at the deli counter' });
+  const res2 = await post(path, again, { 'x-messaging-signature': sign(w.authToken, path, again) });
+  assert.equal(res2.statusCode, 200, res2.body);
+  assert.equal(res2.json<{ message_id: string }>().message_id, res1.json<{ message_id: string }>().message_id);
+  assert.equal(await outboxCount(db, w.edgeId), 1);
+  const other = smsParams(w, { MessageSid: 'SM-replay-2', Body: 'Customer waiting at the deli counter' });
+  const res3 = await post(path, other, { 'x-messaging-signature': sign(w.authToken, path, other) });
+  assert.notEqual(res3.json<{ message_id: string }>().message_id, res1.json<{ message_id: string }>().message_id);
 });

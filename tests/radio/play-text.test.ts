@@ -110,14 +110,14 @@ test('a caller without a credential gets 403 even for a malformed body', async (
 
 test('text over the limit is 422 naming the field, and nothing is queued', async () => {
   const w = await makeWorld(db, clock);
-  const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: 'a'.repeat(601), actor: 'x' });
+  const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: 'a'.repeat(501), actor: 'x' });
   assert.equal(res.statusCode, 422);
   const body = res.json<{ code: string; errors: Record<string, string[]> }>();
   assert.equal(body.code, 'validation_failed');
   assert.ok(body.errors.text, 'errors.text is given');
   assert.equal(await outboxCount(db, w.edgeId), 0);
   // The limit itself is accepted.
-  const atLimit = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: `${'Aisle five. '.repeat(50)}`.slice(0, 600), actor: 'x' });
+  const atLimit = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: `${'Aisle five. '.repeat(50)}`.slice(0, 500), actor: 'x' });
   assert.equal(atLimit.statusCode, 200, atLimit.body);
 });
 

@@ -11,7 +11,7 @@ import { freshId, provisionToken, type World } from '../support/world.ts';
 
 export interface OutboxPlay {
   topic: string;
-  payload: { message_id: string; text: string; actor: string; mime: string; audio: string; queued_at: string };
+  payload: { message_id: string; text: string; actor: string; mime: string; audio: string; queued_at: string; expires_at: string; priority: string };
   audio: Buffer;
 }
 

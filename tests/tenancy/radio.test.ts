@@ -48,7 +48,11 @@ test('R1 and the transcripts refuse with 403 every credential that is not the ed
     ['a malformed Authorization', { authorization: `Basic ${victim.token}` }],
   ];
   for (const [what, headers] of refused) {
-    for (const probe of [play(victim.edgeId, headers), transcripts(victim.edgeId, headers), { ...transcripts(victim.edgeId, headers), url: `/api/radio/edges/${victim.edgeId}/transcripts/${messageId}/audio` }]) {
+    for (const probe of [
+      play(victim.edgeId, headers), transcripts(victim.edgeId, headers), { ...transcripts(victim.edgeId, headers), url: `/api/radio/edges/${victim.edgeId}/transcripts/${messageId}/audio` },
+      { ...transcripts(victim.edgeId, headers), url: `/api/radio/transcripts?edge_id=${encodeURIComponent(victim.edgeId)}` },
+      { ...transcripts(victim.edgeId, headers), url: `/api/radio/messages/${messageId}/audio` },
+    ]) {
       const res = await probeRefusesCleanly(ctx.app, ctx.db, [victim, intruder], probe);
       assert.equal(res.statusCode, 403, `${what}: ${describe(probe)} -> ${res.body}`);
     }

@@ -10,6 +10,12 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+/** A simulated device's connection. */
+export interface DeviceConnection extends Simulator {
+  /** Publishes JSON with QoS 1 on a topic the device may publish on. */
+  publish(topic: string, body: unknown): Promise<void>;
+}
+
 export interface InboxMessage {
   id: string;
   body: Record<string, unknown>;
@@ -30,7 +36,7 @@ export function connectDevice(opts: {
   /** false: a clean session (tests); a real device keeps a persistent one. */
   persistentSession?: boolean;
   onMessage(message: InboxMessage, client: MqttClient): Promise<void>;
-}): Simulator {
+}): DeviceConnection {
   const { print } = opts;
   // A persistent session: a broker that keeps sessions queues what comes while this device is away.
   const client = mqtt.connect(opts.url, {
@@ -77,6 +83,9 @@ export function connectDevice(opts: {
 
   return {
     ready,
+    async publish(topic, body) {
+      await client.publishAsync(topic, JSON.stringify(body), { qos: 1 });
+    },
     async close() {
       await chain;
       await client.endAsync();

@@ -1,10 +1,14 @@
 // A radio edge device without a radio: saves each announcement's WAV into a folder, acks it, and
-// plays it when a command-line player (aplay, paplay, play) is installed.
+// plays it when a command-line player (aplay, paplay, play) is installed. A message that arrives
+// past its expires_at is dropped unplayed (and acked, so it is not sent again), as a real edge
+// device must (contract section 12). With `say`, it reports speech heard on the channel
+// (radio/<edge_id>/heard), as an edge device with speech recognition does.
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { edgePlayedTopic, edgePlayTopic } from '../wire.ts';
+import { edgeHeardTopic, edgePlayedTopic, edgePlayTopic } from '../wire.ts';
 import { connectDevice, type Print, type Simulator } from './connection.ts';
 
 export interface EdgeSimulatorOptions {
@@ -21,6 +25,18 @@ export interface EdgeSimulatorOptions {
   print?: Print;
   /** false: a clean MQTT session (tests). */
   persistentSession?: boolean;
+  /** Phrases heard on the channel, reported once connected ("I'm on it"). */
+  say?: readonly string[];
+  /** Who said them (the heard message's speaker). */
+  speaker?: string;
+  /** The device's clock (tests); default the system's. */
+  now?: () => Date;
+}
+
+/** Whether a play message is past its expires_at (a message without one never is). */
+export function isExpired(body: Record<string, unknown>, now: Date): boolean {
+  const at = typeof body.expires_at === 'string' ? Date.parse(body.expires_at) : Number.NaN;
+  return Number.isFinite(at) && at <= now.getTime();
 }
 
 const PLAYERS = ['aplay', 'paplay', 'play'];
@@ -90,7 +106,8 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
   const playing = opts.play === false ? Promise.resolve({ player: null, note: 'not playing them' }) : workingPlayer(opts.player === undefined ? findPlayer() : opts.player);
   void playing.then(({ note }) => print(`saving announcements into ${opts.outDir} (${note})`));
 
-  return connectDevice({
+  const now = opts.now ?? (() => new Date());
+  const simulator = connectDevice({
     url: opts.mqttUrl,
     username: `edge:${opts.edgeId}`,
     password: opts.key,
@@ -107,6 +124,11 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
         return;
       }
       const text = typeof body.text === 'string' ? body.text : '';
+      if (isExpired(body, now())) {
+        print(`message ${id} "${text}" arrived after its expires_at ${String(body.expires_at)}: dropped unplayed`);
+        await client.publishAsync(edgePlayedTopic(opts.edgeId), JSON.stringify({ message_id: id, status: 'expired' }), { qos: 1 });
+        return;
+      }
       const audio = typeof body.audio === 'string' ? Buffer.from(body.audio, 'base64') : Buffer.alloc(0);
       const file = path.join(opts.outDir, `${safeName(id)}.wav`);
       fs.writeFileSync(file, audio);
@@ -120,4 +142,15 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
       print(`acked ${id}`);
     },
   });
+  if (opts.say !== undefined && opts.say.length > 0) {
+    const phrases = opts.say;
+    void simulator.ready.then(async () => {
+      for (const text of phrases) {
+        const heard = { heard_id: crypto.randomUUID(), text, ...(opts.speaker === undefined ? {} : { speaker: opts.speaker }), heard_at: now().toISOString() };
+        await simulator.publish(edgeHeardTopic(opts.edgeId), heard);
+        print(`said "${text}"${opts.speaker === undefined ? '' : ` as ${opts.speaker}`} (heard_id ${heard.heard_id})`);
+      }
+    }).catch((err: unknown) => print(`could not say it: ${(err as Error).message}`));
+  }
+  return simulator;
 }

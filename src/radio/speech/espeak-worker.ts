@@ -4,6 +4,10 @@
 import { parentPort } from 'node:worker_threads';
 import initialize, { type ESpeakNGWorker } from '@echogarden/espeak-ng-emscripten';
 import type { SynthesisRequest, WorkerReply } from './protocol.ts';
+import { toRadioRate } from './resample.ts';
+
+/** eSpeak NG speaks at 22,050 Hz; the radio's rate is brought here, off the main thread. */
+const ESPEAK_RATE = 22_050;
 
 // A fresh engine is several times slower for its first ten or so syntheses (the WebAssembly is
 // compiled again, optimized, once it runs hot), so each worker says a few sentences first.
@@ -47,13 +51,13 @@ function run(engine: ESpeakNGWorker, request: SynthesisRequest): void {
   const chunks: Int16Array[] = [];
   let total = 0;
   let stop: 'timeout' | 'too_long' | null = null;
-  engine.synthesize(request.ssml, (samples) => {
+  engine.synthesize(request.input, (samples) => {
     if (samples !== null && samples.length > 0) {
       chunks.push(samples);
       total += samples.length;
     }
     // Returning true makes eSpeak abandon the rest of the text.
-    if (total > request.maxSamples) stop = 'too_long';
+    if (total > (request.maxSamples * ESPEAK_RATE) / 16_000) stop = 'too_long';
     else if (performance.now() > deadline) stop = 'timeout';
     return stop !== null;
   });
@@ -62,7 +66,7 @@ function run(engine: ESpeakNGWorker, request: SynthesisRequest): void {
   } else if (stop === 'timeout') {
     reply({ kind: 'failed', id: request.id, reason: 'timeout', message: 'the synthesis took longer than allowed' });
   } else {
-    const samples = concat(chunks, total);
+    const samples = toRadioRate(concat(chunks, total), ESPEAK_RATE) as Int16Array<ArrayBuffer>;
     reply({ kind: 'done', id: request.id, samples }, [samples.buffer]);
   }
 }

@@ -14,11 +14,15 @@ export interface PoolOptions {
   timeoutMs: number;
   /** Script each worker runs. */
   workerUrl: URL;
+  /** Syntheses after which a worker is replaced by a fresh one (an engine that leaks); default never. */
+  recycleAfter?: number;
+  /** Largest heap of a worker (MB): an engine that outgrows it ends its worker, not the service. */
+  maxHeapMb?: number;
 }
 
 interface Job {
   id: number;
-  ssml: string;
+  input: string;
   voice: string;
   maxSamples: number;
   deadline: number;
@@ -31,10 +35,17 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job: Job | null;
+  /** Syntheses it has served. */
+  served: number;
+  /** Why its engine could not start, as it said before exiting. */
+  initFailure: string | null;
 }
 
 // Time the main thread leaves a worker to abort by itself before it is terminated.
 const HANG_GRACE_MS = 2_000;
+// A replacement worker that cannot start is tried again after this long, doubling, this many times.
+const RESTART_DELAY_MS = 500;
+const MAX_RESTART_FAILURES = 5;
 
 export class WorkerPool {
   readonly #opts: PoolOptions;
@@ -43,6 +54,9 @@ export class WorkerPool {
   #nextId = 1;
   #closed = false;
   #initError: Error | null = null;
+  /** Some worker has been ready: a replacement that cannot start is tried again, not fatal. */
+  #everReady = false;
+  #restartFailures = 0;
   readonly #ready: Promise<void>;
   #markReady: () => void = () => {};
   #markFailed: (err: Error) => void = () => {};
@@ -67,7 +81,7 @@ export class WorkerPool {
     return this.#queue.length;
   }
 
-  run(ssml: string, voice: string, maxSamples: number): Promise<Int16Array> {
+  run(input: string, voice: string, maxSamples: number): Promise<Int16Array> {
     if (this.#closed) return Promise.reject(new SpeechUnavailableError('the speech synthesizer is closed'));
     if (this.#initError !== null) return Promise.reject(new SpeechUnavailableError(`the speech engine cannot start: ${this.#initError.message}`));
     const idle = this.#idleSlot();
@@ -75,7 +89,7 @@ export class WorkerPool {
       return Promise.reject(new SpeechBusyError('every speech worker is busy and the queue is full'));
     }
     return new Promise<Int16Array>((resolve, reject) => {
-      const job: Job = { id: this.#nextId++, ssml, voice, maxSamples, deadline: performance.now() + this.#opts.timeoutMs, resolve, reject, timer: null };
+      const job: Job = { id: this.#nextId++, input, voice, maxSamples, deadline: performance.now() + this.#opts.timeoutMs, resolve, reject, timer: null };
       if (idle !== null) {
         this.#dispatch(idle, job);
       } else {
@@ -102,10 +116,10 @@ export class WorkerPool {
   }
 
   #spawn(): void {
-    const worker = new Worker(this.#opts.workerUrl);
+    const worker = new Worker(this.#opts.workerUrl, this.#opts.maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.#opts.maxHeapMb } });
     // Idle workers must not keep a process alive that has nothing else to do.
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: null };
+    const slot: Slot = { worker, ready: false, job: null, served: 0, initFailure: null };
     this.#slots.add(slot);
     worker.on('message', (message: WorkerReply) => this.#onMessage(slot, message));
     worker.on('error', (err) => this.#onExit(slot, err));
@@ -115,20 +129,32 @@ export class WorkerPool {
   #onMessage(slot: Slot, message: WorkerReply): void {
     switch (message.kind) {
       case 'ready':
+        if (!this.#slots.has(slot)) return;
         slot.ready = true;
+        this.#everReady = true;
+        this.#restartFailures = 0;
         if ([...this.#slots].every((s) => s.ready)) this.#markReady();
         this.#next(slot);
         return;
       case 'init_failed':
-        this.#failInit(message.message);
+        // Its exit follows (the worker exits after saying so): #onExit decides.
+        slot.initFailure = message.message;
         return;
       case 'done':
       case 'failed': {
         const job = slot.job;
         if (job === null || job.id !== message.id) return; // a reply to a job already given up
         slot.job = null;
+        slot.served++;
         if (message.kind === 'done') this.#settle(job, null, message.samples);
         else this.#settle(job, failureError(message.reason, message.message));
+        if (this.#opts.recycleAfter !== undefined && slot.served >= this.#opts.recycleAfter && !this.#closed) {
+          // Its replacement starts first and takes the queue when ready; the old one's memory goes with it.
+          this.#slots.delete(slot);
+          this.#spawn();
+          void slot.worker.terminate();
+          return;
+        }
         this.#next(slot);
         return;
       }
@@ -141,8 +167,17 @@ export class WorkerPool {
     slot.job = null;
     if (this.#closed || this.#initError !== null) return;
     if (!slot.ready) {
-      // It never got its engine going: another would fail the same way, so say so and stop.
-      this.#failInit(err.message);
+      if (!this.#everReady || this.#restartFailures >= MAX_RESTART_FAILURES) {
+        // It never got its engine going: another would fail the same way, so say so and stop.
+        this.#failInit(slot.initFailure ?? err.message);
+        return;
+      }
+      // A replacement (recycled or crashed worker) could not start, once: its engine worked before,
+      // so try again shortly rather than give the engine up for good. Waiting jobs keep their deadlines.
+      const delay = RESTART_DELAY_MS * 2 ** this.#restartFailures++;
+      setTimeout(() => {
+        if (!this.#closed && this.#initError === null) this.#spawn();
+      }, delay).unref();
       return;
     }
     // A worker that was serving died (out of memory, a hang we terminated): replace it.
@@ -166,7 +201,7 @@ export class WorkerPool {
   #dispatch(slot: Slot, job: Job): void {
     const budgetMs = Math.max(1, Math.floor(job.deadline - performance.now()));
     slot.job = job;
-    const request: SynthesisRequest = { id: job.id, ssml: job.ssml, voice: job.voice, budgetMs, maxSamples: job.maxSamples };
+    const request: SynthesisRequest = { id: job.id, input: job.input, voice: job.voice, budgetMs, maxSamples: job.maxSamples };
     slot.worker.postMessage(request);
     // The worker aborts by itself at its budget; one that does not answer is stuck: replace it.
     job.timer = setTimeout(() => {

@@ -2,8 +2,8 @@
 
 export interface SynthesisRequest {
   id: number;
-  /** SSML, the user's text already escaped. */
-  ssml: string;
+  /** What the engine reads: SSML with the text escaped (eSpeak NG), or plain text (Flite). */
+  input: string;
   voice: string;
   /** Milliseconds the worker may spend before it aborts the synthesis. */
   budgetMs: number;

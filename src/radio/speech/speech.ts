@@ -1,65 +1,125 @@
-// Speech synthesis behind one small interface: text in, 16-bit mono samples (22,050 Hz) or a WAV out.
-// The default engine is eSpeak NG compiled to WebAssembly (@echogarden/espeak-ng-emscripten), so
-// the service speaks offline with nothing but npm packages; it runs in a pool of worker threads
-// so a synthesis never blocks the event loop.
-import { WorkerPool } from './pool.ts';
-import { ssmlOf } from './ssml.ts';
+// Speech synthesis behind one small interface: text in, 16-bit mono samples at the radio's rate
+// (16 kHz) or a WAV out. Behind it, the engine chain (engines.ts): the best engine this machine has
+// for the language speaks; an engine that cannot run (not startable, crashed for good) hands over
+// to the next. Every engine is bounded the same way (queue, time, audio length) and gets plain text.
+import fs from 'node:fs';
+import { ENGINE_NAMES, type EngineName, type SpeechEngine } from './engine.ts';
+import { availableEngines, createEngine, privateTmpDir } from './engines.ts';
+import { readingOf } from './reading.ts';
 import { encodeWav, SAMPLE_RATE } from './wav.ts';
-import { SpeechInputError } from './errors.ts';
+import { SpeechInputError, SpeechUnavailableError } from './errors.ts';
 
 export { SpeechBusyError, SpeechInputError, SpeechTimeoutError, SpeechUnavailableError } from './errors.ts';
+export { ENGINE_NAMES, type EngineName } from './engine.ts';
 
 /** Speech as 16-bit PCM mono samples. */
 export interface SpeechSamples {
   samples: Int16Array;
   sampleRate: number;
+  /** The engine that spoke. */
+  engine?: EngineName;
 }
 
 export interface SpeechSynthesizer {
-  /** The text spoken, as samples to mix before encoding. `voice` is an eSpeak NG voice name (default "en-us"). */
-  synthesizeSamples(text: string, voice?: string): Promise<SpeechSamples>;
+  /** The text spoken, as samples to mix before encoding. `language`: "en" (default), "fr", or an eSpeak NG voice name. */
+  synthesizeSamples(text: string, language?: string): Promise<SpeechSamples>;
   /** A WAV of the text spoken. */
-  synthesize(text: string, voice?: string): Promise<Buffer>;
-  /** Resolves once the engines are started and warm; rejects if they cannot start. */
+  synthesize(text: string, language?: string): Promise<Buffer>;
+  /** Resolves once the best engine is started and warm; rejects if none can start. */
   ready(): Promise<void>;
   close(): Promise<void>;
+  /** The engines in use, best first (after ready(): without those that could not start). */
+  readonly engines: readonly EngineName[];
 }
 
 export interface SpeechOptions {
-  /** Worker threads, one engine each (~95 MB of memory apiece). Default 1: an engine speaks a
+  /** Syntheses at once per engine (worker threads or processes). Default 1: an engine speaks a
    * store announcement in tens of milliseconds, and announcements come a few a minute. */
   workers?: number;
-  /** Requests waiting for a worker beyond which new ones are refused. Default 32. */
+  /** Requests waiting per engine beyond which new ones are refused. Default 32. */
   queueLimit?: number;
   /** Time limit per synthesis in milliseconds, waiting included. Default 10 s. */
   timeoutMs?: number;
   /** Longest audio produced, in seconds. Default 120. */
   maxAudioSeconds?: number;
+  /** The engines to use, best first; default every one this machine has (availableEngines()). */
+  engines?: readonly EngineName[];
+  /** Where the Debian engines are (default: found on PATH). */
+  paths?: Partial<Record<'festival' | 'flite', string>>;
+  /** Told of an engine that could not run and was left for the next one. */
+  onEngineFailed?: (engine: EngineName, err: Error) => void;
 }
 
-export const DEFAULT_VOICE = 'en-us';
+export const DEFAULT_VOICE = 'en';
 
-/** Starts the engines in the background; await ready() before serving to keep first calls fast. */
+/** Starts the best engine in the background; await ready() before serving to keep first calls fast. */
 export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthesizer {
-  const pool = new WorkerPool({
-    size: opts.workers ?? 1,
-    queueLimit: opts.queueLimit ?? 32,
-    timeoutMs: opts.timeoutMs ?? 10_000,
-    workerUrl: new URL('./espeak-worker.ts', import.meta.url),
-  });
+  const bounds = { workers: opts.workers ?? 1, queueLimit: opts.queueLimit ?? 32, timeoutMs: opts.timeoutMs ?? 10_000 };
+  const names = (opts.engines ?? availableEngines()).filter((n) => ENGINE_NAMES.includes(n));
+  if (names.length === 0) throw new Error('no speech engine to use');
+  const tmpDir = privateTmpDir();
+  let chain: SpeechEngine[] = names.map((name) => createEngine(name, bounds, tmpDir, opts.paths));
   const maxSamples = Math.round((opts.maxAudioSeconds ?? 120) * SAMPLE_RATE);
-  const synthesizeSamples = async (text: string, voice: string = DEFAULT_VOICE): Promise<SpeechSamples> => {
-    if (text.trim() === '') throw new SpeechInputError('empty', 'there is nothing to say');
-    return { samples: await pool.run(ssmlOf(text), voice, maxSamples), sampleRate: SAMPLE_RATE };
+  let closed = false;
+
+  const drop = (engine: SpeechEngine, err: Error) => {
+    if (!chain.includes(engine) || chain.length === 1) return false;
+    chain = chain.filter((e) => e !== engine);
+    opts.onEngineFailed?.(engine.name, err);
+    void engine.close();
+    return true;
   };
+
+  const synthesizeSamples = async (text: string, language: string = DEFAULT_VOICE): Promise<SpeechSamples> => {
+    if (closed) throw new SpeechUnavailableError('the speech synthesizer is closed');
+    if (text.trim() === '') throw new SpeechInputError('empty', 'there is nothing to say');
+    let lastError: Error | null = null;
+    // Every engine reads English the same way (reading.ts); eSpeak NG reads French numbers itself.
+    const reading = language === 'en' || language === 'en-us' ? readingOf(text) : text;
+    for (const engine of chain.filter((e) => e.speaks(language))) {
+      try {
+        return { samples: await engine.speak(reading, language, maxSamples), sampleRate: SAMPLE_RATE, engine: engine.name };
+      } catch (err) {
+        // An engine that cannot run hands over; a refusal (busy, too slow, bad input) is the answer.
+        if (!(err instanceof SpeechUnavailableError) || closed) throw err;
+        lastError = err;
+      }
+    }
+    if (lastError !== null) throw lastError;
+    throw new SpeechInputError('unknown_voice', `no speech engine speaks "${language}"`);
+  };
+
+  let readyOnce: Promise<void> | null = null;
+  const ready = () =>
+    (readyOnce ??= (async () => {
+      for (;;) {
+        const best = chain[0];
+        if (best === undefined) throw new SpeechUnavailableError('no speech engine can start');
+        try {
+          await best.ready();
+          return;
+        } catch (err) {
+          if (closed || !drop(best, err as Error)) throw new SpeechUnavailableError(`the speech engine cannot start: ${(err as Error).message}`);
+        }
+      }
+    })());
+
   return {
     synthesizeSamples,
-    async synthesize(text: string, voice?: string): Promise<Buffer> {
-      const { samples, sampleRate } = await synthesizeSamples(text, voice);
+    async synthesize(text: string, language?: string): Promise<Buffer> {
+      const { samples, sampleRate } = await synthesizeSamples(text, language);
       return encodeWav(samples, sampleRate);
     },
-    ready: () => pool.ready(),
-    close: () => pool.close(),
+    ready,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(chain.map((e) => e.close()));
+      fs.rmSync(tmpDir, { recursive: true, force: true });
+    },
+    get engines() {
+      return chain.map((e) => e.name);
+    },
   };
 }
 
@@ -72,19 +132,22 @@ export function lazySpeechSynthesizer(create: () => SpeechSynthesizer): SpeechSy
   const get = () => (inner ??= create());
   return {
     // The engines' start is not counted against the first synthesis's time limit.
-    synthesizeSamples: async (text, voice) => {
+    synthesizeSamples: async (text, language) => {
       const speech = get();
       await speech.ready();
-      return speech.synthesizeSamples(text, voice);
+      return speech.synthesizeSamples(text, language);
     },
-    synthesize: async (text, voice) => {
+    synthesize: async (text, language) => {
       const speech = get();
       await speech.ready();
-      return speech.synthesize(text, voice);
+      return speech.synthesize(text, language);
     },
     ready: () => get().ready(),
     close: async () => {
       await inner?.close();
+    },
+    get engines() {
+      return get().engines;
     },
   };
 }

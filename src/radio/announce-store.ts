@@ -1,0 +1,60 @@
+// SQL of the CFH announcements: which edge devices announce a request's status, in which language,
+// with which words (the option's French text is read from the option: events carry the English).
+import type { Queryable, Tx } from '../db/db.ts';
+import type { EventRow } from '../events/log.ts';
+import type { Edge } from './store.ts';
+
+export const RADIO_ANNOUNCE_JOB = 'radio.announce';
+
+/**
+ * One pending announcement job per request, due a few seconds after its latest event; a later
+ * event of the same request replaces the pending job's status and moves it (the latest is said).
+ * Only requests of locations with an edge device that announces something.
+ */
+export async function askForAnnouncements(q: Tx, events: readonly EventRow[], runAt: Date): Promise<void> {
+  const cfh = events.filter((e) => e.type === 'callforhelp' && e.location_id !== null && e.internal_id !== null);
+  if (cfh.length === 0) return;
+  // In commit order: a request's last event in the batch is its latest.
+  const latest = new Map<string, EventRow>();
+  for (const e of cfh) latest.set(e.internal_id ?? '', e);
+  const list = [...latest.values()];
+  // As jobs/queue.ts enqueueJob with a key, for a batch: the pending job of the key takes the latest.
+  await q.query(
+    `INSERT INTO jobs (kind, payload, run_at, dedupe_key)
+     SELECT $1::text, jsonb_build_object('request_id', e.internal_id, 'organization_id', e.organization_id, 'location_id', e.location_id,
+         'status', e.status, 'details', e.details),
+       $2::timestamptz, 'radio.announce:' || e.internal_id
+     FROM unnest($3::text[], $4::int[], $5::int[], $6::text[], $7::jsonb[]) AS e(internal_id, organization_id, location_id, status, details)
+     WHERE EXISTS (SELECT 1 FROM radio_edges r WHERE r.location_id = e.location_id AND cardinality(r.announce_cfh) > 0)
+     ON CONFLICT (dedupe_key) WHERE done_at IS NULL
+     DO UPDATE SET payload = EXCLUDED.payload, run_at = EXCLUDED.run_at, attempts = 0`,
+    [
+      RADIO_ANNOUNCE_JOB, runAt, list.map((e) => e.internal_id), list.map((e) => e.organization_id), list.map((e) => e.location_id),
+      list.map((e) => e.status), list.map((e) => JSON.stringify(e.details)),
+    ],
+  );
+}
+
+/** The edge devices of the location that announce this status, with the location's language. */
+export async function announcingEdges(q: Queryable, locationId: number, status: string): Promise<{ edge: Edge; language: string | null }[]> {
+  const rows = await q.query<{ edge_id: string; organization_id: number; location_id: number; voice_handlers: string[]; language: string | null }>(
+    `SELECT r.edge_id, r.organization_id, r.location_id, r.voice_handlers, l.language
+     FROM radio_edges r JOIN locations l ON l.id = r.location_id
+     WHERE r.location_id = $1 AND $2 = ANY (r.announce_cfh)
+     ORDER BY r.edge_id`,
+    [locationId, status],
+  );
+  return rows.map((r) => ({
+    edge: { edgeId: r.edge_id, organizationId: r.organization_id, locationId: r.location_id, voiceHandlers: r.voice_handlers as Edge['voiceHandlers'] },
+    language: r.language,
+  }));
+}
+
+/** The option's French words of a request (events carry the English ones). */
+export async function frenchOption(q: Queryable, requestId: number): Promise<{ text: string | null; prompt: string | null }> {
+  const [row] = await q.query<{ text_fr: string | null; prompt_fr: string | null }>(
+    'SELECT o.text_fr, o.prompt_fr FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id WHERE r.id = $1',
+    [requestId],
+  );
+  return { text: row?.text_fr ?? null, prompt: row?.prompt_fr ?? null };
+}

