@@ -101,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHttpMetrics(app, deps.metrics);
 
   await app.register(formbody, { bodyLimit: 64 * 1024 });
-  await app.register(swagger, openApiOptions(deps.config));
+  await app.register(swagger, openApiOptions());
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

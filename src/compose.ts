@@ -8,7 +8,7 @@ import type { Config } from './config.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
-import { openConfiguredDb } from './db/open.ts';
+import { DatabaseStartError, openConfiguredDb } from './db/open.ts';
 import { DeviceGateway, type GatewayLogger } from './devices/gateway.ts';
 import { EventSubscribers } from './events/subscribers.ts';
 import type { FailureLimit } from './http/rate-limit.ts';
@@ -17,7 +17,7 @@ import { Scheduler } from './jobs/scheduler.ts';
 import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
-import { applyProvisioning, ProvisioningError } from './provisioning/apply.ts';
+import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
 import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER, RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
 import { handleHeard, type RadioStaff, type VoiceCfh } from './radio/heard.ts';
 import { radioJobs } from './radio/jobs.ts';
@@ -25,7 +25,7 @@ import { followRequests } from './radio/voice-store.ts';
 import { claimRequest, markOnTheWay, type Caller, type CfhDeps } from './cfh/requests.ts';
 import type { Staff } from './cfh/rules.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
-import { createSpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
+import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
@@ -43,6 +43,12 @@ export interface ComposeOptions {
   secretDigest?: string;
   /** Called with a secret_token generated on this start: printed once, never logged. */
   onSecretGenerated?: (secret: string) => void;
+  /** Called when SECRET_TOKEN is unset and the token in force is one generated on an earlier start. */
+  onSecretStored?: (createdAt: string | null) => void;
+  /** Called with what PROVISION_FILE applied at this start (counts by kind). */
+  onProvisioned?: (file: string, summary: ProvisioningSummary) => void;
+  /** A line per attempt while the start waits for DATABASE_URL's server. */
+  onDatabaseWait?: (line: string) => void;
   /** Shared speech engines, neither warmed nor closed by this app. Default: its own. */
   speech?: SpeechSynthesizer;
   /** A shared device gateway, neither started nor stopped by this app. Default: its own. */
@@ -95,9 +101,9 @@ export async function compose(opts: ComposeOptions): Promise<Service> {
   const { config } = opts;
   const clock = opts.clock ?? systemClock;
   const ownsDb = opts.db === undefined;
-  const db = opts.db ?? (await openOwnDb(config));
+  const db = opts.db ?? (await openOwnDb(config, opts.onDatabaseWait));
   try {
-    const secretDigest = opts.secretDigest ?? (await prepareDb(db, config, clock, opts.onSecretGenerated));
+    const secretDigest = opts.secretDigest ?? (await prepareDb(db, config, clock, opts));
     return await assemble(opts, { db, clock, secretDigest, ownsDb });
   } catch (err) {
     if (ownsDb) await db.close();
@@ -105,23 +111,25 @@ export async function compose(opts: ComposeOptions): Promise<Service> {
   }
 }
 
-async function openOwnDb(config: Config): Promise<Db> {
+async function openOwnDb(config: Config, onWait?: (line: string) => void): Promise<Db> {
   try {
-    return await openConfiguredDb(config);
+    return await openConfiguredDb(config, onWait === undefined ? {} : { onWait });
   } catch (err) {
-    if (err instanceof DataDirLockedError) throw new StartupError(err.message);
+    if (err instanceof DataDirLockedError || err instanceof DatabaseStartError) throw new StartupError(err.message);
     throw err;
   }
 }
 
 /** Migrations, the secret_token, and PROVISION_FILE: what a database needs before serving. */
-async function prepareDb(db: Db, config: Config, clock: Clock, onSecretGenerated?: (secret: string) => void): Promise<string> {
+async function prepareDb(db: Db, config: Config, clock: Clock, notify: Pick<ComposeOptions, 'onSecretGenerated' | 'onSecretStored' | 'onProvisioned'>): Promise<string> {
   await migrate(db);
   const secret = await resolveSecretToken(db, config.secretToken);
-  if (secret.generated !== null) onSecretGenerated?.(secret.generated);
+  if (secret.generated !== null) notify.onSecretGenerated?.(secret.generated);
+  if (secret.source === 'stored') notify.onSecretStored?.(secret.createdAt);
   if (config.provisionFile !== null) {
     try {
-      await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')));
+      const summary = await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')));
+      notify.onProvisioned?.(config.provisionFile, summary);
     } catch (err) {
       if (err instanceof ProvisioningError || err instanceof SyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new StartupError(`PROVISION_FILE ${config.provisionFile}: ${(err as Error).message}`);
@@ -144,10 +152,14 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const metrics = new ServiceMetrics();
   const devices = opts.devices ?? new DeviceGateway({ config, db, clock, log: log('devices') });
   const speechLog = log('speech');
-  const speech = opts.speech ?? createSpeechSynthesizer({
+  // On the embedded path (a small store box) the engines start on first use: about 115 MB less while
+  // no announcement has been made. With PostgreSQL they warm at start, so the first is not the slow one.
+  const warmSpeech = config.databaseUrl !== null;
+  const makeSpeech = () => createSpeechSynthesizer({
     workers: config.speechWorkers,
     onEngineFailed: (engine, err) => speechLog.warn({ engine, err }, 'speech engine cannot run; using the next one'),
   });
+  const speech = opts.speech ?? (warmSpeech ? makeSpeech() : lazySpeechSynthesizer(makeSpeech));
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
   scheduler.registerAll(lockerJobs({ clock }));
   scheduler.registerAll(cfhJobs());
@@ -192,7 +204,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   app = built;
   built.addHook('onReady', async () => {
     // Engines warm before the first request, so it is not the slow one.
-    if (opts.speech === undefined) {
+    if (opts.speech === undefined && warmSpeech) {
       await speech.ready();
       speechLog.info({ engines: speech.engines }, `speech engine: ${speech.engines[0] ?? 'none'} (best first: ${speech.engines.join(', ')})`);
     }

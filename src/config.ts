@@ -8,6 +8,8 @@ export interface Config {
   /** postgres:// URL; null means embedded PostgreSQL (PGlite) in dataDir. */
   readonly databaseUrl: string | null;
   readonly dataDir: string;
+  /** How long a start waits for DATABASE_URL's server to answer (compose setups start it late). */
+  readonly databaseWaitSeconds: number;
   /** null: generated on first start and kept (hashed) in the database. */
   readonly secretToken: string | null;
   /** Public URL of this service as the outside world sees it (signatures of R2 are over it). */
@@ -132,6 +134,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     host,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? 'data'),
+    databaseWaitSeconds: integer(env, 'DATABASE_WAIT_SECONDS', 30, 0, 3600),
     secretToken,
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     mqttUrl: url(env, 'MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),

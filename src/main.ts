@@ -3,6 +3,8 @@
 // gateway, the speech engines and the database, in that order).
 import { compose, StartupError, type Service } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { isDatabaseUnavailable } from './db/errors.ts';
+import { describeSummary } from './provisioning/errors.ts';
 
 function fail(message: string): never {
   console.error(`storeops: ${message}`);
@@ -17,20 +19,51 @@ function printGeneratedSecret(secret: string): void {
   );
 }
 
+function printStoredSecret(config: Config, createdAt: string | null): void {
+  const where = config.databaseUrl === null ? `the embedded database in ${config.dataDir}` : 'the database';
+  console.log(
+    `storeops: SECRET_TOKEN is not set: the locker operations take the token generated on ${createdAt ?? 'an earlier start'} ` +
+      `(printed then, kept only hashed in ${where}). Set SECRET_TOKEN to use your own, or make a new one with \`npm run secret-token -- --rotate\`.`,
+  );
+}
+
+/** A failure of the start in one line: what went wrong and, where it is one, the variable to look at. */
+function startFailure(err: unknown, config: Config): string {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (e.code === 'EADDRINUSE' && e.port === config.mqttPort && config.mqttUrl === null) {
+    return `MQTT_PORT ${config.mqttPort} is already in use by another program (set MQTT_PORT, or MQTT_URL for an external broker)`;
+  }
+  if (e.code === 'EADDRINUSE') return `PORT ${config.port} is already in use by another program (stop it, or set PORT)`;
+  if (e.code === 'EACCES') return `PORT ${config.port} (or MQTT_PORT ${config.mqttPort}) needs privileges this process does not have: use a port above 1023`;
+  if (e.code === 'EADDRNOTAVAIL') return `HOST ${config.host} is not an address of this machine (set HOST, e.g. 0.0.0.0)`;
+  if (isDatabaseUnavailable(err)) return `the database stopped answering during the start (${config.databaseUrl === null ? 'DATA_DIR' : 'DATABASE_URL'}): ${e.message}`;
+  return e.message ?? String(err);
+}
+
+/** Whether a failure of the start shows its stack (LOG_LEVEL debug or trace). */
+let verbose = false;
+
 async function start(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig(process.env);
+    verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   } catch (err) {
     if (err instanceof ConfigError) fail(`configuration error: ${err.message}`);
     throw err;
   }
   let service: Service;
   try {
-    service = await compose({ config, onSecretGenerated: printGeneratedSecret });
+    service = await compose({
+      config,
+      onSecretGenerated: printGeneratedSecret,
+      onSecretStored: (createdAt) => printStoredSecret(config, createdAt),
+      onProvisioned: (file, summary) => console.log(`storeops: applied ${file}: ${describeSummary(summary)}`),
+      onDatabaseWait: (line) => console.error(`storeops: ${line}`),
+    });
   } catch (err) {
     if (err instanceof StartupError) fail(err.message);
-    throw err;
+    fail(startFailure(err, config));
   }
   const { app } = service;
 
@@ -55,15 +88,12 @@ async function start(): Promise<void> {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     await app.close().catch(() => {});
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE' && (err as { port?: number }).port === config.mqttPort) {
-      fail(`MQTT_PORT ${config.mqttPort} is already in use (set MQTT_PORT, or MQTT_URL for an external broker)`);
-    }
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') fail(`PORT ${config.port} is already in use`);
-    fail((err as Error).message);
+    fail(startFailure(err, config));
   }
 }
 
 start().catch((err: unknown) => {
-  console.error('storeops: failed to start:', err);
+  // One line; the stack only when asked for (LOG_LEVEL=debug or trace).
+  console.error(`storeops: failed to start: ${verbose ? ((err as Error).stack ?? String(err)) : ((err as Error).message ?? String(err))}`);
   process.exit(1);
 });

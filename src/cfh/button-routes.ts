@@ -60,10 +60,15 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
         'call_button_cooldown_seconds of the button\'s last accepted press: 429 with Retry-After and "Please wait N seconds before ' +
         'sending another request!". The Authorization header takes any scheme word before the token.',
       body: PressBody,
+      // Deployed hubs post JSON or a form (a body of another type is 415).
+      consumes: ['application/json', 'application/x-www-form-urlencoded'],
       produces: ['text/plain'],
       response: {
         200: PressAnswer, ...hubErrors,
-        ...errorResponses({ 404: 'call_button_not_found: no button of the token\'s organization has this device_key', 429: 'the button\'s cooldown (see Retry-After), or too many refused requests' }),
+        ...errorResponses({
+          404: { description: 'call_button_not_found: no button of the token\'s organization has this device_key', codes: ['call_button_not_found'] },
+          429: { description: 'the button\'s cooldown (see Retry-After), or too many refused requests', codes: ['call_button_cooldown', 'too_many_failures'] },
+        }),
       },
     },
   }, async (request, reply) => {
@@ -85,7 +90,7 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
       body: ButtonUpdateBody,
       response: {
         200: ButtonUpdateAnswer, ...hubErrors,
-        ...errorResponses({ 404: 'call_button_not_found, or cfh_request_not_found: not an open request of this button' }),
+        ...errorResponses({ 404: { description: 'call_button_not_found, or cfh_request_not_found: not an open request of this button', codes: ['call_button_not_found', 'cfh_request_not_found'] } }),
       },
     },
   }, async (request) => {
@@ -107,7 +112,13 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
       body: DisplayRequestBody,
       response: {
         201: CfhRequestRecord,
-        ...errorResponses({ 404: 'display_not_found: no display has this key', 422: 'the body is invalid, an option not of the display, a refused text', 429: 'one request per display and address per cooldown (see Retry-After)', 503: SERVICE_ERRORS[503], ...BODY_ERRORS }),
+        ...errorResponses({
+          404: { description: 'display_not_found: no display has this key', codes: ['display_not_found'] },
+          422: 'the body is invalid, an option not of the display, a refused text',
+          429: { description: 'one request per display and address per cooldown (see Retry-After)', codes: ['display_cooldown', 'too_many_failures'] },
+          503: SERVICE_ERRORS[503],
+          ...BODY_ERRORS,
+        }),
       },
     },
   }, async (request, reply) => {

@@ -103,7 +103,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       body: CancelBody,
       response: {
         200: CfhRequestRecord, ...errors, ...notFoundResponse,
-        ...errorResponses({ 409: 'the request is already completed' }),
+        ...errorResponses({ 409: { description: 'the request is already completed', codes: ['cfh_request_completed'] } }),
       },
     },
   }, async (request) => {

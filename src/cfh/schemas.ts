@@ -61,7 +61,7 @@ export type TrackingQuery = Static<typeof TrackingQuery>;
 
 // --- responses ---
 
-export const Success = Type.Object({ success: Type.Boolean() });
+export const Success = Type.Object({ success: Type.Boolean() }, { title: 'CfhStepResult' });
 
 /** The version 2 fields of the record and of the status view's cfh_request. */
 const V2_FIELDS = {

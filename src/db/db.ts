@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { pgTimestamptzToIso } from './timestamps.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { seedPgliteDataDir } from './pglite-template.ts';
 import { postgresNotifier } from './notify.ts';
 import { SignalHub, type CommitSignals, type Signal } from './signals.ts';
 
@@ -215,6 +216,7 @@ export async function openDb(target: DbTarget): Promise<Db> {
     return fromPool('postgres', pool, hub, { beforeEnd: () => notifier.close() });
   }
   const release = target.dataDir === null ? null : await lockDataDir(target.dataDir);
+  if (target.dataDir !== null) seedPgliteDataDir(path.join(target.dataDir, 'pglite'));
   // PGlite's default 128 MB of shared buffers live in the process's own memory, on top of the
   // operating system's cache of the same files; one store's data needs far less (the benchmark's
   // 50-store chain ran as fast with 32 MB, and the idle process is ~150 MB smaller).

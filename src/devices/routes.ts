@@ -46,6 +46,8 @@ const refusals = errorResponses({
   422: 'the body is invalid',
   429: 'too many failed broker secrets from this client; see Retry-After',
 });
+/** mosquitto-go-auth sends JSON or a form, as its http_params_mode says. */
+const FORM_OR_JSON = ['application/json', 'application/x-www-form-urlencoded'];
 const deny = (what: string) => ({ 403: errorResponse(what) });
 
 const GO_AUTH_ACCESS: Record<string, BrokerAccess | null> = { '1': 'read', '2': 'publish', '3': null, '4': 'subscribe' };
@@ -103,6 +105,7 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: DeviceRouteDe
     schema: {
       operationId: 'mqttEmqxAuthenticate', tags: ['devices'], security, body: EmqxAuthnBody,
       description: "EMQX HTTP authentication: a device's MQTT username and key. Always 200; the decision is `result`.",
+      summary: 'Broker authentication (EMQX): may this MQTT client connect?',
       response: { 200: EmqxResult, ...refusals },
     },
   }, async (request) => {
@@ -115,6 +118,7 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: DeviceRouteDe
     schema: {
       operationId: 'mqttEmqxAuthorize', tags: ['devices'], security, body: EmqxAuthzBody,
       description: 'EMQX HTTP authorization: may this client publish on / subscribe to this topic? Always 200; the decision is `result`.',
+      summary: 'Broker authorization (EMQX): may this client use this topic?',
       response: { 200: EmqxResult, ...refusals },
     },
   }, async (request) => {
@@ -132,7 +136,9 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: DeviceRouteDe
     config: answer,
     schema: {
       operationId: 'mqttMosquittoUser', tags: ['devices'], security, body: GoAuthUserBody,
+      consumes: FORM_OR_JSON,
       description: "mosquitto-go-auth HTTP backend, user check: 200 when the username and key are a device's (or the service's), else 403.",
+      summary: 'Broker user check (mosquitto-go-auth)',
       response: { 200: GoAuthOk, ...deny('unknown device or wrong key'), ...refusals },
     },
   }, async (request) => {
@@ -145,7 +151,9 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: DeviceRouteDe
     config: answer,
     schema: {
       operationId: 'mqttMosquittoSuperuser', tags: ['devices'], security, body: GoAuthSuperuserBody,
+      consumes: FORM_OR_JSON,
       description: 'mosquitto-go-auth HTTP backend, superuser check: only the service itself (the user of MQTT_URL) is one.',
+      summary: 'Broker superuser check (mosquitto-go-auth)',
       response: { 200: GoAuthOk, ...deny('not a superuser'), ...refusals },
     },
   }, async (request) => {
@@ -158,7 +166,9 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: DeviceRouteDe
     config: answer,
     schema: {
       operationId: 'mqttMosquittoAcl', tags: ['devices'], security, body: GoAuthAclBody,
+      consumes: FORM_OR_JSON,
       description: 'mosquitto-go-auth HTTP backend, ACL check (acc 1 read, 2 publish, 3 both, 4 subscribe): 200 allowed, 403 denied.',
+      summary: 'Broker topic check (mosquitto-go-auth)',
       response: { 200: GoAuthOk, ...deny('not allowed on this topic'), ...refusals },
     },
   }, async (request) => {

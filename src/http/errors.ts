@@ -19,6 +19,26 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The `code`s any operation may answer, by status: the OpenAPI document's enum of `code` for an
+ * error answer whose route does not name its own codes (errorResponse(description, codes)). A
+ * route that throws another code names it there; tests/http/openapi.test.ts checks that every code
+ * thrown in src/ is in the document under its status.
+ */
+export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
+  400: ['invalid_json', 'bad_request', 'bad_url'],
+  401: ['unauthorized'],
+  403: ['forbidden', 'insufficient_scope'],
+  404: ['not_found'],
+  409: ['cabinet_occupied', 'cabinet_disabled', 'cabinet_cooling_off', 'order_canceled', 'order_completed', 'order_changing', 'cfh_request_completed'],
+  413: ['body_too_large'],
+  414: ['uri_too_long'],
+  415: ['unsupported_media_type'],
+  422: ['validation_failed'],
+  429: ['too_many_failures'],
+  503: ['unavailable'],
+};
+
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
 export const invalid = (field: string, problem: string) =>
   new AppError(422, 'validation_failed', `${field}: ${problem}`, { errors: { [field]: [problem] } });
@@ -50,8 +70,11 @@ export function fieldOf(issue: AjvIssue, prefix = ''): string {
 export function describeIssue(issue: AjvIssue): string {
   if (issue.keyword === 'required') return 'is required';
   if (issue.keyword === 'additionalProperties') return 'is not allowed';
-  if (issue.keyword === 'type' && typeof issue.params?.type === 'string') {
-    const type = issue.params.type.replace(/,/g, ' or ');
+  if (issue.keyword === 'enum' && Array.isArray(issue.params?.allowedValues)) {
+    return `must be one of ${issue.params.allowedValues.map((v) => (v === null ? 'null' : String(v))).join(', ')}`;
+  }
+  if (issue.keyword === 'type' && (typeof issue.params?.type === 'string' || Array.isArray(issue.params?.type))) {
+    const type = String(issue.params.type).replace(/,/g, ' or ');
     return `must be ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
   }
   return issue.message ?? 'is invalid';
@@ -82,7 +105,32 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   void reply.code(400).send({ message: 'the URL is malformed', code: 'bad_url' });
 }
 
+/** The media type of a request, without parameters ("application/json; charset=utf-8" -> "application/json"). */
+function mediaType(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === '' ? null : type;
+}
+
+/**
+ * A route with a body schema takes JSON unless its schema's `consumes` says otherwise. A form or
+ * plain text (what `curl -d` sends without a content type) would otherwise be parsed by its own
+ * parser and fail validation field by field; the caller needs to hear what to send instead.
+ */
+function refuseOtherBodies(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema as { body?: unknown; consumes?: readonly string[] } | undefined;
+    if (schema?.body === undefined) return;
+    const type = mediaType(request.headers['content-type']);
+    if (type === null) return;
+    const accepted = schema.consumes ?? ['application/json'];
+    if (accepted.includes(type) || (type.endsWith('+json') && accepted.includes('application/json'))) return;
+    throw new AppError(415, 'unsupported_media_type', `this operation takes ${accepted.join(' or ')}, not ${type}`);
+  });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
+  refuseOtherBodies(app);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ message: `no route for ${request.method} ${request.url.split('?')[0]}`, code: 'not_found' });
   });
@@ -104,8 +152,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
         return reply.code(400).send({ message: 'the body is not valid JSON', code: 'invalid_json' });
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return reply.code(413).send({ message: 'the body is too large', code: 'body_too_large' });
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return reply.code(415).send({ message: 'unsupported content type', code: 'unsupported_media_type' });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+        const accepted = (request.routeOptions.schema as { consumes?: readonly string[] } | undefined)?.consumes ?? ['application/json'];
+        return reply.code(415).send({ message: `unsupported content type: this operation takes ${accepted.join(' or ')}`, code: 'unsupported_media_type' });
+      }
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.code(400).send({ message: 'the content length does not match the body', code: 'bad_request' });
     }
@@ -115,7 +165,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status).send({ message: error.message, code: (error.code ?? 'bad_request').toLowerCase() });
+      // Any other refusal of the framework (a content type that is not a string, a bad header...):
+      // its own FST_ERR_* word is no contract, so it is 400 bad_request with its message.
+      return reply.code(400).send({ message: error.message, code: 'bad_request' });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ message: 'internal error', code: 'internal_error' });

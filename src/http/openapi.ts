@@ -1,21 +1,28 @@
 // The OpenAPI 3.1 document: generated from the routes' TypeBox schemas, published at /openapi.json.
 import type { SwaggerOptions } from '@fastify/swagger';
-import type { Config } from '../config.ts';
+import { refineDocument } from './openapi-refine.ts';
 
-export function openApiOptions(config: Config): SwaggerOptions {
+/** The document does not depend on the configuration: docs/openapi.json is the same as any
+ * instance serves. Its server is "/", the host that served it (PUBLIC_BASE_URL from outside). */
+export function openApiOptions(): SwaggerOptions {
   return {
+    transformObject: (document) => refineDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'storeops',
         version: '1.0.0',
-        description: 'Pickup lockers, Call for Help and radio announcements for stores. Errors are `{ message, code }`; validation failures are 422 and add `errors` by field.',
+        description:
+          'Pickup lockers, Call for Help and radio announcements for stores. Errors are `{ message, code }`; validation failures are 422 and add `errors` by field. ' +
+          'The rules of each operation, in words: docs/api.md of the project.',
+        license: { name: 'GPL-3.0-or-later', identifier: 'GPL-3.0-or-later' },
       },
-      servers: [{ url: config.publicBaseUrl }],
+      servers: [{ url: '/', description: 'the service that serves this document (PUBLIC_BASE_URL)' }],
       tags: [
         { name: 'lockers', description: 'Pickup lockers: orders, cabinets, open codes, locker devices' },
         { name: 'callforhelp', description: 'Call for Help requests' },
         { name: 'radio', description: 'Text to speech on the store radio' },
+        { name: 'reports', description: 'Reports over a location and a time range' },
         { name: 'webhooks', description: 'Signed webhooks of store events: deliveries and their attempts' },
         { name: 'service', description: 'Health of the service' },
         { name: 'devices', description: "Device channel: an external MQTT broker's HTTP auth plugin asks these" },

@@ -12,12 +12,17 @@ export const ErrorBody = Type.Object({
   errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
 });
 
-/** An error response of the contract's shape, with what it means for this operation. */
-export const errorResponse = (description: string) => ({ ...ErrorBody, description });
+/** An error response of the contract's shape, with what it means for this operation and, when
+ * they are fewer than the service's codes of that status (http/errors.ts ERROR_CODES), its codes:
+ * the OpenAPI document lists them as the enum of `code`. */
+export const errorResponse = (description: string, codes?: readonly string[]) =>
+  codes === undefined ? { ...ErrorBody, description } : { ...ErrorBody, properties: { ...ErrorBody.properties, code: Type.String({ enum: [...codes] }) }, description };
 
-/** Error responses by status, each with its description. */
-export function errorResponses<S extends number>(described: Record<S, string>): Record<S, ReturnType<typeof errorResponse>> {
-  return Object.fromEntries(Object.entries<string>(described).map(([status, d]) => [status, errorResponse(d)])) as Record<S, ReturnType<typeof errorResponse>>;
+/** Error responses by status, each with its description, or its description and codes. */
+export function errorResponses<S extends number>(described: Record<S, string | { description: string; codes: readonly string[] }>): Record<S, ReturnType<typeof errorResponse>> {
+  return Object.fromEntries(
+    Object.entries<string | { description: string; codes: readonly string[] }>(described).map(([status, d]) => [status, typeof d === 'string' ? errorResponse(d) : errorResponse(d.description, d.codes)]),
+  ) as Record<S, ReturnType<typeof errorResponse>>;
 }
 
 /** The refusals of any JSON body. */

@@ -34,7 +34,7 @@ const emptyBodyIsNoOptions = async (request: FastifyRequest) => {
 };
 
 /** The error statuses every route shares; `body: true` adds those of a JSON body. */
-function errors<S extends number>(specific: Record<S, string>, opts: { body: boolean; credential?: string }) {
+function errors<S extends number>(specific: Record<S, string | { description: string; codes: readonly string[] }>, opts: { body: boolean; credential?: string }) {
   return {
     401: errorResponse(`missing or wrong ${opts.credential ?? 'secret_token'}`),
     ...(opts.body ? errorResponses(BODY_ERRORS) : {}),
@@ -80,7 +80,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       response: {
         201: { ...CreatedOrder, description: 'the new order; for an identical repeat while it is open, the same order' },
         ...errors({
-          409: 'cabinet_occupied (an open order), cabinet_disabled or cabinet_cooling_off',
+          409: { description: 'cabinet_occupied (an open order), cabinet_disabled or cabinet_cooling_off', codes: ['cabinet_occupied', 'cabinet_disabled', 'cabinet_cooling_off'] },
           422: 'invalid body; ids that do not belong together; rearload on a locker without rear loading',
         }, { body: true }),
       },
@@ -108,7 +108,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       description: "Completes the cabinet's open order; without one, the cabinet's latest order if it is completed comes back unchanged, else 404. `delay` (seconds) keeps the cabinet in cool-off that long before it is released.",
       params: CabinetParams,
       body: CompleteOrderBody,
-      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'the cabinet has no order to complete', 409: "order_canceled: the cabinet's latest order was canceled", 422: 'invalid body' }, { body: true }) },
+      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'the cabinet has no order to complete', 409: { description: "order_canceled: the cabinet's latest order was canceled", codes: ['order_canceled', 'order_changing'] }, 422: 'invalid body' }, { body: true }) },
     },
   }, async (request) => orderRecordView(await completeOrder(deps, { cabinetId: request.params.cabinet_id }, request.body)));
 
@@ -133,7 +133,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       description: 'Completing a completed order returns it unchanged. `delay` (seconds) keeps the cabinet in cool-off that long.',
       params: OpenCodeParams,
       body: CompleteOrderBody,
-      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'no order with this open code', 409: 'order_canceled: the order was canceled', 422: 'invalid body' }, { body: true }) },
+      response: { 200: { ...OrderRecord, description: 'the completed order (unchanged if it already was)' }, ...errors({ 404: 'no order with this open code', 409: { description: 'order_canceled: the order was canceled', codes: ['order_canceled', 'order_changing'] }, 422: 'invalid body' }, { body: true }) },
     },
   }, async (request) => orderRecordView(await completeOrder(deps, { openCode: request.params.open_code }, request.body)));
 
@@ -144,7 +144,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       summary: 'A version 2 locker reports its door states',
       description: 'All or nothing: a report naming a cabinet key the locker does not have changes nothing (422).',
       body: StatusReportBody,
-      response: { 200: { ...StatusReportReply, description: 'the report was applied' }, ...errors({ 422: 'invalid report, an unknown cabinet key (nothing applied), or a locker that is not version 2' }, { body: true, credential: 'api-key' }) },
+      response: { 200: { ...StatusReportReply, description: 'the report was applied' }, ...errors({ 422: { description: 'invalid report, an unknown cabinet key (nothing applied), or a locker that is not version 2', codes: ['validation_failed', 'unsupported_locker_version'] } }, { body: true, credential: 'api-key' }) },
     },
   }, async (request) => {
     const locker = request.locker;
@@ -163,7 +163,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       description: 'An open, ready or expired order is canceled and its cabinet released; a canceled order comes back unchanged. `id` is the order\'s own id (the `id` of the creation). With `organization_id` / `location_id`, an order of another is 404.',
       params: OrderParams,
       body: OrderScopeBody,
-      response: { 200: { ...OrderRecord, description: 'the canceled order (unchanged if it already was)' }, ...errors({ 404: 'no such order', 409: 'order_completed: the order is completed', 422: 'invalid id or body' }, { body: true }) },
+      response: { 200: { ...OrderRecord, description: 'the canceled order (unchanged if it already was)' }, ...errors({ 404: 'no such order', 409: { description: 'order_completed: the order is completed', codes: ['order_completed', 'order_changing'] }, 422: 'invalid id or body' }, { body: true }) },
     },
   }, async (request) => orderRecordView(await cancelOrder(deps, request.params.id, request.body)));
 
@@ -176,7 +176,7 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
       description: 'An order that has not ended (open, ready or expired) gets a new `open_code`; the old one stops working at once. With `organization_id` / `location_id`, an order of another is 404.',
       params: OrderParams,
       body: OrderScopeBody,
-      response: { 200: { ...CreatedOrder, description: 'the order with its new open code (the creation view)' }, ...errors({ 404: 'no such order', 409: 'order_completed or order_canceled: the order has ended', 422: 'invalid id or body' }, { body: true }) },
+      response: { 200: { ...CreatedOrder, description: 'the order with its new open code (the creation view)' }, ...errors({ 404: 'no such order', 409: { description: 'order_completed or order_canceled: the order has ended', codes: ['order_completed', 'order_canceled', 'order_changing'] }, 422: 'invalid id or body' }, { body: true }) },
     },
   }, async (request) => createdOrderView(await renewOpenCode(deps, request.params.id, request.body)));
 }

@@ -38,13 +38,13 @@ export const ListedCabinet = Type.Object({
   enabled: Type.Boolean(),
   occupied: Flag01,
   cool_off_period: Type.Boolean(),
-});
+}, { title: 'ListedCabinet' });
 
 /** L3: enabled and occupied 1/0. */
-export const CommandedCabinet = Type.Object({ ...cabinetBase, enabled: Flag01, occupied: Flag01 });
+export const CommandedCabinet = Type.Object({ ...cabinetBase, enabled: Flag01, occupied: Flag01 }, { title: 'CommandedCabinet' });
 
 /** L5: enabled and occupied booleans. */
-export const CustomerCabinet = Type.Object({ ...cabinetBase, enabled: Type.Boolean(), occupied: Type.Boolean() });
+export const CustomerCabinet = Type.Object({ ...cabinetBase, enabled: Type.Boolean(), occupied: Type.Boolean() }, { title: 'CustomerCabinet' });
 
 export const Locker = Type.Object({
   id: Type.Integer(),
@@ -58,7 +58,7 @@ export const Locker = Type.Object({
   version: Type.Integer(),
   timer: Type.Integer(),
   cabinets: Type.Array(ListedCabinet),
-});
+}, { title: 'Locker' });
 
 const orderCreation = {
   order_id: Type.Integer(),
@@ -74,7 +74,7 @@ const orderCreation = {
 };
 
 /** L2's 201 body: exactly these ten fields. */
-export const CreatedOrder = Type.Object(orderCreation);
+export const CreatedOrder = Type.Object(orderCreation, { title: 'CreatedOrder' });
 
 export const ORDER_STATUSES = ['open', 'ready', 'completed', 'canceled', 'expired'] as const;
 
@@ -88,7 +88,7 @@ export const OrderRecord = Type.Object({
   application: NullableString,
   status: oneOf(ORDER_STATUSES),
   pickup_deadline: NullableTimestamp,
-});
+}, { title: 'OrderRecord' });
 
 export const OrderParams = Type.Object({ id: RowId });
 
@@ -153,4 +153,4 @@ export const StatusReportBody = Type.Object({
   event: Type.Optional(Type.Object({ type: StorableText({ minLength: 1, maxLength: 64 }) })),
 });
 
-export const StatusReportReply = Type.Object({ message: Type.String() });
+export const StatusReportReply = Type.Object({ message: Type.String() }, { title: 'StatusReportReply' });

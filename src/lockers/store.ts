@@ -36,11 +36,12 @@ export const orderEvent = (status: string, message: string, source: string, now:
 export async function locationListingJson(q: Queryable, locationId: number, now: Date): Promise<string | undefined> {
   const [row] = await q.query<{ body: string }>(
     `SELECT (
-       SELECT coalesce(json_agg(lk ORDER BY lk.id), '[]')
+       -- string_agg of row_to_json rather than json_agg, whose array has a line break between elements.
+       SELECT '[' || coalesce(string_agg(row_to_json(lk)::text, ',' ORDER BY lk.id), '') || ']'
        FROM (
          SELECT l.id, l.api_key, ${wireTime('l.created_at')} AS created_at, ${wireTime('l.updated_at')} AS updated_at,
            l.name, l.organization_id, l.location_id, l.rear_loading_available, l.version, l.timer,
-           (SELECT coalesce(json_agg(cb ORDER BY cb.key), '[]')
+           (SELECT ('[' || coalesce(string_agg(row_to_json(cb)::text, ',' ORDER BY cb.key), '') || ']')::json
             FROM (
               SELECT c.id, c.key, ${wireTime('c.created_at')} AS created_at, ${wireTime('c.updated_at')} AS updated_at,
                 c.name, c.locker_id, c.state, c.enabled, c.size, c.occupied::int AS occupied,

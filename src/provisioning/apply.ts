@@ -8,21 +8,21 @@
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { EVENT_TYPES } from '../events/log.ts';
-import { describeIssue, fieldOf } from '../http/errors.ts';
 import { makeAjv } from '../http/validation.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { targetUrlProblem } from '../webhooks/rules.ts';
 import { applyCfhDevices, applyCfhLocationSettings } from './cfh.ts';
 import { ProvisioningFile } from './schema.ts';
+import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 
 export class ProvisioningError extends Error {}
 
-const validate = makeAjv({ coerceTypes: false }).compile<ProvisioningFile>(ProvisioningFile);
+// Closed: an unknown key is refused (with the name it most likely meant), not silently dropped.
+const validate = makeAjv({ coerceTypes: false, verbose: true }).compile<ProvisioningFile>(closedSchema(ProvisioningFile));
 
 export function parseProvisioning(input: unknown): ProvisioningFile {
   if (validate(input)) return input;
-  const issues = (validate.errors ?? []).filter((i) => i.keyword !== 'anyOf').slice(0, 10);
-  throw new ProvisioningError(issues.map((i) => `${fieldOf(i)}: ${describeIssue(i)}`).join('; '));
+  throw new ProvisioningError(explainIssues(validate.errors ?? []).slice(0, 10).join('; '));
 }
 
 export interface ProvisioningSummary {
@@ -58,14 +58,13 @@ export async function entry(where: string, fn: () => Promise<void>): Promise<voi
     await fn();
   } catch (err) {
     if (err instanceof ProvisioningError) throw err;
-    const e = err as { detail?: string; message?: string };
-    throw new ProvisioningError(`${where}: ${e.detail ?? e.message ?? String(err)}`);
+    throw new ProvisioningError(explainRefusal(where, err as { code?: string; detail?: string; message?: string }));
   }
 }
 
 export async function organizationOfLocation(q: Queryable, where: string, locationId: number): Promise<number> {
   const [row] = await q.query<{ organization_id: number }>('SELECT organization_id FROM locations WHERE id = $1', [locationId]);
-  if (row === undefined) throw new ProvisioningError(`${where}.location_id: location ${locationId} does not exist`);
+  if (row === undefined) throw new ProvisioningError(`${where}.location_id: location ${locationId} does not exist (it is neither in this file nor already provisioned)`);
   return row.organization_id;
 }
 

@@ -11,12 +11,14 @@ const PAUSE_AFTER_SECONDS = 0.25;
 const PEAK = 0.45 * 32_767;
 const ATTACK_SECONDS = 0.005;
 const DECAY_SECONDS = 0.18;
+/** Each note fades to silence over its last few milliseconds: cut while still ringing, it clicked. */
+const FADE_SECONDS = 0.02;
 
 function bell(hz: number, seconds: number, sampleRate: number): Float64Array {
   const out = new Float64Array(Math.round(seconds * sampleRate));
   for (let i = 0; i < out.length; i++) {
     const t = i / sampleRate;
-    const envelope = Math.min(1, t / ATTACK_SECONDS) * Math.exp(-t / DECAY_SECONDS);
+    const envelope = Math.min(1, t / ATTACK_SECONDS, (out.length - 1 - i) / sampleRate / FADE_SECONDS) * Math.exp(-t / DECAY_SECONDS);
     // A few harmonics make it sound like a chime rather than a test tone.
     const wave = Math.sin(2 * Math.PI * hz * t) + 0.3 * Math.sin(4 * Math.PI * hz * t) + 0.1 * Math.sin(6 * Math.PI * hz * t);
     out[i] = (envelope * wave) / 1.4;

@@ -14,9 +14,9 @@ const MessageId = (description: string) => JsonStorableText({ minLength: 1, maxL
 export const RADIO_ERRORS = errorResponses({
   403: 'missing or invalid credential, a token without the radio scope or of another organization, another edge device\'s key',
   404: 'unknown edge device (told only to a caller with a valid credential)',
-  422: 'the body or query is invalid; text over the limit',
+  422: { description: 'the body or query is invalid; text over the limit', codes: ['validation_failed', 'text_too_long', 'nothing_to_say'] },
   429: 'too many refused requests from this client; see Retry-After',
-  503: 'the speech engine is busy or too slow, or the database is unavailable; see Retry-After',
+  503: { description: 'the speech engine is busy or too slow, or the database is unavailable; see Retry-After', codes: ['unavailable', 'speech_busy', 'speech_timeout'] },
 });
 export const RADIO_BODY_ERRORS = errorResponses({
   400: 'the body cannot be parsed',
@@ -73,9 +73,9 @@ export const Transcript = Type.Object({
   duration_ms: Type.Integer(),
   audio_url: Type.String({ description: 'Path of the WAV (same credentials)' }),
   created_at: Type.String(),
-});
+}, { title: 'Transcript' });
 
-export const TranscriptList = Type.Object({ transcripts: Type.Array(Transcript), next_before: nullable(Type.String()) });
+export const TranscriptList = Type.Object({ transcripts: Type.Array(Transcript), next_before: nullable(Type.String()) }, { title: 'TranscriptList' });
 
 export const TranscriptsParams = Type.Object({ edgeId: EdgeId });
 

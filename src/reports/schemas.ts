@@ -16,7 +16,7 @@ const Seconds = nullable(Type.Number());
 export const Durations = Type.Object({
   median_s: Seconds,
   p90_s: Seconds,
-}, { description: 'seconds from the creation; null when no row of the range has the step' });
+}, { title: 'Durations', description: 'seconds from the creation; null when no row of the range has the step' });
 
 const Group = Type.Object({
   key: Type.String(),
@@ -38,7 +38,7 @@ export const CfhReport = Type.Object({
   time_to_complete: Durations,
   outcomes: Type.Array(Type.Object({ key: Type.String(), count: Type.Integer() })),
   by_employee: Type.Array(Type.Object({ claimed_by: Type.String(), claimed: Type.Integer(), completed: Type.Integer() })),
-});
+}, { title: 'CfhReport' });
 export type CfhReport = Static<typeof CfhReport>;
 
 export const LockerReport = Type.Object({
@@ -51,7 +51,7 @@ export const LockerReport = Type.Object({
   occupancy: nullable(Type.Number({
     description: 'time-weighted average fraction (0 to 1) of the location\'s cabinets holding an order over the range up to now; null for a range wholly in the future or a location without cabinets',
   })),
-});
+}, { title: 'LockerReport' });
 export type LockerReport = Static<typeof LockerReport>;
 
 export const REPORT_ERRORS = {

@@ -19,7 +19,7 @@ export const Attempt = Type.Object({
   status_code: nullable(Type.Integer({ description: "The receiver's status; null when it never answered" })),
   duration_ms: Type.Integer(),
   error: nullable(Type.String({ description: 'Why the attempt failed when the status alone does not say (refused target, timeout, reset, redirect, body too large)' })),
-});
+}, { title: 'DeliveryAttempt' });
 
 export const Delivery = Type.Object({
   id: Type.Integer(),
@@ -30,7 +30,7 @@ export const Delivery = Type.Object({
   created_at: Timestamp,
   next_attempt_at: NullableTimestamp,
   attempts: Type.Array(Attempt, { description: 'Oldest first (the newest 100)' }),
-});
+}, { title: 'WebhookDelivery' });
 
 export const DeliveryList = Type.Array(Delivery, { description: 'Newest first' });
 

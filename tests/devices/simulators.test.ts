@@ -90,3 +90,30 @@ test('the edge simulator saves the WAV it receives into its folder and acks it a
     await simulator.close();
   }
 });
+
+test('the edge simulator on a machine without a sound device says so once at start and stays quiet per message', async () => {
+  const world = await makeWorld(db, clock);
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-edge-'));
+  after(() => fs.rmSync(outDir, { recursive: true, force: true }));
+  // A player that is installed but has nothing to play on, as aplay without a sound card.
+  const player = path.join(outDir, 'aplay');
+  fs.writeFileSync(player, '#!/bin/sh\necho "aplay: main:831: audio open error: No such file or directory" >&2\nexit 1\n', { mode: 0o755 });
+  const lines: string[] = [];
+  const simulator = startEdgeSimulator({ edgeId: world.edgeId, key: world.edgeKey, mqttUrl: ctx.mqttUrl, outDir, player, print: (l) => lines.push(l), persistentSession: false });
+  try {
+    await simulator.ready;
+    for (const text of ['Cleanup on aisle five', 'Cleanup on aisle six']) {
+      const key = crypto.randomUUID();
+      await db.tx((q) => enqueueDeviceMessage(q, {
+        topic: `radio/${world.edgeId}/play`,
+        payload: { message_id: key, text, actor: 'chat-bot', mime: 'audio/wav', audio: Buffer.from('RIFF....').toString('base64'), queued_at: clock.now().toISOString() },
+        key,
+      }, clock.now()));
+      await waitUntil(async () => (await outboxState(db, key)).acked_at !== null);
+    }
+    assert.equal(lines.filter((l) => /aplay cannot play here: no sound device/.test(l)).length, 1, lines.join('\n'));
+    assert.ok(!lines.some((l) => /could not play/.test(l)), lines.join('\n'));
+  } finally {
+    await simulator.close();
+  }
+});

@@ -113,3 +113,12 @@ test('every secret_token operation refuses a missing or wrong token with 401', a
   // Nothing of a refused command happened.
   assert.equal((await l.cabinet(0)).state, 'closed');
 });
+
+test('the listing is compact JSON, without line breaks between lockers or cabinets, keys in L1 order', async () => {
+  const { ctx, world } = await lockers({ cabinets: 3 });
+  const res = await ctx.app.inject({ method: 'GET', url: withSecret(`/api/lockers/locations/${world.locationId}`) });
+  assert.equal(res.statusCode, 200);
+  assert.ok(!res.body.includes('\n'), res.body.slice(0, 200));
+  assert.equal(res.body, JSON.stringify(JSON.parse(res.body)), 'exactly as JSON.stringify would write it');
+  assert.deepEqual(Object.keys((res.json<Json[]>()[0] as Json)), LOCKER_FIELDS);
+});

@@ -77,7 +77,7 @@ test('a fresh start generates and prints a secret token once, serves, keeps secr
   assert.equal(doc.openapi, '3.1.0');
   assert.equal((await fetch(`${url}/docs/`)).status, 200);
   const secrets = ['query-secret-value-123456', 'bearer-secret-value-123456', 'apikey-secret-value-123456'];
-  await fetch(`${url}/healthz?secret_token=${secrets[0]}`, { headers: { authorization: `Bearer ${secrets[1]}`, 'api-key': secrets[2] as string } });
+  await fetch(`${url}/readyz?secret_token=${secrets[0]}`, { headers: { authorization: `Bearer ${secrets[1]}`, 'api-key': secrets[2] as string } });
 
   const second = startService({ DATA_DIR: dataDir });
   assert.equal(await second.exited, 2, 'a second process on the same data directory is refused');

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { edgeHeardTopic, edgePlayedTopic, edgePlayTopic } from '../wire.ts';
 import { connectDevice, type Print, type Simulator } from './connection.ts';
@@ -19,6 +20,8 @@ export interface EdgeSimulatorOptions {
   outDir: string;
   /** false: only save the files. */
   play?: boolean;
+  /** The audio player to use (tests); default: the first of aplay, paplay, play on PATH. */
+  player?: string | null;
   print?: Print;
   /** false: a clean MQTT session (tests). */
   persistentSession?: boolean;
@@ -62,13 +65,46 @@ function playFile(player: string, file: string): Promise<number | null> {
   });
 }
 
+/** 10 ms of silence, 16-bit mono at 8 kHz: what the player is tried with at start. */
+function silentWav(): Buffer {
+  const data = Buffer.alloc(160);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(8000, 24);
+  header.writeUInt32LE(16000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
+/** The player, if it can play on this machine: one without a sound device has aplay and nothing to
+ * play on, and would otherwise fail on every announcement. */
+async function workingPlayer(player: string | null): Promise<{ player: string | null; note: string }> {
+  if (player === null) return { player: null, note: 'no audio player found' };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-edge-probe-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'silence.wav'), silentWav());
+    if ((await playFile(player, path.join(dir, 'silence.wav'))) === 0) return { player, note: `playing them with ${path.basename(player)}` };
+    return { player: null, note: `${path.basename(player)} cannot play here: no sound device` };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const safeName = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100);
 
 export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
   const print: Print = opts.print ?? ((line) => console.log(`[edge ${opts.edgeId}] ${line}`));
   fs.mkdirSync(opts.outDir, { recursive: true });
-  const player = opts.play === false ? null : findPlayer();
-  print(player === null ? `saving announcements into ${opts.outDir} (no audio player found)` : `saving announcements into ${opts.outDir}, playing them with ${path.basename(player)}`);
+  const playing = opts.play === false ? Promise.resolve({ player: null, note: 'not playing them' }) : workingPlayer(opts.player === undefined ? findPlayer() : opts.player);
+  void playing.then(({ note }) => print(`saving announcements into ${opts.outDir} (${note})`));
 
   const now = opts.now ?? (() => new Date());
   const simulator = connectDevice({
@@ -97,6 +133,7 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
       const file = path.join(opts.outDir, `${safeName(id)}.wav`);
       fs.writeFileSync(file, audio);
       print(`message ${id} from ${String(body.actor ?? 'unknown')}: "${text}" -> ${file} (${audio.length} bytes)`);
+      const { player } = await playing;
       if (player !== null && audio.length > 0) {
         const code = await playFile(player, file);
         print(code === 0 ? `played ${path.basename(file)}` : `${path.basename(player)} could not play ${path.basename(file)}`);
