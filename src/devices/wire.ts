@@ -158,16 +158,21 @@ export interface DeviceAck {
 
 const MAX_KEY_LENGTH = 200;
 
-/** An ack is a JSON object carrying `command_id` or `message_id` (a string, or a number written as one). */
-export function parseAck(payload: Buffer | string): DeviceAck | null {
+/** A device message's JSON object, or null when it is not one (bad JSON, an array, a scalar). */
+export function parseJsonObject(payload: Buffer | string): Record<string, unknown> | null {
   let body: unknown;
   try {
     body = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
   } catch {
     return null;
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
-  const record = body as Record<string, unknown>;
+  return body === null || typeof body !== 'object' || Array.isArray(body) ? null : (body as Record<string, unknown>);
+}
+
+/** An ack is a JSON object carrying `command_id` or `message_id` (a string, or a number written as one). */
+export function parseAck(payload: Buffer | string): DeviceAck | null {
+  const record = parseJsonObject(payload);
+  if (record === null) return null;
   const raw = record.command_id ?? record.message_id;
   const key = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
   if (typeof key !== 'string' || key === '' || key.length > MAX_KEY_LENGTH) return null;

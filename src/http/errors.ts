@@ -28,7 +28,7 @@ export class AppError extends Error {
 export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
   400: ['invalid_json', 'bad_request', 'bad_url'],
   401: ['unauthorized'],
-  403: ['forbidden', 'insufficient_scope'],
+  403: ['forbidden', 'insufficient_scope', 'csrf_failed'],
   404: ['not_found'],
   409: ['cabinet_occupied', 'cabinet_disabled', 'cabinet_cooling_off', 'order_canceled', 'order_completed', 'order_changing', 'cfh_request_completed'],
   413: ['body_too_large'],

@@ -2,6 +2,7 @@
 // its variations claim a request, "on my way" and its variations mark it on the way, anything
 // else (a question, a refusal, someone else's name) does nothing. What the phrase names beyond
 // the intent ("paint counter", "aisle seven") picks the request. Pure functions.
+import { parseJsonObject } from '../devices/wire.ts';
 
 export type Intent = 'claim' | 'on_the_way' | 'none';
 
@@ -131,14 +132,8 @@ const cleanText = (s: string) => s.replace(/[\u0000-\u001F\u007F]/g, ' ').replac
  * cannot be recorded at all (not JSON, no usable heard_id); otherwise what to record.
  */
 export function parseHeard(payload: Buffer | string): HeardMessage | null {
-  let body: unknown;
-  try {
-    body = JSON.parse(typeof payload === 'string' ? payload : payload.toString('utf8'));
-  } catch {
-    return null;
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
-  const b = body as Record<string, unknown>;
+  const b = parseJsonObject(payload);
+  if (b === null) return null;
   const rawId = typeof b.heard_id === 'number' && Number.isSafeInteger(b.heard_id) ? String(b.heard_id) : b.heard_id;
   if (typeof rawId !== 'string' || rawId.trim() === '' || rawId.length > 200) return null;
   const speaker = typeof b.speaker === 'string' && b.speaker.trim() !== '' ? cleanText(b.speaker).trim().slice(0, 100) : null;
