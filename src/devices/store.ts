@@ -115,11 +115,12 @@ export async function unackedOfTopic(q: Queryable, topic: string, limit: number,
   return rows.map((r) => r.id);
 }
 
-/** Superseded messages (older than an acked one) are never redelivered. */
+/** Superseded messages (older than an acked one) are never redelivered. Play messages (those with
+ * an expiry) are never superseded: an urgent one is acked before normal ones queued earlier. */
 export async function forgetSuperseded(q: Queryable, topic: string): Promise<void> {
   await q.query(
     `UPDATE device_outbox SET next_attempt_at = NULL
-     WHERE topic = $1 AND published_at IS NOT NULL AND acked_at IS NULL AND next_attempt_at IS NOT NULL
+     WHERE topic = $1 AND published_at IS NOT NULL AND acked_at IS NULL AND next_attempt_at IS NOT NULL AND expires_at IS NULL
        AND id < (SELECT max(id) FROM device_outbox WHERE topic = $1 AND acked_at IS NOT NULL)`,
     [topic],
   );

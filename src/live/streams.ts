@@ -97,7 +97,8 @@ export class LiveStreams {
     this.#open.add(end);
     request.raw.once('close', end);
     res.once('close', end);
-    if (this.#closing) end();
+    // A client gone while the subscription was being placed fired its close before these listeners.
+    if (this.#closing || res.destroyed || request.raw.socket?.destroyed === true) end();
     if (spec.initial !== undefined) {
       chain = chain.then(() => spec.initial?.(opened)).catch((err: unknown) => this.#failed(opened, err));
     }

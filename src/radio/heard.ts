@@ -34,7 +34,10 @@ export interface VoiceDeps extends AnnounceDeps {
   log?: { warn(obj: object, msg: string): void };
 }
 
-export type HeardOutcome = 'pending' | 'refused' | 'duplicate' | 'invalid' | 'disabled' | 'none' | 'nothing_waiting' | 'taken' | 'closed' | 'claimed' | 'on_the_way';
+export type HeardOutcome = 'pending' | 'refused' | 'duplicate' | 'invalid' | 'late' | 'disabled' | 'none' | 'nothing_waiting' | 'taken' | 'closed' | 'claimed' | 'on_the_way';
+
+/** What was heard longer ago than this is too late to act on. */
+const LATE_AFTER_MS = 60_000;
 
 const staffOf = (edgeId: string, speaker: string | null): RadioStaff => ({
   name: speaker ?? 'Radio',
@@ -53,8 +56,11 @@ export async function handleHeard(deps: VoiceDeps, edgeId: string, payload: Buff
   const edge = await listeningEdge(deps.db, edgeId);
   if (edge === null) return 'refused';
   const read = heard.problem === null ? readPhrase(heard.text) : { intent: 'none' as Intent, named: '' };
-  const first: HeardOutcome = heard.problem !== null ? 'invalid' : !edge.voiceActions ? 'disabled' : read.intent === 'none' ? 'none' : 'pending';
   const now = deps.clock.now();
+  // Said long ago (an edge device that was away sends what it heard then): recorded, not acted on,
+  // or it would claim whatever request is oldest now.
+  const late = heard.heardAt !== null && now.getTime() - heard.heardAt.getTime() > LATE_AFTER_MS;
+  const first: HeardOutcome = heard.problem !== null ? 'invalid' : !edge.voiceActions ? 'disabled' : read.intent === 'none' ? 'none' : late ? 'late' : 'pending';
   const recorded = await deps.db.tx((q) => insertHeard(q, { edge, ...heard, intent: read.intent, outcome: first }, now));
   if (!recorded) return 'duplicate';
   if (first !== 'pending') return first;

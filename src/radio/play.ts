@@ -136,12 +136,8 @@ export async function queuePlay(
   audio: { spokenText: string; handlers: VoiceHandler[]; wav: Buffer; durationMs: number }, now: Date,
 ): Promise<Queued> {
   const edgeId = request.edge.edgeId;
-  await lockEdgeQueue(q, edgeId);
-  const repeated = await findDuplicate(q, edgeId, request.text, request.messageSid ?? null, now);
-  if (repeated !== null) {
-    await insertRadioEvents(q, 'duplicate', [repeated.messageId], now, { reason: repeated.reason });
-    return { messageId: repeated.messageId, duplicate: true };
-  }
+  const repeated = await answerRepeat(q, request, now);
+  if (repeated !== null) return repeated;
   const messageId = crypto.randomUUID();
   const priority = request.priority ?? 'normal';
   const expiresAt = new Date(now.getTime() + deps.ttlSeconds * 1000);
@@ -166,11 +162,24 @@ export async function queuePlay(
   return { messageId, duplicate: false };
 }
 
+/** Under the edge's queue lock: the first message_id when this play repeats one (and its
+ * "duplicate" event), else null. The lock is held to the end of the caller's transaction. */
+async function answerRepeat(q: Tx, request: PlayRequest, now: Date): Promise<Queued | null> {
+  await lockEdgeQueue(q, request.edge.edgeId);
+  const repeated = await findDuplicate(q, request.edge.edgeId, request.text, request.messageSid ?? null, now);
+  if (repeated === null) return null;
+  await insertRadioEvents(q, 'duplicate', [repeated.messageId], now, { reason: repeated.reason });
+  return { messageId: repeated.messageId, duplicate: true };
+}
+
 export async function playOnEdge(deps: PlayDeps, request: PlayRequest): Promise<Queued> {
-  // A repeat is answered before any synthesis; the check is made again under the queue's lock.
-  const early = await findDuplicate(deps.db, request.edge.edgeId, request.text, request.messageSid ?? null, deps.clock.now());
+  // A repeat is answered before any synthesis, confirmed under the queue's lock at the same
+  // instant; one that stopped being a repeat meanwhile is spoken like any other play.
+  const now = deps.clock.now();
+  const early = await findDuplicate(deps.db, request.edge.edgeId, request.text, request.messageSid ?? null, now);
   if (early !== null) {
-    return deps.db.tx((q) => queuePlay(q, deps, request, { spokenText: '', handlers: [], wav: Buffer.alloc(0), durationMs: 0 }, deps.clock.now()));
+    const repeated = await deps.db.tx((q) => answerRepeat(q, request, now));
+    if (repeated !== null) return repeated;
   }
   const audio = await prepareAudio(deps, request);
   return deps.db.tx((q) => queuePlay(q, deps, request, audio, deps.clock.now()));

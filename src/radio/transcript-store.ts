@@ -44,7 +44,8 @@ export async function listTimeline(
        SELECT 'played' AS kind, m.message_id AS id, m.edge_id, m.created_at AS at, m.text, m.spoken_text, m.source, m.actor, m.priority,
          m.expires_at,
          CASE WHEN d.acked_at IS NOT NULL THEN 'played' WHEN d.discard_reason IS NOT NULL THEN d.discard_reason
-              WHEN d.expires_at IS NOT NULL AND d.expires_at <= $8 THEN 'expired' ELSE 'queued' END AS status,
+              WHEN d.expires_at IS NOT NULL AND d.expires_at <= $8 THEN 'expired'
+              WHEN d.id IS NULL AND m.expires_at IS NOT NULL AND m.expires_at <= $8 THEN 'expired' ELSE 'queued' END AS status,
          m.duration_ms, EXISTS (SELECT 1 FROM radio_audio a WHERE a.message_id = m.message_id) AS has_audio,
          NULL::text AS speaker, NULL::timestamptz AS heard_at, NULL::text AS intent, m.cfh_request_id, NULL::text AS reply_message_id,
          0 AS k, m.id AS row_id

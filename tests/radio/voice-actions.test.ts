@@ -204,3 +204,12 @@ test("a heard message on another edge device's topic is refused by the broker: n
   assert.equal(none?.n, 0);
   assert.equal((await stateOf(open)).is_claimed, false);
 });
+
+test('a phrase heard long before it arrives (an edge device that was away) is recorded as late and claims nothing', async () => {
+  const w = await voiceWorld();
+  const waiting = await request(w);
+  await caughtUp();
+  const heard = await say(w, { ...phrase("I'm on it", 'Sam'), heard_at: new Date(clock.now().getTime() - 10 * 60_000).toISOString() });
+  assert.equal(heard?.outcome, 'late');
+  assert.equal((await stateOf(waiting)).is_claimed, false);
+});
