@@ -7,7 +7,7 @@ import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
 import { callerOf, customerOrBearer, customerOrCaller } from './access.ts';
 import { BODY_ERRORS, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { cancelRequest, claimRequest, completeRequest, createRequest, markOnTheWay, requestStatus, type CfhDeps } from './requests.ts';
-import type { Staff } from './rules.ts';
+import { staffNameFor, type Staff } from './rules.ts';
 import { CancelBody, CfhRequestRecord, CfhStatusView, CompleteBody, CreateBody, requestFromOf, StaffActionBody, Success, TrackingQuery } from './schemas.ts';
 import { toRecord, toStatusView } from './views.ts';
 
@@ -107,7 +107,12 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       },
     },
   }, async (request) => {
-    return toRecord(await cancelRequest(deps, customerOrCaller(request), request.body.message_id));
+    const caller = customerOrCaller(request);
+    const record = toRecord(await cancelRequest(deps, caller, request.body.message_id));
+    if (caller.organizationId !== null) return record;
+    // The customer sees the claimer's name as the location shows it to customers (as in C5).
+    const status = await requestStatus(deps, caller, request.body.message_id);
+    return { ...record, claimed_by: staffNameFor(record.claimed_by, status.staff_name_format) };
   });
 
   app.get('/api/callforhelp/v1/tracking', {

@@ -24,3 +24,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const message = e?.message ?? '';
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting|shutting) down/.test(message);
 }
+
+/** The database refused a value it cannot store (a NUL byte, a character outside the encoding): the
+ * request's fault, wherever a route let such a value through (400, never 500). */
+export function isUnstorableValue(err: unknown): boolean {
+  const code = (err as PgError)?.code;
+  return code === '22021' || code === '22P05';
+}

@@ -1,7 +1,7 @@
 // One error type and one handler that renders the contract's body:
 // { message, code } and, for validation failures, errors by field.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/errors.ts';
+import { isDatabaseUnavailable, isUnstorableValue } from '../db/errors.ts';
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -158,6 +158,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       }
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return reply.code(400).send({ message: 'the content length does not match the body', code: 'bad_request' });
+    }
+    if (isUnstorableValue(error)) {
+      return reply.code(400).send({ message: 'the request holds a character that cannot be stored (a NUL byte?)', code: 'bad_request' });
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');

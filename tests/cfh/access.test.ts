@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { makeWorld, provisionToken, testApp, type TestContext } from '../support/world.ts';
-import { ann, cfhClient, createRequest, eventKinds, success } from './support.ts';
+import { ann, cfhClient, createRequest, eventKinds, makeCfhWorld, success } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -107,4 +107,19 @@ test('guessing message_ids or display keys without a credential is held back by 
   const display = await guarded.app.inject({ method: 'POST', url: '/api/callforhelp/displays/guess-0000000000000000000000/requests', payload: { option_id: 1 } });
   assert.equal(display.statusCode, 429);
   assert.equal((await customer.track(message_id)).statusCode, 200, 'the right message_id is still answered');
+});
+
+test("a customer's cancel shows the claimer's name as the location shows it to customers, staff see it in full", async () => {
+  const w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { staff_name_format: 'generic' } });
+  const staff = cfhClient(ctx.app, w.token);
+  const first = await createRequest(staff, { location_id: w.locationId, option_id: w.optionId });
+  success(await staff.claim(first.message_id, { ...ann, claimed_by: 'Ann Smith' }));
+  const byCustomer = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/cancel', payload: { message_id: first.message_id } });
+  assert.equal(byCustomer.statusCode, 200, byCustomer.body);
+  assert.equal(byCustomer.json<{ claimed_by: string | null }>().claimed_by, 'An associate');
+  const again = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/cancel', payload: { message_id: first.message_id } });
+  assert.equal(again.json<{ claimed_by: string | null }>().claimed_by, 'An associate', 'cancelling again shows no more');
+  const second = await createRequest(staff, { location_id: w.locationId, option_id: w.optionId });
+  success(await staff.claim(second.message_id, { ...ann, claimed_by: 'Ann Smith' }));
+  assert.equal((await staff.cancel(second.message_id)).json<{ claimed_by: string | null }>().claimed_by, 'Ann Smith');
 });

@@ -84,6 +84,12 @@ test('an unknown display key or message_id is a 404 page', async () => {
     const res = await ctx.app.inject({ url });
     assert.equal(res.statusCode, 404, url);
     assert.match(res.headers['content-type'] as string, /^text\/html/);
-    assert.ok(!res.body.includes('<script>') || res.body.includes('nonce'), url);
+    assert.ok(!res.body.includes('<script>'), `${url}: a script tag only with its nonce`);
+    assert.ok(!res.body.includes('<script>"') && !/<script>[^<]*<\/script>/.test(res.body.replace(/<script nonce="[^"]*">/g, '')), url);
+  }
+  // A NUL in the path is refused cleanly, never a 500 (found in review).
+  for (const url of ['/help/t/%00', '/help/t/a%00b']) {
+    const res = await ctx.app.inject({ url });
+    assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${url}: ${res.statusCode}`);
   }
 });
