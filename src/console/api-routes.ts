@@ -8,7 +8,8 @@ import { errorResponses, oneOf, RowId, SERVICE_ERRORS, StorableText } from '../h
 import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
-import { csrfCheck, identityOf, sessionAuth } from './guard.ts';
+import { csrfCheck, identityOf, sessionAuth, sessionCookie } from './guard.ts';
+import { resumeSession } from './sessions.ts';
 import { openConsoleStream } from './live.ts';
 import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, playedAudio, visibleLocation, webhooksPage } from './pages.ts';
 import type { ConsoleRouteDeps } from './routes.ts';
@@ -58,7 +59,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
   });
 
   app.get('/console/api/locations/:location_id/stream', {
-    onRequest: reading,
+    onRequest: sessionAuth(deps, 'never'),
     schema: {
       operationId: 'streamConsoleChanges', tags: ['console'], security: [{ consoleSession: [] }],
       summary: 'What changed, live, for the console pages of a location',
@@ -66,7 +67,8 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
         'Server-Sent Events for the console (contract section 15): `ready` once, then a `change` event `{ "kinds", "statuses" }` ' +
         '(event types such as `callforhelp`, `locker`, `radio`, `device`, and `type:status` pairs) after each batch of the ' +
         "location's committed events, from any instance; the page then reads its data again. A comment line every 20 seconds. " +
-        'Needs the console session cookie; a location the session may not see: 404.',
+        'Needs the console session cookie; a location the session may not see: 404. The stream ends when its session does ' +
+        '(signed out, or 12 hours without anything a person did); it does not itself keep the session alive.',
       params: LocationParams,
       produces: ['text/event-stream'],
       response: {
@@ -75,8 +77,13 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
   }, async (request, reply) => {
-    await visibleLocation(deps, identityOf(request), request.params.location_id);
-    await openConsoleStream(deps.live, request, reply, request.params.location_id);
+    const identity = identityOf(request);
+    await visibleLocation(deps, identity, request.params.location_id);
+    const cookie = sessionCookie(request) ?? '';
+    await openConsoleStream(deps.live, request, reply, {
+      locationId: request.params.location_id, sessionId: identity.sessionId,
+      sessionLive: async () => (await resumeSession(deps, cookie, false)) !== null,
+    });
   });
 
   app.get('/console/api/radio/:edge_id/messages/:message_id/audio', {

@@ -9,6 +9,14 @@ import { isValidCsrf, resumeSession, SESSION_IDLE_SECONDS, type ConsoleIdentity,
 
 export const SESSION_COOKIE = 'storeops_console';
 export const CSRF_HEADER = 'x-csrf-token';
+/** Sent by the console's pages on the reads they make by themselves (a live change, a poll): those
+ * keep showing a session but do not keep it alive; only what a person does restarts its idle time. */
+export const AUTOMATIC_HEADER = 'x-console-refresh';
+
+/** Whether a console request is something a person did (else the page reading itself again). */
+export function byPerson(request: FastifyRequest): boolean {
+  return header(request, AUTOMATIC_HEADER) === undefined;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,12 +49,15 @@ export function sessionCookieHeader(value: string | null, secure: boolean): stri
 
 const signedOut = () => new AppError(401, 'unauthorized', 'sign in to the console');
 
-/** Requires a live session; sets request.consoleIdentity. */
-export function sessionAuth(deps: SessionDeps): onRequestAsyncHookHandler {
+/**
+ * Requires a live session; sets request.consoleIdentity. `restarts: 'never'` for the live stream,
+ * which is open as long as the page is and so says nothing of a person being there.
+ */
+export function sessionAuth(deps: SessionDeps, restarts: 'by-person' | 'never' = 'by-person'): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const cookie = sessionCookie(request);
     if (cookie === null) throw signedOut();
-    const identity = await resumeSession(deps, cookie);
+    const identity = await resumeSession(deps, cookie, restarts === 'by-person' && byPerson(request));
     if (identity === null) throw signedOut();
     request.consoleIdentity = identity;
   };

@@ -11,9 +11,22 @@ export function changeNotice(events: readonly EventRow[]): { kinds: string[]; st
   return { kinds: [...new Set(events.map((e) => e.type))].sort(), statuses: [...new Set(events.map((e) => `${e.type}:${e.status}`))].sort() };
 }
 
-export function openConsoleStream(live: LiveStreams, request: FastifyRequest, reply: FastifyReply, locationId: number): Promise<void> {
+/** The tag of a session's streams, ended at sign-out. */
+export const sessionTag = (sessionId: number): string => `console-session:${sessionId}`;
+
+/**
+ * The stream of a location for a session; it lives only as long as the session: ended at once when
+ * the session signs out on this instance, and at the next batch or heartbeat once `sessionLive`
+ * says the session ended elsewhere or went idle.
+ */
+export function openConsoleStream(
+  live: LiveStreams, request: FastifyRequest, reply: FastifyReply, opts: { locationId: number; sessionId: number; sessionLive: () => Promise<boolean> },
+): Promise<void> {
+  const { locationId } = opts;
   return live.open(request, reply, {
     locationId,
+    tag: sessionTag(opts.sessionId),
+    stillAllowed: opts.sessionLive,
     initial: async (sink) => void sink.send('ready', { location_id: locationId }),
     onEvents: async (events, sink) => void sink.send('change', changeNotice(events)),
   });

@@ -9,8 +9,9 @@ import type { Db } from '../db/db.ts';
 import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
 import { StorableText } from '../http/schemas.ts';
 import { consoleApiRoutes } from './api-routes.ts';
-import { csrfCheck, sameOrigin, sessionAuth, sessionCookie, sessionCookieHeader } from './guard.ts';
+import { byPerson, csrfCheck, sameOrigin, sessionAuth, sessionCookie, sessionCookieHeader } from './guard.ts';
 import type { LiveStreams } from '../live/streams.ts';
+import { sessionTag } from './live.ts';
 import { locationsOf } from './pages.ts';
 import { csrfTokenOf, resumeSession, signIn, signOut } from './sessions.ts';
 import { loadWebFiles, SECURITY_HEADERS } from './static.ts';
@@ -75,7 +76,7 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
   // page load never counts towards the brute-force guard.
   app.get('/console/api/session', { schema: { hide: true } }, async (request, reply) => {
     const cookie = sessionCookie(request);
-    const identity = cookie === null ? null : await resumeSession(deps, cookie);
+    const identity = cookie === null ? null : await resumeSession(deps, cookie, byPerson(request));
     if (cookie === null || identity === null) return secured(reply).send({ signed_in: false });
     return secured(reply).send({
       signed_in: true, staff_name: identity.staffName, organization_id: identity.organizationId,
@@ -85,6 +86,8 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
 
   app.post('/console/api/session/end', { onRequest: [origin, sessionAuth(deps), csrfCheck()], schema: { hide: true } }, async (request, reply) => {
     await signOut(deps, sessionCookie(request) ?? '');
+    // This instance's streams of the session end now; another instance's at their next check.
+    deps.live.endTagged(sessionTag(request.consoleIdentity?.sessionId ?? 0));
     return secured(reply).header('set-cookie', sessionCookieHeader(null, secure)).send({ signed_in: false });
   });
 

@@ -38,18 +38,27 @@ export async function insertSession(q: Tx, s: { hash: string; tokenId: number; o
 }
 
 /**
- * The live session with this digest, its last-seen time moved to now in the same statement: not
- * ended, seen within the idle limit, its token live and of the console scope.
+ * The live session with this digest (not ended, seen within the idle limit, its token live and of
+ * the console scope). When the request is a person's (`activity`), its last-seen time moves to now,
+ * but only once it is `touchEverySeconds` old: a page that reads five times a second writes nothing
+ * more than once a minute, and a read that finds the session fresh writes nothing at all.
  */
-export async function touchSession(q: Tx, hash: string, now: Date, idleSeconds: number): Promise<SessionRow | undefined> {
+export async function findSession(
+  q: Tx, hash: string, now: Date, opts: { idleSeconds: number; activity: boolean; touchEverySeconds: number },
+): Promise<SessionRow | undefined> {
   const [row] = await q.query<SessionRow>(
-    `UPDATE console_sessions s SET last_seen_at = $2
-     FROM api_tokens t
-     WHERE s.session_hash = $1 AND s.ended_at IS NULL AND s.last_seen_at > $2::timestamptz - $3 * interval '1 second'
-       AND t.id = s.api_token_id AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
-       AND 'console' = ANY (t.scopes)
-     RETURNING s.id, s.api_token_id, s.organization_id, t.scopes, t.location_ids, s.staff_name, s.last_seen_at`,
-    [hash, now, idleSeconds],
+    `WITH live AS (
+       SELECT s.id, s.api_token_id, s.organization_id, t.scopes, t.location_ids, s.staff_name, s.last_seen_at
+       FROM console_sessions s JOIN api_tokens t ON t.id = s.api_token_id
+       WHERE s.session_hash = $1 AND s.ended_at IS NULL AND s.last_seen_at > $2::timestamptz - $3 * interval '1 second'
+         AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2) AND 'console' = ANY (t.scopes)
+     ), touched AS (
+       UPDATE console_sessions s SET last_seen_at = $2 FROM live
+       WHERE $4 AND s.id = live.id AND s.last_seen_at <= $2::timestamptz - $5 * interval '1 second'
+       RETURNING s.id
+     )
+     SELECT * FROM live`,
+    [hash, now, opts.idleSeconds, opts.activity, opts.touchEverySeconds],
   );
   return row;
 }

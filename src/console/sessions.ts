@@ -6,10 +6,14 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../http/errors.ts';
 import { matchesDigest, randomToken, safeEqual, sha256hex } from '../http/secrets.ts';
-import { deleteDeadSessions, endSession, insertSession, liveToken, touchSession } from './session-store.ts';
+import { deleteDeadSessions, endSession, findSession, insertSession, liveToken } from './session-store.ts';
 
-/** Idle time after which a session ends (12 hours). */
+/** Idle time after which a session ends (12 hours): idle meaning no person did anything. */
 export const SESSION_IDLE_SECONDS = 12 * 60 * 60;
+
+/** A person's request moves the session's last-seen time at most this often: a session ends at most
+ * this much sooner than 12 hours after its very last request, and a busy page writes once a minute. */
+export const SESSION_TOUCH_SECONDS = 60;
 
 /** Dead sessions a sign-in deletes: more than sessions can die between two sign-ins of a store. */
 const DEAD_SESSIONS_PER_SIGN_IN = 20;
@@ -49,10 +53,15 @@ export async function signIn(deps: SessionDeps, token: string, staffName: string
   return session;
 }
 
-/** The identity of a live session (and its idle time restarted), or null. */
-export async function resumeSession(deps: SessionDeps, session: string): Promise<ConsoleIdentity | null> {
+/**
+ * The identity of a live session, or null. `activity`: the request is something a person did (not
+ * a page reading itself again on its own, nor the live stream), so the idle time restarts.
+ */
+export async function resumeSession(deps: SessionDeps, session: string, activity: boolean): Promise<ConsoleIdentity | null> {
   if (session === '' || session.length > 128) return null;
-  const row = await deps.db.statement((q) => touchSession(q, sha256hex(session), deps.clock.now(), SESSION_IDLE_SECONDS));
+  const row = await deps.db.statement((q) => findSession(q, sha256hex(session), deps.clock.now(), {
+    idleSeconds: SESSION_IDLE_SECONDS, activity, touchEverySeconds: SESSION_TOUCH_SECONDS,
+  }));
   if (row === undefined) return null;
   return { sessionId: row.id, tokenId: row.api_token_id, organizationId: row.organization_id, scopes: row.scopes, locationIds: row.location_ids, staffName: row.staff_name };
 }

@@ -28,6 +28,11 @@ export interface StreamSpec {
   initial?: (sink: SseSink) => Promise<void>;
   /** A batch of the location's committed events, in commit order. */
   onEvents: (events: readonly EventRow[], sink: SseSink) => Promise<void>;
+  /** Whether the stream's credential still holds (a console session: not signed out, not idle);
+   * asked before each batch and at each heartbeat, and the stream ends once it answers false. */
+  stillAllowed?: () => Promise<boolean>;
+  /** A name under which `endTagged` ends the stream at once (the console's session). */
+  tag?: string;
 }
 
 export interface LiveStreamsDeps {
@@ -41,6 +46,7 @@ export class LiveStreams {
   readonly #heartbeatMs: number;
   readonly #log: LiveStreamsDeps['log'];
   readonly #open = new Set<() => void>();
+  readonly #tagged = new Map<string, Set<() => void>>();
   #closing = false;
 
   constructor(deps: LiveStreamsDeps) {
@@ -63,9 +69,15 @@ export class LiveStreams {
   async open(request: FastifyRequest, reply: FastifyReply, spec: StreamSpec): Promise<void> {
     let chain: Promise<void> = Promise.resolve();
     let sink: Sink | null = null;
+    let end = () => {};
+    const allowed = async (): Promise<boolean> => {
+      if (spec.stillAllowed === undefined || (await spec.stillAllowed())) return true;
+      end();
+      return false;
+    };
     const subscription = this.#feed.subscribe(spec.locationId, (events) => {
       chain = chain.then(async () => {
-        if (sink === null || sink.closed) return;
+        if (sink === null || sink.closed || !(await allowed())) return;
         await spec.onEvents(events, sink);
       }).catch((err: unknown) => this.#failed(sink, err));
     });
@@ -86,15 +98,23 @@ export class LiveStreams {
     res.write(': stream open\n\n');
     const opened = new Sink(res);
     sink = opened;
-    const heartbeat = setInterval(() => opened.comment('heartbeat'), this.#heartbeatMs);
+    const heartbeat = setInterval(() => {
+      chain = chain.then(async () => {
+        if (await allowed()) opened.comment('heartbeat');
+      }).catch((err: unknown) => this.#failed(opened, err));
+    }, this.#heartbeatMs);
     heartbeat.unref();
-    const end = () => {
+    const tagged = spec.tag === undefined ? null : (this.#tagged.get(spec.tag) ?? this.#tagged.set(spec.tag, new Set()).get(spec.tag) ?? null);
+    end = () => {
       if (!this.#open.delete(end)) return;
       clearInterval(heartbeat);
+      tagged?.delete(end);
+      if (tagged?.size === 0 && spec.tag !== undefined) this.#tagged.delete(spec.tag);
       subscription.close();
       opened.close();
     };
     this.#open.add(end);
+    tagged?.add(end);
     request.raw.once('close', end);
     res.once('close', end);
     // A client gone while the subscription was being placed fired its close before these listeners.
@@ -103,6 +123,11 @@ export class LiveStreams {
       chain = chain.then(() => spec.initial?.(opened)).catch((err: unknown) => this.#failed(opened, err));
     }
     await chain;
+  }
+
+  /** Ends this instance's streams opened with this tag (a console session signed out). */
+  endTagged(tag: string): void {
+    for (const end of [...(this.#tagged.get(tag) ?? [])]) end();
   }
 
   /** Ends every stream (the app is shutting down): clients see the stream end and reconnect. */

@@ -13,8 +13,10 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, url, body) {
+async function call(method, url, body, automatic = false) {
   const headers = { accept: 'application/json' };
+  // A read the page makes by itself (a live change, a poll) keeps the session showing but not alive.
+  if (automatic) headers['x-console-refresh'] = 'auto';
   if (method !== 'GET') {
     headers['x-csrf-token'] = session.csrf ?? '';
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -28,7 +30,7 @@ async function call(method, url, body) {
   return json;
 }
 
-export const get = (url) => call('GET', url);
+export const get = (url, { automatic = false } = {}) => call('GET', url, undefined, automatic);
 export const post = (url, body) => call('POST', url, body ?? {});
 
 /** A toast for a moment: what an action did, or why it was refused. */

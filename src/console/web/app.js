@@ -147,7 +147,7 @@ function openStream(loc) {
       if (stream?.loc !== loc) return;
       stream = null;
       try {
-        const state = await get('/console/api/session');
+        const state = await get('/console/api/session', { automatic: true });
         if (!state.signed_in) return showSignIn('Your session has ended. Sign in again.');
       } catch { /* the service is still away */ }
       if (current?.locationId === loc) openStream(loc);

@@ -12,31 +12,32 @@ export function livePage(container, { title, url, kinds, render, pollMs = 0, tic
   let loading = null;
   let again = false;
 
-  async function load() {
+  // automatic: the page reads by itself (a live change, a poll), which does not keep the session alive.
+  async function load(automatic = false) {
     if (loading !== null) { again = true; return loading; }
     loading = (async () => {
       try {
-        const data = await get(url());
+        const data = await get(url(), { automatic });
         if (state.stopped) return;
         if (data && data.now) state.offsetMs = Date.parse(data.now) - Date.now();
         state.data = data;
-        render(body, data, { reload: load, now: () => new Date(Date.now() + state.offsetMs) });
+        render(body, data, { reload: () => load(), now: () => new Date(Date.now() + state.offsetMs) });
       } catch (err) {
         if (err.status !== 401 && !state.stopped) mount(body, h('p', { class: 'error', role: 'alert' }, err.message));
       } finally {
         loading = null;
-        if (again && !state.stopped) { again = false; load(); }
+        if (again && !state.stopped) { again = false; load(true); }
       }
     })();
     return loading;
   }
 
   load();
-  const poll = pollMs > 0 ? setInterval(load, pollMs) : null;
+  const poll = pollMs > 0 ? setInterval(() => load(true), pollMs) : null;
   const tick = tickMs > 0 ? setInterval(() => tickAges(body, new Date(Date.now() + state.offsetMs)), tickMs) : null;
   return {
     refresh(notice) {
-      if (notice.kinds === null || kinds === null || notice.kinds.some((k) => kinds.includes(k))) load();
+      if (notice.kinds === null || kinds === null || notice.kinds.some((k) => kinds.includes(k))) load(true);
     },
     stop() {
       state.stopped = true;
