@@ -82,10 +82,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // A client trickling its request (a form body to R2 is read before its signature is checked)
     // holds a socket; past the timeout it gets 408 and the socket is closed.
     requestTimeout: deps.config.requestTimeoutSeconds * 1000,
-    // Node checks the request timeout only when the headers timeout is not longer than it.
+    // Fastify sets the server's requestTimeout from the option above after creating it; these two
+    // are the server's own: Node checks the request timeout only when the headers timeout is not
+    // longer than it, and checks both every connectionsCheckingInterval.
     http: {
       headersTimeout: Math.min(60_000, deps.config.requestTimeoutSeconds * 1000),
-      requestTimeout: deps.config.requestTimeoutSeconds * 1000,
       connectionsCheckingInterval: Math.min(30_000, deps.config.requestTimeoutSeconds * 500),
     },
     clientErrorHandler,

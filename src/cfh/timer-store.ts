@@ -8,61 +8,53 @@ import type { ReminderPhase, ReminderState } from './rules.ts';
 import { CFH_REMINDER_JOB, CHANGED, endAllTimers, eventsOf, timerKey } from './sql.ts';
 
 /**
+ * One timer's conditional step: `set` applied to the request where `when` holds, then the request's
+ * step (`kind`, with `detail`) and its event (status `kind`), and, for a step that closes the
+ * request, every timer it still has ended. True when it changed the request.
+ */
+async function timerStep(
+  q: Tx, requestId: number, due: string, lead: string,
+  step: { set: string; when: string; kind: 'timed_out' | 'escalated' | 'completed'; detail?: string; closes: boolean },
+): Promise<boolean> {
+  const rows = await q.query(
+    `WITH r AS (
+       UPDATE cfh_requests SET ${step.set}, updated_at = greatest(updated_at, $2::timestamptz)
+       WHERE id = $1 AND ${step.when}
+       RETURNING ${CHANGED}
+     ), step AS (
+       INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, '${step.kind}', $2, ${step.detail === undefined ? 'NULL' : `'${step.detail}'`} FROM r
+     ), ev AS (
+       ${insertEventsFrom(q, eventsOf({ status: `'${step.kind}'`, lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
+     )${step.closes ? `, ended AS (${endAllTimers('$2::timestamptz')})` : ''}
+     SELECT id FROM r`,
+    [requestId, due, lead],
+  );
+  return rows.length > 0;
+}
+
+/**
  * Timeout: a request still open and unclaimed gets is_timeout and is closed (status timed_out): it
  * is archived and no longer claimable. A claimed request does not time out.
  */
-export async function markTimedOut(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
-  const rows = await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET is_timeout = true, timeout_at = $2, is_closed = true, closed_at = $2, updated_at = greatest(updated_at, $2::timestamptz)
-       WHERE id = $1 AND NOT is_claimed AND NOT is_closed
-       RETURNING ${CHANGED}
-     ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at) SELECT id, 'timed_out', $2 FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'timed_out'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
-     ), ended AS (${endAllTimers('$2::timestamptz')})
-     SELECT id FROM r`,
-    [requestId, due, lead],
-  );
-  return rows.length > 0;
+export function markTimedOut(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
+  return timerStep(q, requestId, due, lead, {
+    set: 'is_timeout = true, timeout_at = $2, is_closed = true, closed_at = $2', when: 'NOT is_claimed AND NOT is_closed', kind: 'timed_out', closes: true,
+  });
 }
 
 /** Escalation: a request still open and unclaimed becomes escalated; it stays open and claimable. */
-export async function markEscalated(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
-  const rows = await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET is_escalated = true, escalated_at = $2, updated_at = greatest(updated_at, $2::timestamptz)
-       WHERE id = $1 AND NOT is_claimed AND NOT is_closed AND NOT is_escalated
-       RETURNING ${CHANGED}
-     ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at) SELECT id, 'escalated', $2 FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'escalated'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
-     )
-     SELECT id FROM r`,
-    [requestId, due, lead],
-  );
-  return rows.length > 0;
+export function markEscalated(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
+  return timerStep(q, requestId, due, lead, {
+    set: 'is_escalated = true, escalated_at = $2', when: 'NOT is_claimed AND NOT is_closed AND NOT is_escalated', kind: 'escalated', closes: false,
+  });
 }
 
 /** Automatic completion: a claimed request still open is completed with reason no_associate_feedback. */
-export async function autoComplete(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
-  const rows = await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET is_completed = true, completed_at = $2, completion_reason = 'no_associate_feedback', is_closed = true, closed_at = $2,
-         updated_at = greatest(updated_at, $2::timestamptz)
-       WHERE id = $1 AND is_claimed AND NOT is_closed
-       RETURNING ${CHANGED}
-     ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, 'completed', $2, 'no_associate_feedback' FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'completed'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
-     ), ended AS (${endAllTimers('$2::timestamptz')})
-     SELECT id FROM r`,
-    [requestId, due, lead],
-  );
-  return rows.length > 0;
+export function autoComplete(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
+  return timerStep(q, requestId, due, lead, {
+    set: "is_completed = true, completed_at = $2, completion_reason = 'no_associate_feedback', is_closed = true, closed_at = $2",
+    when: 'is_claimed AND NOT is_closed', kind: 'completed', detail: 'no_associate_feedback', closes: true,
+  });
 }
 
 /** A reminder's decision needs the request and its location's settings, locked until it is written. */

@@ -26,7 +26,6 @@ export class EventSubscribers {
   readonly #log: SubscribersLogger | undefined;
   readonly #batchSize: number;
   readonly #loop: WorkLoop<number>;
-  #off: (() => void) | null = null;
 
   constructor(opts: { db: Db; log?: SubscribersLogger; pollMs?: number; batchSize?: number }) {
     this.#db = opts.db;
@@ -35,6 +34,7 @@ export class EventSubscribers {
     this.#loop = new WorkLoop(() => this.#drainAll(), {
       pollMs: opts.pollMs ?? 1_000,
       onError: (err) => this.#log?.error({ err }, 'event subscribers failed; retrying'),
+      wakeOn: { commits: this.#db.commits, signal: 'events' },
     });
   }
 
@@ -49,14 +49,10 @@ export class EventSubscribers {
   }
 
   start(): void {
-    if (this.#off !== null) return;
-    this.#off = this.#db.commits.on('events', () => this.#loop.wake());
     this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#off?.();
-    this.#off = null;
     await this.#loop.stop();
   }
 

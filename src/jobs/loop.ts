@@ -2,6 +2,16 @@
 // commit wakes it, and every pollMs anyway; one run at a time, and a wake-up that comes during a
 // run makes another run right after it. A failing run is logged at most once a minute (a database
 // that is away fails every poll) and the loop goes on.
+import type { CommitSignals, Signal } from '../db/signals.ts';
+
+export interface WorkLoopOptions {
+  pollMs: number;
+  onError: (err: unknown) => void;
+  /** The commit signal that wakes the loop while it is started (from this instance and, through
+   * NOTIFY, every other): listened to from start() to stop(). */
+  wakeOn?: { commits: CommitSignals; signal: Signal };
+}
+
 export class WorkLoop<T> {
   readonly #work: () => Promise<T>;
   readonly #pollMs: number;
@@ -12,21 +22,27 @@ export class WorkLoop<T> {
   #soonMs: number | null = null;
   #started = false;
   #lastError = 0;
+  readonly #wakeOn: WorkLoopOptions['wakeOn'];
+  #off: (() => void) | null = null;
 
-  constructor(work: () => Promise<T>, opts: { pollMs: number; onError: (err: unknown) => void }) {
+  constructor(work: () => Promise<T>, opts: WorkLoopOptions) {
     this.#work = work;
     this.#pollMs = opts.pollMs;
     this.#onError = opts.onError;
+    this.#wakeOn = opts.wakeOn;
   }
 
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    if (this.#wakeOn !== undefined) this.#off = this.#wakeOn.commits.on(this.#wakeOn.signal, () => this.wake());
     this.#schedule(0);
   }
 
-  /** Stops polling and waits for a run in progress. */
+  /** Stops polling (and listening) and waits for a run in progress. */
   async stop(): Promise<void> {
+    this.#off?.();
+    this.#off = null;
     this.#started = false;
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;

@@ -35,7 +35,6 @@ export class LiveFeed {
   readonly #loop: WorkLoop<void>;
   #position: LogPosition | null = null;
   #positioning: Promise<void> | null = null;
-  #off: (() => void) | null = null;
 
   constructor(deps: LiveFeedDeps) {
     this.#db = deps.db;
@@ -44,18 +43,15 @@ export class LiveFeed {
     this.#loop = new WorkLoop(() => this.#read(), {
       pollMs: deps.pollMs ?? 1_000,
       onError: (err) => deps.log?.error({ err }, 'live feed failed to read the event log; retrying'),
+      wakeOn: { commits: this.#db.commits, signal: 'events' },
     });
   }
 
   start(): void {
-    if (this.#off !== null) return;
-    this.#off = this.#db.commits.on('events', () => this.#loop.wake());
     this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    this.#off?.();
-    this.#off = null;
     await this.#loop.stop();
   }
 

@@ -14,6 +14,7 @@ import { targetUrlProblem } from '../webhooks/rules.ts';
 import { applyCfhDevices, applyCfhLocationSettings } from './cfh.ts';
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
+import { upsertByKey } from './upsert.ts';
 
 export class ProvisioningError extends Error {}
 
@@ -79,12 +80,7 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
     if (file.webhooks !== undefined) summary.webhooks = 0;
     for (const [i, o] of (file.organizations ?? []).entries()) {
       await entry(`organizations[${i}]`, async () => {
-        await q.query(
-          `WITH ins AS (INSERT INTO organizations (id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) ON CONFLICT (id) DO NOTHING)
-           UPDATE organizations SET name = $2, updated_at = $3
-           WHERE id = $1 AND name IS DISTINCT FROM $2`,
-          [o.id, o.name, now],
-        );
+        await upsertByKey(q, 'organizations', ['id', o.id], { name: { value: o.name } }, now);
       });
       summary.organizations++;
     }
@@ -92,18 +88,11 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       await entry(`locations[${i}]`, async () => {
         const timeZone = l.time_zone ?? null;
         if (timeZone !== null && !isTimeZone(timeZone)) throw new ProvisioningError(`locations[${i}].time_zone: "${timeZone}" is not an IANA time zone`);
-        await q.query(
-          `WITH ins AS (
-             INSERT INTO locations (id, organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours, time_zone, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $6, $7, $8, $9, $5, $5)
-             ON CONFLICT (id) DO NOTHING
-           )
-           UPDATE locations SET organization_id = $2, name = $3, cfh_timeout_seconds = $4, store_number = $6,
-             locker_pickup_hours = $7, locker_reminder_hours = $8, time_zone = $9, updated_at = $5
-           WHERE id = $1 AND (organization_id, name, cfh_timeout_seconds, store_number, locker_pickup_hours, locker_reminder_hours, time_zone)
-             IS DISTINCT FROM ($2, $3, $4, $6, $7::numeric, $8::numeric, $9::text)`,
-          [l.id, l.organization_id, l.name, l.cfh_timeout_seconds ?? null, now, l.store_number ?? null, l.locker_pickup_hours ?? null, l.locker_reminder_hours ?? null, timeZone],
-        );
+        await upsertByKey(q, 'locations', ['id', l.id], {
+          organization_id: { value: l.organization_id }, name: { value: l.name }, cfh_timeout_seconds: { value: l.cfh_timeout_seconds ?? null },
+          store_number: { value: l.store_number ?? null }, locker_pickup_hours: { value: l.locker_pickup_hours ?? null, cast: 'numeric' },
+          locker_reminder_hours: { value: l.locker_reminder_hours ?? null, cast: 'numeric' }, time_zone: { value: timeZone, cast: 'text' },
+        }, now);
         await applyCfhLocationSettings(q, l, now);
         // The database computes the day boundaries: it must know the zone too (its tz data may be older).
         if (timeZone !== null) await q.query('SELECT now() AT TIME ZONE $1', [timeZone]);
@@ -114,52 +103,31 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       const where = `lockers[${i}]`;
       await entry(where, async () => {
         const organizationId = await organizationOfLocation(q, where, k.location_id);
-        await q.query(
-          `WITH ins AS (
-             INSERT INTO lockers (id, organization_id, location_id, name, version, rear_loading_available, timer, api_key, api_key_hash, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-             ON CONFLICT (id) DO NOTHING
-           )
-           UPDATE lockers SET organization_id = $2, location_id = $3, name = $4, version = $5, rear_loading_available = $6,
-             timer = $7, api_key = $8, api_key_hash = $9, updated_at = $10
-           WHERE id = $1 AND (organization_id, location_id, name, version, rear_loading_available, timer, api_key_hash)
-             IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $9)`,
-          [k.id, organizationId, k.location_id, k.name, k.version ?? 2, k.rear_loading_available ?? false, k.timer ?? 30, k.api_key, sha256hex(k.api_key), now],
-        );
+        await upsertByKey(q, 'lockers', ['id', k.id], {
+          organization_id: { value: organizationId }, location_id: { value: k.location_id }, name: { value: k.name }, version: { value: k.version ?? 2 },
+          rear_loading_available: { value: k.rear_loading_available ?? false }, timer: { value: k.timer ?? 30 },
+          api_key: { value: k.api_key, uncompared: true }, api_key_hash: { value: sha256hex(k.api_key) },
+        }, now);
       });
       summary.lockers++;
       for (const [j, c] of (k.cabinets ?? []).entries()) {
         // size, thermal_mode and enabled are where a cabinet starts: L3 owns them afterwards, so
         // applying the file again does not undo a resize or a disable.
         await entry(`${where}.cabinets[${j}]`, async () => {
-          await q.query(
-            `WITH ins AS (
-               INSERT INTO cabinets (id, locker_id, key, name, size, thermal_mode, tag, enabled, created_at, updated_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
-               ON CONFLICT (id) DO NOTHING
-             )
-             UPDATE cabinets SET locker_id = $2, key = $3, name = $4, tag = $7, updated_at = $9
-             WHERE id = $1 AND (locker_id, key, name, tag) IS DISTINCT FROM ($2, $3, $4, $7)`,
-            [c.id, k.id, c.key, c.name ?? null, c.size ?? 'medium', c.thermal_mode ?? 'ambient', c.tag ?? null, c.enabled ?? true, now],
-          );
+          await upsertByKey(q, 'cabinets', ['id', c.id], {
+            locker_id: { value: k.id }, key: { value: c.key }, name: { value: c.name ?? null }, size: { value: c.size ?? 'medium', insertOnly: true },
+            thermal_mode: { value: c.thermal_mode ?? 'ambient', insertOnly: true }, tag: { value: c.tag ?? null }, enabled: { value: c.enabled ?? true, insertOnly: true },
+          }, now);
         });
         summary.cabinets++;
       }
     }
     for (const [i, o] of (file.cfh_options ?? []).entries()) {
       await entry(`cfh_options[${i}]`, async () => {
-        await q.query(
-          `WITH ins AS (
-             INSERT INTO cfh_options (id, organization_id, location_id, text_en, text_fr, prompt_en, prompt_fr, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-             ON CONFLICT (id) DO NOTHING
-           )
-           UPDATE cfh_options SET organization_id = $2, location_id = $3, text_en = $4, text_fr = $5, prompt_en = $6, prompt_fr = $7, updated_at = $8
-           WHERE id = $1 AND (organization_id, location_id, text_en, text_fr, prompt_en, prompt_fr) IS DISTINCT FROM ($2, $3, $4, $5, $6, $7)`,
-          [o.id, o.organization_id, o.location_id ?? null, o.text_en, o.text_fr, o.prompt_en, o.prompt_fr, now],
-        );
-        await q.query('UPDATE cfh_options SET staff_action = $2, updated_at = $3 WHERE id = $1 AND staff_action IS DISTINCT FROM $2',
-          [o.id, o.staff_action ?? 'claim_and_on_the_way', now]);
+        await upsertByKey(q, 'cfh_options', ['id', o.id], {
+          organization_id: { value: o.organization_id }, location_id: { value: o.location_id ?? null }, text_en: { value: o.text_en }, text_fr: { value: o.text_fr },
+          prompt_en: { value: o.prompt_en }, prompt_fr: { value: o.prompt_fr }, staff_action: { value: o.staff_action ?? 'claim_and_on_the_way' },
+        }, now);
       });
       summary.cfh_options++;
     }
@@ -168,35 +136,19 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       const where = `radio_edges[${i}]`;
       await entry(where, async () => {
         const organizationId = await organizationOfLocation(q, where, e.location_id);
-        await q.query(
-          `WITH ins AS (
-             INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash, voice_handlers, created_at, updated_at, announce_cfh, voice_actions)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)
-             ON CONFLICT (edge_id) DO NOTHING
-           )
-           UPDATE radio_edges SET organization_id = $2, location_id = $3, name = $4, device_key_hash = $5, voice_handlers = $6, updated_at = $7,
-             announce_cfh = $8, voice_actions = $9
-           WHERE edge_id = $1 AND (organization_id, location_id, name, device_key_hash, voice_handlers, announce_cfh, voice_actions)
-             IS DISTINCT FROM ($2, $3, $4, $5, $6::text[], $8::text[], $9::boolean)`,
-          [
-            e.edge_id, organizationId, e.location_id, e.name, sha256hex(e.device_key), e.voice_handlers ?? [], now,
-            e.announce_cfh ?? DEFAULT_ANNOUNCE_CFH, e.voice_actions ?? false,
-          ],
-        );
+        await upsertByKey(q, 'radio_edges', ['edge_id', e.edge_id], {
+          organization_id: { value: organizationId }, location_id: { value: e.location_id }, name: { value: e.name }, device_key_hash: { value: sha256hex(e.device_key) },
+          voice_handlers: { value: e.voice_handlers ?? [], cast: 'text[]' }, announce_cfh: { value: e.announce_cfh ?? DEFAULT_ANNOUNCE_CFH, cast: 'text[]' },
+          voice_actions: { value: e.voice_actions ?? false, cast: 'boolean' },
+        }, now);
       });
       summary.radio_edges++;
     }
     for (const [i, a] of (file.messaging_accounts ?? []).entries()) {
       await entry(`messaging_accounts[${i}]`, async () => {
-        await q.query(
-          `WITH ins AS (
-             INSERT INTO messaging_accounts (account_sid, organization_id, auth_token, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
-             ON CONFLICT (account_sid) DO NOTHING
-           )
-           UPDATE messaging_accounts SET organization_id = $2, auth_token = $3, updated_at = $4
-           WHERE account_sid = $1 AND (organization_id, auth_token) IS DISTINCT FROM ($2, $3)`,
-          [a.account_sid, a.organization_id, a.auth_token, now],
-        );
+        await upsertByKey(q, 'messaging_accounts', ['account_sid', a.account_sid], {
+          organization_id: { value: a.organization_id }, auth_token: { value: a.auth_token },
+        }, now);
       });
       summary.messaging_accounts++;
     }
@@ -211,16 +163,10 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
             throw new ProvisioningError(`${where}.location_id: location ${w.location_id} is not of organization ${w.organization_id}`);
           }
         }
-        await q.query(
-          `WITH ins AS (
-             INSERT INTO webhook_endpoints (id, organization_id, location_id, url, secret, events, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-             ON CONFLICT (id) DO NOTHING
-           )
-           UPDATE webhook_endpoints SET organization_id = $2, location_id = $3, url = $4, secret = $5, events = $6, updated_at = $7
-           WHERE id = $1 AND (organization_id, location_id, url, secret, events) IS DISTINCT FROM ($2, $3, $4, $5, $6::text[])`,
-          [w.id, w.organization_id, w.location_id ?? null, w.url, w.secret, w.events ?? EVENT_TYPES, now],
-        );
+        await upsertByKey(q, 'webhook_endpoints', ['id', w.id], {
+          organization_id: { value: w.organization_id }, location_id: { value: w.location_id ?? null }, url: { value: w.url }, secret: { value: w.secret },
+          events: { value: w.events ?? EVENT_TYPES, cast: 'text[]' },
+        }, now);
       });
       summary.webhooks = (summary.webhooks ?? 0) + 1;
     }

@@ -1,9 +1,10 @@
 // The Call for Help part of a provisioning file (version 2): a location's CFH settings, outcomes,
-// call buttons and displays. Same rules as apply.ts: insert if new, update only what differs.
+// call buttons and displays. Same rules as apply.ts: insert if new, update only what differs (upsert.ts).
 import type { Queryable } from '../db/db.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { entry, organizationOfLocation, ProvisioningError, type ProvisioningSummary } from './apply.ts';
 import type { ProvisioningFile } from './schema.ts';
+import { upsertByKey } from './upsert.ts';
 
 type Location = NonNullable<ProvisioningFile['locations']>[number];
 
@@ -39,15 +40,9 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
     const where = `cfh_outcomes[${i}]`;
     await entry(where, async () => {
       await organizationOfLocation(q, where, o.location_id);
-      await q.query(
-        `WITH ins AS (
-           INSERT INTO cfh_outcomes (id, location_id, key, text_en, text_fr, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
-           ON CONFLICT (id) DO NOTHING
-         )
-         UPDATE cfh_outcomes SET location_id = $2, key = $3, text_en = $4, text_fr = $5, updated_at = $6
-         WHERE id = $1 AND (location_id, key, text_en, text_fr) IS DISTINCT FROM ($2, $3, $4, $5)`,
-        [o.id, o.location_id, o.key, o.text_en, o.text_fr, now],
-      );
+      await upsertByKey(q, 'cfh_outcomes', ['id', o.id], {
+        location_id: { value: o.location_id }, key: { value: o.key }, text_en: { value: o.text_en }, text_fr: { value: o.text_fr },
+      }, now);
     });
     summary.cfh_outcomes = (summary.cfh_outcomes ?? 0) + 1;
   }
@@ -56,16 +51,10 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
     await entry(where, async () => {
       const organizationId = await organizationOfLocation(q, where, b.location_id);
       await checkOption(q, `${where}.option_id`, b.option_id, organizationId, b.location_id);
-      await q.query(
-        `WITH ins AS (
-           INSERT INTO call_buttons (id, organization_id, location_id, option_id, name, device_key, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-           ON CONFLICT (id) DO NOTHING
-         )
-         UPDATE call_buttons SET organization_id = $2, location_id = $3, option_id = $4, name = $5, device_key = $6, updated_at = $7
-         WHERE id = $1 AND (organization_id, location_id, option_id, name, device_key) IS DISTINCT FROM ($2, $3, $4, $5, $6)`,
-        [b.id, organizationId, b.location_id, b.option_id, b.name, b.device_key, now],
-      );
+      await upsertByKey(q, 'call_buttons', ['id', b.id], {
+        organization_id: { value: organizationId }, location_id: { value: b.location_id }, option_id: { value: b.option_id },
+        name: { value: b.name }, device_key: { value: b.device_key },
+      }, now);
     });
     summary.call_buttons = (summary.call_buttons ?? 0) + 1;
   }
@@ -74,16 +63,10 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
     await entry(where, async () => {
       const organizationId = await organizationOfLocation(q, where, d.location_id);
       for (const [j, optionId] of d.option_ids.entries()) await checkOption(q, `${where}.option_ids[${j}]`, optionId, organizationId, d.location_id);
-      await q.query(
-        `WITH ins AS (
-           INSERT INTO cfh_displays (id, organization_id, location_id, name, key_hash, option_ids, allow_custom_text, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
-           ON CONFLICT (id) DO NOTHING
-         )
-         UPDATE cfh_displays SET organization_id = $2, location_id = $3, name = $4, key_hash = $5, option_ids = $6, allow_custom_text = $7, updated_at = $8
-         WHERE id = $1 AND (organization_id, location_id, name, key_hash, option_ids, allow_custom_text) IS DISTINCT FROM ($2, $3, $4, $5, $6::int[], $7)`,
-        [d.id, organizationId, d.location_id, d.name, sha256hex(d.key), d.option_ids, d.allow_custom_text ?? false, now],
-      );
+      await upsertByKey(q, 'cfh_displays', ['id', d.id], {
+        organization_id: { value: organizationId }, location_id: { value: d.location_id }, name: { value: d.name }, key_hash: { value: sha256hex(d.key) },
+        option_ids: { value: d.option_ids, cast: 'int[]' }, allow_custom_text: { value: d.allow_custom_text ?? false },
+      }, now);
     });
     summary.cfh_displays = (summary.cfh_displays ?? 0) + 1;
   }

@@ -57,7 +57,6 @@ export class WebhookDeliverer {
   readonly #stopping = new AbortController();
   /** One claim at a time in this instance. */
   readonly #loop: WorkLoop<number>;
-  #off: (() => void) | null = null;
 
   constructor(opts: DelivererOptions) {
     this.#db = opts.db;
@@ -76,6 +75,7 @@ export class WebhookDeliverer {
     this.#loop = new WorkLoop(() => this.#claim(), {
       pollMs: opts.pollMs ?? 1_000,
       onError: (err) => this.#log?.error({ err }, 'webhook deliverer failed; retrying'),
+      wakeOn: { commits: this.#db.commits, signal: 'webhooks' },
     });
   }
 
@@ -85,15 +85,12 @@ export class WebhookDeliverer {
   }
 
   start(): void {
-    if (this.#off !== null || this.#stopping.signal.aborted) return;
-    this.#off = this.#db.commits.on('webhooks', () => this.#loop.wake());
+    if (this.#stopping.signal.aborted) return;
     this.#loop.start();
   }
 
   /** Stops claiming, aborts the attempts in flight and gives their deliveries back (due at once). */
   async stop(): Promise<void> {
-    this.#off?.();
-    this.#off = null;
     this.#stopping.abort();
     await this.#loop.stop();
     await this.settle();
