@@ -39,6 +39,9 @@ export type HeardOutcome = 'pending' | 'refused' | 'duplicate' | 'invalid' | 'la
 /** What was heard longer ago than this is too late to act on. */
 const LATE_AFTER_MS = 60_000;
 
+/** How many requests a phrase tries when others take them first. */
+const MAX_CHOICE_ROUNDS = 5;
+
 const staffOf = (edgeId: string, speaker: string | null): RadioStaff => ({
   name: speaker ?? 'Radio',
   // The same speaker on any edge device is the same person to CFH: "on my way" after "I'm on it".
@@ -65,22 +68,32 @@ export async function handleHeard(deps: VoiceDeps, edgeId: string, payload: Buff
   if (!recorded) return 'duplicate';
   if (first !== 'pending') return first;
 
-  const open = await openRequests(deps.db, edge.locationId);
-  const target = chooseRequest(open, read, heard.speaker);
   const language = languageOf(edge.language);
+  // Staff answering together ("I'm on it", "I'm on it") are heard at once: each picks the oldest
+  // open request, and the one that loses it to another picks again among the rest, so two phrases
+  // never both go to one request while another waits. A few rounds at most; then it was taken.
+  const lost = new Set<string>();
+  let target: OpenRequest | null = null;
+  let done = false;
+  for (let round = 0; round < MAX_CHOICE_ROUNDS && !done; round++) {
+    const open = (await openRequests(deps.db, edge.locationId)).filter((r) => !lost.has(r.message_id));
+    const choice = chooseRequest(open, read, heard.speaker);
+    if (choice === null) break;
+    target = choice;
+    try {
+      const staff = staffOf(edge.edgeId, heard.speaker);
+      done = read.intent === 'claim'
+        ? await deps.cfh.claim(edge.organizationId, choice.message_id, staff)
+        : await deps.cfh.onTheWay(edge.organizationId, choice.message_id, staff);
+    } catch (err) {
+      // Closed and gone, or refused by CFH's own rules: without effect.
+      deps.log?.warn({ err, edgeId, requestId: choice.request_id }, 'a voice action could not act on its request');
+      return reply(deps, edge, heard.heardId, 'closed', choice, voiceReply('nothing_waiting', language, choice.name ?? choice.option_text ?? ''));
+    }
+    if (!done) lost.add(choice.message_id);
+  }
   if (target === null) return reply(deps, edge, heard.heardId, 'nothing_waiting', null, voiceReply('nothing_waiting', language, read.named));
   const place = target.name ?? target.option_text ?? '';
-  let done: boolean;
-  try {
-    const staff = staffOf(edge.edgeId, heard.speaker);
-    done = read.intent === 'claim'
-      ? await deps.cfh.claim(edge.organizationId, target.message_id, staff)
-      : await deps.cfh.onTheWay(edge.organizationId, target.message_id, staff);
-  } catch (err) {
-    // Closed and gone, or refused by CFH's own rules: without effect.
-    deps.log?.warn({ err, edgeId, requestId: target.request_id }, 'a voice action could not act on its request');
-    return reply(deps, edge, heard.heardId, 'closed', target, voiceReply('nothing_waiting', language, place));
-  }
   if (!done) return reply(deps, edge, heard.heardId, 'taken', target, voiceReply('taken', language, place));
   const status = read.intent === 'claim' ? 'claimed' : 'on_the_way';
   const text = announcementText({ status, name: target.name, optionText: target.option_text, optionPrompt: null, claimedBy: heard.speaker }, language);
