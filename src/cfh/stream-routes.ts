@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
-import { errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
+import { errorResponses, SERVICE_ERRORS, STREAM_429 } from '../http/schemas.ts';
 import { callerOf, customerOrBearer, customerOrCaller } from './access.ts';
 import { eventStream, StreamQuery, TrackingStreamQuery } from './schemas-v2.ts';
 import { streamLocation, streamRequest, type StreamDeps } from './streams.ts';
@@ -13,7 +13,7 @@ export interface CfhStreamRouteDeps extends StreamDeps {
 }
 
 const tags = ['callforhelp'];
-const authErrors = { 401: 'missing or invalid bearer token', 403: 'the token lacks the cfh scope', 422: 'the query is invalid', ...SERVICE_ERRORS };
+const authErrors = { 401: 'missing or invalid bearer token', 403: 'the token lacks the cfh scope', 422: 'the query is invalid', ...SERVICE_ERRORS, 429: STREAM_429 };
 
 export async function cfhStreamRoutes(fastify: FastifyInstance, deps: CfhStreamRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

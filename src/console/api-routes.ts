@@ -4,7 +4,7 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { errorResponses, oneOf, RowId, SERVICE_ERRORS, StorableText } from '../http/schemas.ts';
+import { errorResponses, oneOf, RowId, SERVICE_ERRORS, STREAM_429, StorableText } from '../http/schemas.ts';
 import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
@@ -73,7 +73,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       produces: ['text/event-stream'],
       response: {
         200: Type.String({ description: 'text/event-stream' }),
-        ...errorResponses({ 401: 'no live console session', 404: 'the location is not one the session may see', 422: 'the location id is not valid', ...SERVICE_ERRORS }),
+        ...errorResponses({ 401: 'no live console session', 404: 'the location is not one the session may see', 422: 'the location id is not valid', ...SERVICE_ERRORS, 429: STREAM_429 }),
       },
     },
   }, async (request, reply) => {

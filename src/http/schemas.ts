@@ -38,6 +38,12 @@ export const SERVICE_ERRORS = {
   503: 'the database is unavailable; see Retry-After',
 } as const;
 
+/** The 429 of an operation that opens a live stream: the guard's, or too many streams open. */
+export const STREAM_429 = {
+  description: 'too many refused requests from this client, or too many streams open from its address (500) or on the instance; see Retry-After',
+  codes: ['too_many_failures', 'too_many_streams'],
+} as const;
+
 /** `type: [T, 'null']` rather than anyOf: same meaning, and the serializer stays on its fast path. */
 export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const base = schema as unknown as { type: string };

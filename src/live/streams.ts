@@ -6,15 +6,22 @@
 //
 // A comment line every heartbeat keeps proxies from closing an idle stream; a client that does not
 // read (more than MAX_BUFFERED bytes waiting) is cut off rather than held in memory; the app's
-// shutdown ends every stream so the server can close.
+// shutdown ends every stream so the server can close. An address holds at most
+// MAX_STREAMS_PER_ADDRESS open streams and an instance MAX_STREAMS (429 too_many_streams beyond).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventRow } from '../events/log.ts';
+import { AppError } from '../http/errors.ts';
 import type { LiveFeed } from './feed.ts';
 
 /** The contract asks for a comment at least every 25 s. */
 export const HEARTBEAT_MS = 20_000;
 /** Bytes a stream may have waiting for a slow client before it is closed (the client reconnects). */
 const MAX_BUFFERED = 1 << 20;
+/** Open streams one client address may hold on an instance: a store's phones and tablets share one
+ * address behind its NAT, so this is generous; it stops one client holding every socket. */
+export const MAX_STREAMS_PER_ADDRESS = 500;
+/** Open streams of an instance. */
+export const MAX_STREAMS = 10_000;
 
 export interface SseSink {
   /** Sends one event (`data` as JSON); false once the stream is closed. */
@@ -39,6 +46,8 @@ export interface LiveStreamsDeps {
   feed: LiveFeed;
   heartbeatMs?: number;
   log?: { warn(obj: object, msg: string): void };
+  maxPerAddress?: number;
+  maxTotal?: number;
 }
 
 export class LiveStreams {
@@ -47,12 +56,17 @@ export class LiveStreams {
   readonly #log: LiveStreamsDeps['log'];
   readonly #open = new Set<() => void>();
   readonly #tagged = new Map<string, Set<() => void>>();
+  readonly #byAddress = new Map<string, number>();
+  readonly #maxPerAddress: number;
+  readonly #maxTotal: number;
   #closing = false;
 
   constructor(deps: LiveStreamsDeps) {
     this.#feed = deps.feed;
     this.#heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
     this.#log = deps.log;
+    this.#maxPerAddress = deps.maxPerAddress ?? MAX_STREAMS_PER_ADDRESS;
+    this.#maxTotal = deps.maxTotal ?? MAX_STREAMS;
   }
 
   /** The feed the streams hear. */
@@ -67,6 +81,10 @@ export class LiveStreams {
 
   /** Turns the reply into an event stream that lives until the client goes or the app closes. */
   async open(request: FastifyRequest, reply: FastifyReply, spec: StreamSpec): Promise<void> {
+    const address = request.ip;
+    if (this.#open.size >= this.#maxTotal || (this.#byAddress.get(address) ?? 0) >= this.#maxPerAddress) {
+      throw new AppError(429, 'too_many_streams', 'too many open streams; close one or retry later', { headers: { 'retry-after': '30' } });
+    }
     let chain: Promise<void> = Promise.resolve();
     let sink: Sink | null = null;
     let end = () => {};
@@ -107,6 +125,9 @@ export class LiveStreams {
     const tagged = spec.tag === undefined ? null : (this.#tagged.get(spec.tag) ?? this.#tagged.set(spec.tag, new Set()).get(spec.tag) ?? null);
     end = () => {
       if (!this.#open.delete(end)) return;
+      const left = (this.#byAddress.get(address) ?? 1) - 1;
+      if (left <= 0) this.#byAddress.delete(address);
+      else this.#byAddress.set(address, left);
       clearInterval(heartbeat);
       tagged?.delete(end);
       if (tagged?.size === 0 && spec.tag !== undefined) this.#tagged.delete(spec.tag);
@@ -114,6 +135,7 @@ export class LiveStreams {
       opened.close();
     };
     this.#open.add(end);
+    this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
     tagged?.add(end);
     request.raw.once('close', end);
     res.once('close', end);
