@@ -73,7 +73,7 @@ const formValue: fc.Arbitrary<string | string[]> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('AC' + '\u0000'.repeat(32), `AC${'0'.repeat(31)}\u0000`, 'AC' + 'é'.repeat(32)) },
 );
 
-test('R2 playRadioWebhookMessage: any form, path, content type and signature give a 200 or a clean 4xx', async () => {
+test('R2 playRadioWebhookMessage (and its hidden alias /webhooks/incoming/twilio/{edgeId}): any form, path, content type and signature give a 200 or a clean 4xx', async () => {
   const valid = fc.record({
     AccountSid: fc.oneof({ weight: 5, arbitrary: fc.constant(world.accountSid) }, { weight: 1, arbitrary: fc.constantFrom(other.accountSid, `AC${'0'.repeat(32)}`) }),
     Body: fc.constantFrom(...SHORT_TEXTS),
@@ -89,13 +89,14 @@ test('R2 playRadioWebhookMessage: any form, path, content type and signature giv
     edits: fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(edit, { minLength: 1, maxLength: 2 }) }),
     signature: fc.oneof({ weight: 8, arbitrary: fc.constant('right') }, { weight: 1, arbitrary: fc.constantFrom('none', '', 'AAAA', '=') }, { weight: 1, arbitrary: hostileString.filter((s) => s.length < 1000 && /^[\x20-\x7e]*$/.test(s)) }),
     contentType: fc.oneof({ weight: 8, arbitrary: fc.constant('application/x-www-form-urlencoded') }, { weight: 2, arbitrary: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded; charset=utf-8', 'multipart/form-data; boundary=x') }),
-  }).map(({ edge, query, fields, edits, signature, contentType }) => {
+    route: fc.constantFrom('messaging', 'twilio'),
+  }).map(({ edge, query, fields, edits, signature, contentType, route }) => {
     const form: Fields = { ...fields };
     for (const { field, value } of edits) {
       if (value === undefined) delete form[field];
       else form[field] = value;
     }
-    return messagingProbe(`/webhooks/incoming/messaging/${edge}${query}`, form, signature, contentType);
+    return messagingProbe(`/webhooks/incoming/${route}/${edge}${query}`, form, signature, contentType);
   });
   reached(await holdProperty(ctx.app, ctx.db, [world, other], probes, runs(60)), 200, 403, 422);
 });
