@@ -20,7 +20,11 @@ test('"I\'m on it" from four people at once claims four different requests', { t
   // The radio's view of open requests is kept by its event subscriber; in the service it runs on
   // every commit, here by hand. It is not run again during the phrases: their view stays as stale
   // as it can be in the service between two commits.
-  await ctx.events.runPending();
+  await waitUntil(async () => {
+    await ctx.events.runPending();
+    const [row] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM radio_open_requests WHERE location_id = $1', [w.locationId]);
+    return row?.n === 5;
+  });
   const edge = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
   t.after(() => edge.client.end(true));
   const said = ['Ann', 'Bob', 'Cy', 'Dee'].map((speaker) => ({ heard_id: crypto.randomUUID(), text: "I'm on it", speaker, heard_at: ctx.clock.now().toISOString() }));
