@@ -5,7 +5,9 @@
 // Delivery is at least once. A message is published by one dispatcher (rows are locked with
 // FOR UPDATE SKIP LOCKED and the per-topic advisory lock keeps one device's messages in order), but
 // a crash between the broker's PUBACK and the commit, or a redelivery, can bring a copy: devices
-// dedupe by command_id / message_id and ack every copy.
+// dedupe by command_id / message_id and ack every copy. What goes to one device through the
+// embedded broker passes its lane (lanes.ts: in order, within a byte budget); redelivery through
+// an external broker is redelivery.ts; what devices send back is inbound.ts.
 import type { IncomingMessage } from 'node:http';
 import crypto from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -15,11 +17,14 @@ import type { Db } from '../db/db.ts';
 import { safeEqual } from '../http/secrets.ts';
 import { EmbeddedBroker } from './broker.ts';
 import { credentialsOf, ExternalBroker } from './client.ts';
-import { deviceName, deviceOfAckTopic, edgeOfHeardTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
+import { deviceOfInboxTopic, inboxTopic, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
 import { AckBatcher, type AckHandler } from './acks.ts';
 import type { PresenceSink } from './health.ts';
 import { checkDeviceKey } from './credentials.ts';
 import { dispatchBatch, redeliverTopic, type DispatchContext } from './dispatch.ts';
+import { receiveDeviceMessage, type HeardHandler } from './inbound.ts';
+import { DeliveryLanes } from './lanes.ts';
+import { ExternalRedelivery } from './redelivery.ts';
 import { hasUnpublished, topicsDueForRedelivery } from './store.ts';
 import { silentLogger, type GatewayLogger, type Transport } from './transport.ts';
 
@@ -58,14 +63,16 @@ export class DeviceGateway {
   readonly #service: { username: string; password: string } | null;
   #broker: EmbeddedBroker | null = null;
   #transport: Transport | null = null;
+  /** Embedded broker: what the dispatcher publishes goes through the devices' lanes. */
+  #lanes: DeliveryLanes | null = null;
+  #external: ExternalRedelivery | null = null;
   #stopped = true;
   #pollTimer: NodeJS.Timeout | null = null;
   #lastSweep = 0;
   #lastPollError = 0;
-  /** Dispatches and redeliveries of this process run one after another. */
+  /** Dispatches (and the external broker's sweep) of this process run one after another. */
   #chain: Promise<unknown> = Promise.resolve();
   #wakeQueued = false;
-  readonly #redeliverTopics = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
@@ -73,7 +80,7 @@ export class DeviceGateway {
   /** Device health: told of connections and of every message (health.ts). */
   #presence: PresenceSink | null = null;
   /** Radio voice actions: what an edge device heard (radio/<edge_id>/heard; the broker let only that edge publish it). */
-  #heard: ((edgeId: string, payload: Buffer) => Promise<void>) | null = null;
+  #heard: HeardHandler | null = null;
 
   constructor(opts: GatewayOptions) {
     this.#config = opts.config;
@@ -124,10 +131,31 @@ export class DeviceGateway {
           onAck: (topic, payload) => this.#onAck(topic, payload),
           onDeviceListening: (device) => this.#queueRedelivery(inboxTopic(device)),
           onConnected: (device) => this.#presence?.connected(device),
-          onDisconnected: (device) => this.#presence?.disconnected(device),
+          onDisconnected: (device) => {
+            this.#presence?.disconnected(device);
+            if (this.#broker?.connectionsOf(device) === 0) this.#lanes?.closed(inboxTopic(device));
+          },
         },
       });
-      this.#transport = this.#broker;
+      const broker = this.#broker;
+      const lanes = new DeliveryLanes({
+        db: this.#db, clock: this.#clock, log: this.#log, budgetBytes: this.#config.deviceInflightBytes,
+        broker: {
+          publish: (topic, payload, onWritten) => broker.publishCounted(topic, payload, onWritten),
+          queuedBytes: (topic) => {
+            const device = deviceOfInboxTopic(topic);
+            return device === null ? 0 : broker.bytesQueuedFor(device);
+          },
+        },
+      });
+      this.#lanes = lanes;
+      this.#transport = {
+        get up() {
+          return broker.up;
+        },
+        publish: (topic, payload, id) => lanes.offer(topic, id ?? 0, payload),
+        close: () => broker.close(),
+      };
       this.#log.info({ port: this.#broker.port }, 'embedded MQTT broker listening');
     } else {
       this.#transport = await ExternalBroker.connect({
@@ -138,6 +166,7 @@ export class DeviceGateway {
         onConnect: () => this.notify(),
         log: this.#log,
       });
+      this.#external = new ExternalRedelivery({ db: this.#db, context: () => this.#dispatchContext(), log: this.#log, track: (w) => void this.#track(w) });
     }
     this.#stopped = false;
     // Woken by the commits that queued device messages, on any instance.
@@ -155,13 +184,15 @@ export class DeviceGateway {
     if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    this.#redeliverTopics.clear();
     await this.#chain;
     if (this.#autoDispatch && this.up) await this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
+    this.#lanes?.stop();
     await this.#transport?.close();
     await this.settle();
     this.#transport = null;
     this.#broker = null;
+    this.#lanes = null;
+    this.#external = null;
   }
 
   /** Wakes the dispatcher now. Commits that queue device messages do it themselves; never blocks. */
@@ -191,6 +222,7 @@ export class DeviceGateway {
 
   /** Sends a device again, in order, what it was sent and has not acked (it just (re)subscribed). */
   redeliverTo(topic: string): Promise<number> {
+    if (this.#lanes !== null) return this.#track(this.#lanes.redeliver(topic));
     return this.#exclusive(() => this.#redeliver(topic, false));
   }
 
@@ -213,9 +245,14 @@ export class DeviceGateway {
     this.#acks.onAcked(name, kind, handler);
   }
 
-  /** Resolves once nothing is in flight: dispatches, redeliveries, acks being recorded. */
+  /** Resolves once nothing is in flight: dispatches, redeliveries, acks being recorded (a lane
+   * waiting for its device to read what it was sent is not "in flight"). */
   async settle(): Promise<void> {
-    while (this.#busy.size > 0) await Promise.allSettled([...this.#busy]);
+    for (;;) {
+      await this.#lanes?.quiet();
+      if (this.#busy.size === 0) return;
+      await Promise.allSettled([...this.#busy]);
+    }
   }
 
   /** The device behind MQTT credentials, or null. For an external broker's HTTP auth calls. */
@@ -233,7 +270,7 @@ export class DeviceGateway {
   }
 
   /** Where messages on radio/<edge_id>/heard go; set again, it replaces the previous one. */
-  onHeard(handler: ((edgeId: string, payload: Buffer) => Promise<void>) | null): void {
+  onHeard(handler: HeardHandler | null): void {
     this.#heard = handler;
   }
 
@@ -258,6 +295,11 @@ export class DeviceGateway {
     }, SUBSCRIBE_SETTLE_MS);
     timer.unref();
     this.#timers.add(timer);
+  }
+
+  /** Bytes the embedded broker holds written for a device and not yet taken by its sockets (0 with an external broker). */
+  bytesQueuedFor(device: DeviceIdentity): number {
+    return this.#broker?.bytesQueuedFor(device) ?? 0;
   }
 
   /** MQTT over WebSocket on the HTTP server: takes over an upgrade to /mqtt (embedded broker only). */
@@ -328,33 +370,12 @@ export class DeviceGateway {
   }
 
   #queueRedelivery(topic: string): void {
-    if (this.#stopped || this.#redeliverTopics.has(topic)) return;
-    this.#redeliverTopics.add(topic);
-    void this.#track(
-      this.redeliverTo(topic)
-        .catch((err: unknown) => this.#log.error({ err, topic }, 'redelivery failed'))
-        .finally(() => this.#redeliverTopics.delete(topic)),
-    );
+    if (this.#stopped) return;
+    if (this.#lanes !== null) void this.#lanes.redeliver(topic);
+    else this.#external?.request(topic);
   }
 
   #onAck(topic: string, payload: Buffer): void {
-    const heardBy = edgeOfHeardTopic(topic);
-    if (heardBy !== null) {
-      this.#presence?.seen({ kind: 'edge', edgeId: heardBy });
-      // The handler records and acts; whatever it throws is logged, never the broker's problem.
-      const handler = this.#heard;
-      if (handler !== null) void this.#track(handler(heardBy, payload).catch((err: unknown) => this.#log.error({ err, topic }, 'a heard message failed')));
-      return;
-    }
-    const device = deviceOfAckTopic(topic);
-    if (device !== null) this.#presence?.seen(device); // any message counts as seen
-    const ack = device === null ? null : parseAck(payload);
-    if (device === null || ack === null) {
-      this.#log.warn({ topic }, 'ignored a device ack that carries no command_id / message_id');
-      return;
-    }
-    this.#log.debug({ device: deviceName(device), key: ack.key }, 'device ack');
-    const flush = this.#acks.add({ topic: inboxTopic(device), key: ack.key, body: ack.body });
-    if (flush !== null) void this.#track(flush);
+    receiveDeviceMessage({ acks: this.#acks, presence: this.#presence, heard: this.#heard, log: this.#log, track: (w) => void this.#track(w) }, topic, payload);
   }
 }
