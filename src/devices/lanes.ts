@@ -157,12 +157,21 @@ export class DeliveryLanes {
   #send(lane: Lane, id: number, payload: Buffer): Promise<void> {
     const generation = lane.generation;
     lane.inFlight += payload.length;
-    lane.sent.add(id);
+    // Remembered while the lane works through a pass and its queue (so nothing goes twice in one).
+    if (lane.running) lane.sent.add(id);
     return this.#broker.publish(lane.topic, payload, () => {
       if (lane.generation !== generation) return;
       lane.inFlight -= payload.length;
       this.#wake(lane);
+      this.#forgetIfIdle(lane);
     });
+  }
+
+  /** A lane with nothing to do and nothing in flight is dropped: one per busy device, not per device ever seen. */
+  #forgetIfIdle(lane: Lane): void {
+    if (lane.running || lane.inFlight > 0 || lane.queue.length > 0 || lane.passWanted || lane.backlog) return;
+    lane.sent.clear();
+    if (this.#lanes.get(lane.topic) === lane) this.#lanes.delete(lane.topic);
   }
 
   #wake(lane: Lane): void {
@@ -201,9 +210,11 @@ export class DeliveryLanes {
       .catch((err: unknown) => this.#log.error({ err, topic: lane.topic }, 'redelivery failed'))
       .finally(() => {
         lane.running = false;
-        for (const resolve of lane.passDone.splice(0)) resolve(0);
-        if (lane.inFlight === 0 && lane.queue.length === 0 && !lane.passWanted && !lane.backlog) this.#lanes.delete(lane.topic);
         this.#idle(-1);
+        if (this.#stopped) for (const resolve of lane.passDone.splice(0)) resolve(0);
+        // Work offered between the loop's last look and now would otherwise wait for the next offer.
+        if (lane.queue.length > 0 || lane.passWanted || lane.backlog) this.#start(lane);
+        else this.#forgetIfIdle(lane);
       });
   }
 
