@@ -14,17 +14,14 @@ import type { Duplex } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
-import { safeEqual } from '../http/secrets.ts';
-import { EmbeddedBroker } from './broker.ts';
-import { credentialsOf, ExternalBroker } from './client.ts';
-import { deviceOfInboxTopic, inboxTopic, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
+import type { EmbeddedBroker } from './broker.ts';
+import { startChannel, type Channel } from './channel.ts';
+import { BrokerAuthority } from './broker-auth.ts';
+import { inboxTopic, type DeviceIdentity } from './wire.ts';
 import { AckBatcher, type AckHandler } from './acks.ts';
 import type { PresenceSink } from './health.ts';
-import { checkDeviceKey } from './credentials.ts';
 import { dispatchBatch, redeliverTopic, type DispatchContext } from './dispatch.ts';
 import { receiveDeviceMessage, type HeardHandler } from './inbound.ts';
-import { DeliveryLanes } from './lanes.ts';
-import { ExternalRedelivery } from './redelivery.ts';
 import { hasUnpublished, topicsDueForRedelivery } from './store.ts';
 import { silentLogger, type GatewayLogger, type Transport } from './transport.ts';
 
@@ -48,8 +45,6 @@ export interface GatewayOptions {
 /** External broker: first redelivery of an unacked message after this long, doubling. */
 const REDELIVER_AFTER_S = 30;
 const SWEEP_EVERY_MS = 5_000;
-/** After an external broker asks about a device's SUBSCRIBE, the subscription exists shortly after. */
-const SUBSCRIBE_SETTLE_MS = 1_000;
 
 export class DeviceGateway {
   readonly #config: Config;
@@ -60,12 +55,10 @@ export class DeviceGateway {
   readonly #batchSize: number;
   readonly #autoDispatch: boolean;
   readonly #clientId: string;
-  readonly #service: { username: string; password: string } | null;
+  readonly #auth: BrokerAuthority;
+  #channel: Channel | null = null;
   #broker: EmbeddedBroker | null = null;
   #transport: Transport | null = null;
-  /** Embedded broker: what the dispatcher publishes goes through the devices' lanes. */
-  #lanes: DeliveryLanes | null = null;
-  #external: ExternalRedelivery | null = null;
   #stopped = true;
   #pollTimer: NodeJS.Timeout | null = null;
   #lastSweep = 0;
@@ -73,7 +66,6 @@ export class DeviceGateway {
   /** Dispatches (and the external broker's sweep) of this process run one after another. */
   #chain: Promise<unknown> = Promise.resolve();
   #wakeQueued = false;
-  readonly #timers = new Set<NodeJS.Timeout>();
   readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
   #offCommits: (() => void) | null = null;
@@ -91,7 +83,7 @@ export class DeviceGateway {
     this.#batchSize = opts.batchSize ?? 100;
     this.#autoDispatch = opts.autoDispatch ?? true;
     this.#clientId = opts.clientId ?? opts.config.mqttClientId ?? `storeops-${crypto.randomBytes(6).toString('hex')}`;
-    this.#service = opts.config.mqttUrl === null ? null : credentialsOf(opts.config.mqttUrl);
+    this.#auth = new BrokerAuthority(opts.db, opts.config.mqttUrl);
     this.#acks = new AckBatcher(this.#db, this.#clock, this.#log);
   }
 
@@ -121,53 +113,18 @@ export class DeviceGateway {
 
   async start(): Promise<void> {
     if (!this.#stopped) return;
-    if (this.#config.mqttUrl === null) {
-      this.#broker = await EmbeddedBroker.start({
-        port: this.#config.mqttPort,
-        host: this.#config.host,
-        log: this.#log,
-        hooks: {
-          authenticate: (device, key) => checkDeviceKey(this.#db, device, key),
-          onAck: (topic, payload) => this.#onAck(topic, payload),
-          onDeviceListening: (device) => this.#queueRedelivery(inboxTopic(device)),
-          onConnected: (device) => this.#presence?.connected(device),
-          onDisconnected: (device) => {
-            this.#presence?.disconnected(device);
-            if (this.#broker?.connectionsOf(device) === 0) this.#lanes?.closed(inboxTopic(device));
-          },
-        },
-      });
-      const broker = this.#broker;
-      const lanes = new DeliveryLanes({
-        db: this.#db, clock: this.#clock, log: this.#log, budgetBytes: this.#config.deviceInflightBytes,
-        broker: {
-          publish: (topic, payload, onWritten) => broker.publishCounted(topic, payload, onWritten),
-          queuedBytes: (topic) => {
-            const device = deviceOfInboxTopic(topic);
-            return device === null ? 0 : broker.bytesQueuedFor(device);
-          },
-        },
-      });
-      this.#lanes = lanes;
-      this.#transport = {
-        get up() {
-          return broker.up;
-        },
-        publish: (topic, payload, id) => lanes.offer(topic, id ?? 0, payload),
-        close: () => broker.close(),
-      };
-      this.#log.info({ port: this.#broker.port }, 'embedded MQTT broker listening');
-    } else {
-      this.#transport = await ExternalBroker.connect({
-        url: this.#config.mqttUrl,
-        clientId: this.#clientId,
-        persistentSession: this.#config.mqttClientId !== null,
-        onAck: (topic, payload) => this.#onAck(topic, payload),
-        onConnect: () => this.notify(),
-        log: this.#log,
-      });
-      this.#external = new ExternalRedelivery({ db: this.#db, context: () => this.#dispatchContext(), log: this.#log, track: (w) => void this.#track(w) });
-    }
+    const channel = await startChannel({
+      config: this.#config, db: this.#db, clock: this.#clock, log: this.#log, clientId: this.#clientId,
+      onMessage: (topic, payload) => this.#onAck(topic, payload),
+      onConnected: (device) => this.#presence?.connected(device),
+      onDisconnected: (device) => this.#presence?.disconnected(device),
+      onBrokerConnect: () => this.notify(),
+      dispatchContext: () => this.#dispatchContext(),
+      track: (work) => void this.#track(work),
+    });
+    this.#channel = channel;
+    this.#broker = channel.broker;
+    this.#transport = channel.transport;
     this.#stopped = false;
     // Woken by the commits that queued device messages, on any instance.
     this.#offCommits = this.#db.commits.on('device_outbox', () => this.notify());
@@ -182,17 +139,14 @@ export class DeviceGateway {
     this.#offCommits?.();
     this.#offCommits = null;
     if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
+    this.#auth.stop();
     await this.#chain;
     if (this.#autoDispatch && this.up) await this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
-    this.#lanes?.stop();
     await this.#transport?.close();
     await this.settle();
     this.#transport = null;
     this.#broker = null;
-    this.#lanes = null;
-    this.#external = null;
+    this.#channel = null;
   }
 
   /** Wakes the dispatcher now. Commits that queue device messages do it themselves; never blocks. */
@@ -222,7 +176,7 @@ export class DeviceGateway {
 
   /** Sends a device again, in order, what it was sent and has not acked (it just (re)subscribed). */
   redeliverTo(topic: string): Promise<number> {
-    if (this.#lanes !== null) return this.#track(this.#lanes.redeliver(topic));
+    if (this.#broker !== null) return this.#track(this.#channel?.redeliver(topic) ?? Promise.resolve(0));
     return this.#exclusive(() => this.#redeliver(topic, false));
   }
 
@@ -249,7 +203,7 @@ export class DeviceGateway {
    * waiting for its device to read what it was sent is not "in flight"). */
   async settle(): Promise<void> {
     for (;;) {
-      await this.#lanes?.quiet();
+      await this.#channel?.quiet();
       if (this.#busy.size === 0) return;
       await Promise.allSettled([...this.#busy]);
     }
@@ -257,10 +211,8 @@ export class DeviceGateway {
 
   /** The device behind MQTT credentials, or null. For an external broker's HTTP auth calls. */
   async authenticateDevice(username: string, password: string): Promise<DeviceIdentity | null> {
-    const device = parseDeviceUsername(username);
-    if (device === null) return null;
-    if (!(await checkDeviceKey(this.#db, device, password))) return null;
-    this.#presence?.seen(device); // an external broker's auth call: the device is there
+    const device = await this.#auth.device(username, password);
+    if (device !== null) this.#presence?.seen(device); // an external broker's auth call: the device is there
     return device;
   }
 
@@ -281,20 +233,12 @@ export class DeviceGateway {
 
   /** Are these the service's own credentials on the external broker (from MQTT_URL)? */
   isServiceLogin(username: string, password: string | null): boolean {
-    if (this.#service === null) return false;
-    const sameUser = safeEqual(username, this.#service.username);
-    return password === null ? sameUser : safeEqual(password, this.#service.password) && sameUser;
+    return this.#auth.isServiceLogin(username, password);
   }
 
   /** An external broker let a device subscribe to its inbox: redeliver once the subscription exists. */
   deviceSubscribing(device: DeviceIdentity): void {
-    if (this.#stopped) return;
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      this.#queueRedelivery(inboxTopic(device));
-    }, SUBSCRIBE_SETTLE_MS);
-    timer.unref();
-    this.#timers.add(timer);
+    if (!this.#stopped) this.#auth.afterSubscribe(() => this.#queueRedelivery(inboxTopic(device)));
   }
 
   /** Bytes the embedded broker holds written for a device and not yet taken by its sockets (0 with an external broker). */
@@ -371,8 +315,7 @@ export class DeviceGateway {
 
   #queueRedelivery(topic: string): void {
     if (this.#stopped) return;
-    if (this.#lanes !== null) void this.#lanes.redeliver(topic);
-    else this.#external?.request(topic);
+    void this.#channel?.redeliver(topic);
   }
 
   #onAck(topic: string, payload: Buffer): void {
