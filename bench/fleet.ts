@@ -1,4 +1,4 @@
-// npm run bench:fleet -- --devices N --broker embedded|mosquitto [--rate R] [--seconds S] [--json]
+// npm run bench:fleet -- --devices N --broker embedded|mosquitto [--rate R (20 L3 a second)] [--seconds S (10)] [--json]
 // A chain's fleet on one instance: N simulated devices (nine lockers in ten, the rest radio edge
 // devices), real mqtt.js clients as the simulators use, connected to the service's embedded broker
 // or, separately, through a Mosquitto of its own (the external-broker mode). Reports connect time,
@@ -24,7 +24,7 @@ const option = (name: string, fallback: string) => {
 };
 const total = Number(option('devices', '1000'));
 const brokerKind = option('broker', 'embedded');
-const rate = Number(option('rate', '100'));
+const rate = Number(option('rate', '20'));
 const seconds = Number(option('seconds', '10'));
 const asJson = args.includes('--json');
 if (!Number.isInteger(total) || total < 10 || !['embedded', 'mosquitto'].includes(brokerKind)) {
@@ -226,8 +226,27 @@ try {
   const reconnectStarted = performance.now();
   // Copies redelivered now are not commands anyone waits for: the deaf lockers' pending L3s are done.
   const afterStarted = unawaited;
-  await pool(devices, 500, (d) => connect(d, deviceUrl));
+  // While they come back: every 100 ms a command to a locker that is back (and had nothing unacked).
+  const back: number[] = [];
+  const during: number[] = [];
+  const duringWork: Promise<void>[] = [];
+  let reconnecting = true;
+  const probe = (async () => {
+    for (let n = 0; reconnecting; n++) {
+      await sleep(100);
+      const index = back.find((i) => i % 10 === 5);
+      if (index === undefined) continue;
+      back.splice(back.indexOf(index), 1);
+      duringWork.push(command(server.url, index, n).then((ms) => void during.push(ms), () => void errors++));
+    }
+  })();
+  await pool(devices.map((d, i) => ({ d, i })), 500, ({ d, i }) => connect(d, deviceUrl).then(() => void (d.lockerId !== undefined && back.push(i))));
   const reconnectSeconds = (performance.now() - reconnectStarted) / 1000;
+  reconnecting = false;
+  await probe;
+  await Promise.all(duringWork);
+  during.sort((a, b) => a - b);
+  log(`during the reconnect: ${during.length} commands, p50 ${pct(during, 50).toFixed(0)} ms, slowest ${(during.at(-1) ?? 0).toFixed(0)} ms`);
   const after: number[] = [];
   const firstStarted = performance.now();
   // Lockers that had nothing unacked (the deaf ones are i % 10 === 0), spread over the chain.
@@ -247,6 +266,7 @@ try {
     reconnect: {
       seconds: round(reconnectSeconds, 2), unackedLockers: deaf.length, redeliveredSoFar: unawaited - afterStarted,
       // The commands sent the moment the last device is back: the slowest is the figure to hold to 500 ms.
+      duringReconnect: { commands: during.length, p50Ms: round(pct(during, 50)), maxMs: round(during.at(-1) ?? 0) },
       firstCommands: after.length, firstCommandMs: round(after.at(-1) ?? 0), firstCommandP50Ms: round(pct(after, 50)),
     },
     load: os.loadavg().map((l) => round(l, 2)), uptime: execSync('uptime').toString().trim(), date: new Date().toISOString(), cpus: os.cpus().length,
