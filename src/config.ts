@@ -21,6 +21,8 @@ export interface Config {
   readonly mqttAuthSecret: string | null;
   /** The service's client id on an external broker; set, it keeps a persistent session there. */
   readonly mqttClientId: string | null;
+  /** Embedded broker: bytes written for one device and not yet taken by its socket (devices/lanes.ts). */
+  readonly deviceInflightBytes: number;
   readonly cfhTimeoutSeconds: number;
   /** CFH_ESCALATION_SECONDS: when an unclaimed request escalates, for a location without its own (0: never). */
   readonly cfhEscalationSeconds: number;
@@ -154,5 +156,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     metricsToken,
     radioMessageTtlSeconds: integer(env, 'RADIO_MESSAGE_TTL_SECONDS', 120, 1, 86_400),
     radioQueueLimit: integer(env, 'RADIO_QUEUE_LIMIT', 10, 1, 10_000),
+    deviceInflightBytes: integer(env, 'DEVICE_INFLIGHT_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
   });
 }

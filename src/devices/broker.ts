@@ -47,6 +47,9 @@ export class EmbeddedBroker implements Transport {
   readonly #sockets = new Set<net.Socket | Duplex>();
   readonly #log: GatewayLogger;
   readonly #admission: LoginAdmission;
+  /** Each device's connections (as aedes sees them) and the socket under each: what it holds for the device. */
+  readonly #connections = new Map<string, Set<Duplex>>();
+  readonly #socketOf = new WeakMap<Duplex, net.Socket | Duplex>();
   #closed = false;
   #lastRefusalLog = 0;
 
@@ -70,6 +73,9 @@ export class EmbeddedBroker implements Transport {
       else setTimeout(() => done(error, null), delay).unref();
     };
     const aedes = await Aedes.createBroker({
+      // Messages being written to devices at once. aedes' default (100) would let a hundred devices
+      // that do not read hold up everyone's messages; the lanes (lanes.ts) bound each device's bytes.
+      concurrency: 100_000,
       authenticate(client, username, password, done) {
         const device = parseDeviceUsername(username);
         if (device === null || password === undefined) {
@@ -132,6 +138,7 @@ export class EmbeddedBroker implements Transport {
       const device = devices.get(client);
       if (device === undefined) return;
       log.info({ device: deviceName(device), clientId: client.id, clean: client.clean }, 'device connected');
+      broker.#connected(device, client.conn as Duplex);
       hooks.onConnected?.(device);
       // A persistent session gets its subscriptions back without a SUBSCRIBE.
       const restored = (client as Client & { subscriptions?: Record<string, unknown> }).subscriptions ?? {};
@@ -141,6 +148,7 @@ export class EmbeddedBroker implements Transport {
       const device = devices.get(client);
       if (device === undefined) return;
       log.info({ device: deviceName(device), clientId: client.id }, 'device disconnected');
+      broker.#disconnected(device, client.conn as Duplex);
       hooks.onDisconnected?.(device);
     });
     aedes.on('clientError', (client, err) => log.debug({ clientId: client.id, err: err.message }, 'device connection error'));
@@ -177,11 +185,35 @@ export class EmbeddedBroker implements Transport {
       return;
     }
     this.#sockets.add(socket);
+    this.#socketOf.set(connection, socket);
     socket.once('close', () => {
       this.#sockets.delete(socket);
       this.#admission.settled(connection);
     });
     this.#aedes.handle(connection, req);
+  }
+
+  #connected(device: DeviceIdentity, connection: Duplex): void {
+    const name = deviceName(device);
+    const set = this.#connections.get(name) ?? new Set<Duplex>();
+    set.add(connection);
+    this.#connections.set(name, set);
+  }
+
+  #disconnected(device: DeviceIdentity, connection: Duplex): void {
+    const name = deviceName(device);
+    const set = this.#connections.get(name);
+    set?.delete(connection);
+    if (set?.size === 0) this.#connections.delete(name);
+  }
+
+  /** Bytes written for the device and not yet taken by the operating system, over all its connections. */
+  bytesQueuedFor(device: DeviceIdentity): number {
+    let total = 0;
+    for (const connection of this.#connections.get(deviceName(device)) ?? []) {
+      total += connection.writableLength + (this.#socketOf.get(connection)?.writableLength ?? 0);
+    }
+    return total;
   }
 
   /** Logged at most once a second: a flood must not flood the log too. */
@@ -237,18 +269,30 @@ export class EmbeddedBroker implements Transport {
    * only once every subscriber's socket took it, and a slow device fetching a long WAV must not
    * hold the dispatcher's transaction (on PGlite, the one database connection). A message that
    * never reaches the device is not acked, and is sent again when the device reconnects.
+   * `onWritten` is told when aedes is done with it (written out, or dropped): the lanes'
+   * byte budget (lanes.ts) counts a message until then.
    */
   publish(topic: string, payload: Buffer): Promise<void> {
+    return this.publishCounted(topic, payload);
+  }
+
+  publishCounted(topic: string, payload: Buffer, onWritten?: () => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the embedded broker is closed'));
     let refused: Error | undefined;
     let returned = false;
     this.#aedes.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (err?: Error) => {
+      onWritten?.();
       if (!err) return;
       if (returned) this.#log.warn({ topic, err: err.message }, 'the embedded broker failed a message after taking it');
       else refused = err;
     });
     returned = true;
     return refused === undefined ? Promise.resolve() : Promise.reject(refused);
+  }
+
+  /** How many connections of the device are open. */
+  connectionsOf(device: DeviceIdentity): number {
+    return this.#connections.get(deviceName(device))?.size ?? 0;
   }
 
   async close(): Promise<void> {

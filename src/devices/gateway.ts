@@ -5,21 +5,23 @@
 // Delivery is at least once. A message is published by one dispatcher (rows are locked with
 // FOR UPDATE SKIP LOCKED and the per-topic advisory lock keeps one device's messages in order), but
 // a crash between the broker's PUBACK and the commit, or a redelivery, can bring a copy: devices
-// dedupe by command_id / message_id and ack every copy.
+// dedupe by command_id / message_id and ack every copy. What goes to one device through the
+// embedded broker passes its lane (lanes.ts: in order, within a byte budget); redelivery through
+// an external broker is redelivery.ts; what devices send back is inbound.ts.
 import type { IncomingMessage } from 'node:http';
 import crypto from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
-import { safeEqual } from '../http/secrets.ts';
-import { EmbeddedBroker } from './broker.ts';
-import { credentialsOf, ExternalBroker } from './client.ts';
-import { deviceName, deviceOfAckTopic, edgeOfHeardTopic, inboxTopic, parseAck, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
+import type { EmbeddedBroker } from './broker.ts';
+import { startChannel, type Channel } from './channel.ts';
+import { BrokerAuthority } from './broker-auth.ts';
+import { inboxTopic, type DeviceIdentity } from './wire.ts';
 import { AckBatcher, type AckHandler } from './acks.ts';
 import type { PresenceSink } from './health.ts';
-import { checkDeviceKey } from './credentials.ts';
 import { dispatchBatch, redeliverTopic, type DispatchContext } from './dispatch.ts';
+import { receiveDeviceMessage, type HeardHandler } from './inbound.ts';
 import { hasUnpublished, topicsDueForRedelivery } from './store.ts';
 import { silentLogger, type GatewayLogger, type Transport } from './transport.ts';
 
@@ -43,8 +45,6 @@ export interface GatewayOptions {
 /** External broker: first redelivery of an unacked message after this long, doubling. */
 const REDELIVER_AFTER_S = 30;
 const SWEEP_EVERY_MS = 5_000;
-/** After an external broker asks about a device's SUBSCRIBE, the subscription exists shortly after. */
-const SUBSCRIBE_SETTLE_MS = 1_000;
 
 export class DeviceGateway {
   readonly #config: Config;
@@ -55,25 +55,24 @@ export class DeviceGateway {
   readonly #batchSize: number;
   readonly #autoDispatch: boolean;
   readonly #clientId: string;
-  readonly #service: { username: string; password: string } | null;
+  readonly #auth: BrokerAuthority;
+  #channel: Channel | null = null;
   #broker: EmbeddedBroker | null = null;
   #transport: Transport | null = null;
   #stopped = true;
   #pollTimer: NodeJS.Timeout | null = null;
   #lastSweep = 0;
   #lastPollError = 0;
-  /** Dispatches and redeliveries of this process run one after another. */
+  /** Dispatches (and the external broker's sweep) of this process run one after another. */
   #chain: Promise<unknown> = Promise.resolve();
   #wakeQueued = false;
-  readonly #redeliverTopics = new Set<string>();
-  readonly #timers = new Set<NodeJS.Timeout>();
   readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
   #offCommits: (() => void) | null = null;
   /** Device health: told of connections and of every message (health.ts). */
   #presence: PresenceSink | null = null;
   /** Radio voice actions: what an edge device heard (radio/<edge_id>/heard; the broker let only that edge publish it). */
-  #heard: ((edgeId: string, payload: Buffer) => Promise<void>) | null = null;
+  #heard: HeardHandler | null = null;
 
   constructor(opts: GatewayOptions) {
     this.#config = opts.config;
@@ -84,7 +83,7 @@ export class DeviceGateway {
     this.#batchSize = opts.batchSize ?? 100;
     this.#autoDispatch = opts.autoDispatch ?? true;
     this.#clientId = opts.clientId ?? opts.config.mqttClientId ?? `storeops-${crypto.randomBytes(6).toString('hex')}`;
-    this.#service = opts.config.mqttUrl === null ? null : credentialsOf(opts.config.mqttUrl);
+    this.#auth = new BrokerAuthority(opts.db, opts.config.mqttUrl);
     this.#acks = new AckBatcher(this.#db, this.#clock, this.#log);
   }
 
@@ -114,31 +113,18 @@ export class DeviceGateway {
 
   async start(): Promise<void> {
     if (!this.#stopped) return;
-    if (this.#config.mqttUrl === null) {
-      this.#broker = await EmbeddedBroker.start({
-        port: this.#config.mqttPort,
-        host: this.#config.host,
-        log: this.#log,
-        hooks: {
-          authenticate: (device, key) => checkDeviceKey(this.#db, device, key),
-          onAck: (topic, payload) => this.#onAck(topic, payload),
-          onDeviceListening: (device) => this.#queueRedelivery(inboxTopic(device)),
-          onConnected: (device) => this.#presence?.connected(device),
-          onDisconnected: (device) => this.#presence?.disconnected(device),
-        },
-      });
-      this.#transport = this.#broker;
-      this.#log.info({ port: this.#broker.port }, 'embedded MQTT broker listening');
-    } else {
-      this.#transport = await ExternalBroker.connect({
-        url: this.#config.mqttUrl,
-        clientId: this.#clientId,
-        persistentSession: this.#config.mqttClientId !== null,
-        onAck: (topic, payload) => this.#onAck(topic, payload),
-        onConnect: () => this.notify(),
-        log: this.#log,
-      });
-    }
+    const channel = await startChannel({
+      config: this.#config, db: this.#db, clock: this.#clock, log: this.#log, clientId: this.#clientId,
+      onMessage: (topic, payload) => this.#onAck(topic, payload),
+      onConnected: (device) => this.#presence?.connected(device),
+      onDisconnected: (device) => this.#presence?.disconnected(device),
+      onBrokerConnect: () => this.notify(),
+      dispatchContext: () => this.#dispatchContext(),
+      track: (work) => void this.#track(work),
+    });
+    this.#channel = channel;
+    this.#broker = channel.broker;
+    this.#transport = channel.transport;
     this.#stopped = false;
     // Woken by the commits that queued device messages, on any instance.
     this.#offCommits = this.#db.commits.on('device_outbox', () => this.notify());
@@ -153,15 +139,14 @@ export class DeviceGateway {
     this.#offCommits?.();
     this.#offCommits = null;
     if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
-    this.#redeliverTopics.clear();
+    this.#auth.stop();
     await this.#chain;
     if (this.#autoDispatch && this.up) await this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
     await this.#transport?.close();
     await this.settle();
     this.#transport = null;
     this.#broker = null;
+    this.#channel = null;
   }
 
   /** Wakes the dispatcher now. Commits that queue device messages do it themselves; never blocks. */
@@ -191,6 +176,7 @@ export class DeviceGateway {
 
   /** Sends a device again, in order, what it was sent and has not acked (it just (re)subscribed). */
   redeliverTo(topic: string): Promise<number> {
+    if (this.#broker !== null) return this.#track(this.#channel?.redeliver(topic) ?? Promise.resolve(0));
     return this.#exclusive(() => this.#redeliver(topic, false));
   }
 
@@ -213,17 +199,20 @@ export class DeviceGateway {
     this.#acks.onAcked(name, kind, handler);
   }
 
-  /** Resolves once nothing is in flight: dispatches, redeliveries, acks being recorded. */
+  /** Resolves once nothing is in flight: dispatches, redeliveries, acks being recorded (a lane
+   * waiting for its device to read what it was sent is not "in flight"). */
   async settle(): Promise<void> {
-    while (this.#busy.size > 0) await Promise.allSettled([...this.#busy]);
+    for (;;) {
+      await this.#channel?.quiet();
+      if (this.#busy.size === 0) return;
+      await Promise.allSettled([...this.#busy]);
+    }
   }
 
   /** The device behind MQTT credentials, or null. For an external broker's HTTP auth calls. */
   async authenticateDevice(username: string, password: string): Promise<DeviceIdentity | null> {
-    const device = parseDeviceUsername(username);
-    if (device === null) return null;
-    if (!(await checkDeviceKey(this.#db, device, password))) return null;
-    this.#presence?.seen(device); // an external broker's auth call: the device is there
+    const device = await this.#auth.device(username, password);
+    if (device !== null) this.#presence?.seen(device); // an external broker's auth call: the device is there
     return device;
   }
 
@@ -233,7 +222,7 @@ export class DeviceGateway {
   }
 
   /** Where messages on radio/<edge_id>/heard go; set again, it replaces the previous one. */
-  onHeard(handler: ((edgeId: string, payload: Buffer) => Promise<void>) | null): void {
+  onHeard(handler: HeardHandler | null): void {
     this.#heard = handler;
   }
 
@@ -244,20 +233,17 @@ export class DeviceGateway {
 
   /** Are these the service's own credentials on the external broker (from MQTT_URL)? */
   isServiceLogin(username: string, password: string | null): boolean {
-    if (this.#service === null) return false;
-    const sameUser = safeEqual(username, this.#service.username);
-    return password === null ? sameUser : safeEqual(password, this.#service.password) && sameUser;
+    return this.#auth.isServiceLogin(username, password);
   }
 
   /** An external broker let a device subscribe to its inbox: redeliver once the subscription exists. */
   deviceSubscribing(device: DeviceIdentity): void {
-    if (this.#stopped) return;
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      this.#queueRedelivery(inboxTopic(device));
-    }, SUBSCRIBE_SETTLE_MS);
-    timer.unref();
-    this.#timers.add(timer);
+    if (!this.#stopped) this.#auth.afterSubscribe(() => this.#queueRedelivery(inboxTopic(device)));
+  }
+
+  /** Bytes the embedded broker holds written for a device and not yet taken by its sockets (0 with an external broker). */
+  bytesQueuedFor(device: DeviceIdentity): number {
+    return this.#broker?.bytesQueuedFor(device) ?? 0;
   }
 
   /** MQTT over WebSocket on the HTTP server: takes over an upgrade to /mqtt (embedded broker only). */
@@ -328,33 +314,11 @@ export class DeviceGateway {
   }
 
   #queueRedelivery(topic: string): void {
-    if (this.#stopped || this.#redeliverTopics.has(topic)) return;
-    this.#redeliverTopics.add(topic);
-    void this.#track(
-      this.redeliverTo(topic)
-        .catch((err: unknown) => this.#log.error({ err, topic }, 'redelivery failed'))
-        .finally(() => this.#redeliverTopics.delete(topic)),
-    );
+    if (this.#stopped) return;
+    void this.#channel?.redeliver(topic);
   }
 
   #onAck(topic: string, payload: Buffer): void {
-    const heardBy = edgeOfHeardTopic(topic);
-    if (heardBy !== null) {
-      this.#presence?.seen({ kind: 'edge', edgeId: heardBy });
-      // The handler records and acts; whatever it throws is logged, never the broker's problem.
-      const handler = this.#heard;
-      if (handler !== null) void this.#track(handler(heardBy, payload).catch((err: unknown) => this.#log.error({ err, topic }, 'a heard message failed')));
-      return;
-    }
-    const device = deviceOfAckTopic(topic);
-    if (device !== null) this.#presence?.seen(device); // any message counts as seen
-    const ack = device === null ? null : parseAck(payload);
-    if (device === null || ack === null) {
-      this.#log.warn({ topic }, 'ignored a device ack that carries no command_id / message_id');
-      return;
-    }
-    this.#log.debug({ device: deviceName(device), key: ack.key }, 'device ack');
-    const flush = this.#acks.add({ topic: inboxTopic(device), key: ack.key, body: ack.body });
-    if (flush !== null) void this.#track(flush);
+    receiveDeviceMessage({ acks: this.#acks, presence: this.#presence, heard: this.#heard, log: this.#log, track: (w) => void this.#track(w) }, topic, payload);
   }
 }

@@ -115,6 +115,30 @@ export async function unackedOfTopic(q: Queryable, topic: string, limit: number,
   return rows.map((r) => r.id);
 }
 
+/**
+ * The same, for many topics in one statement (devices that subscribed together): per topic, the
+ * ids waiting for an ack in the order they go out, with the size of each (for the byte budget).
+ */
+export async function unackedOfTopics(q: Queryable, topics: readonly string[], limit: number, now: Date): Promise<Map<string, { id: number; bytes: number }[]>> {
+  const rows = await q.query<{ topic: string; id: number; bytes: number }>(
+    `SELECT topic, id, bytes FROM (
+       SELECT d.topic, d.id, octet_length(d.payload::text) + coalesce(octet_length(a.wav) * 4 / 3, 0) AS bytes,
+         row_number() OVER (PARTITION BY d.topic ORDER BY d.priority DESC, d.id) AS n
+       FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
+       WHERE d.topic = ANY($1::text[]) AND d.published_at IS NOT NULL AND d.acked_at IS NULL AND ${live('d.', '$3')}
+         AND (d.expires_at IS NOT NULL OR d.id > COALESCE((SELECT max(x.id) FROM device_outbox x WHERE x.topic = d.topic AND x.acked_at IS NOT NULL), 0))
+     ) t WHERE n <= $2 ORDER BY topic, n`,
+    [topics, limit, now],
+  );
+  const byTopic = new Map<string, { id: number; bytes: number }[]>();
+  for (const r of rows) {
+    const list = byTopic.get(r.topic) ?? [];
+    list.push({ id: Number(r.id), bytes: Number(r.bytes) });
+    byTopic.set(r.topic, list);
+  }
+  return byTopic;
+}
+
 /** Superseded messages (older than an acked one) are never redelivered. Play messages (those with
  * an expiry) are never superseded: an urgent one is acked before normal ones queued earlier. */
 export async function forgetSuperseded(q: Queryable, topic: string): Promise<void> {

@@ -12,8 +12,8 @@ export interface GatewayLogger {
 export const silentLogger: GatewayLogger = Object.freeze({ debug() {}, info() {}, warn() {}, error() {} });
 
 export interface Transport {
-  /** Publishes with QoS 1; resolves once the broker has taken the message. */
-  publish(topic: string, payload: Buffer): Promise<void>;
+  /** Publishes with QoS 1; resolves once the broker has taken the message. `id`: the outbox row's. */
+  publish(topic: string, payload: Buffer, id?: number): Promise<void>;
   /** The broker is reachable (embedded: listening; external: connected). */
   readonly up: boolean;
   close(): Promise<void>;
@@ -31,7 +31,7 @@ export async function publishAll(transport: Transport, rows: readonly OutboxMess
   const done = new Map<number, boolean>();
   let error = '';
   const all = Promise.all(rows.map((row) =>
-    transport.publish(row.topic, messageJson(row)).then(
+    transport.publish(row.topic, messageJson(row), row.id).then(
       () => void done.set(row.id, true),
       (err: unknown) => {
         done.set(row.id, false);
