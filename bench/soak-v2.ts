@@ -63,8 +63,8 @@ function slope(points: [number, number][]): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
-const RETAINED = ['device_outbox', 'radio_audio', 'radio_messages', 'webhook_deliveries', 'webhook_attempts', 'events', 'jobs', 'radio_heard', 'radio_open_requests', 'cfh_display_presses'];
-const KEPT = ['cfh_requests', 'cfh_request_events', 'locker_orders'];
+const RETAINED = ['device_outbox', 'radio_audio', 'webhook_deliveries', 'webhook_attempts', 'events', 'jobs', 'radio_heard', 'radio_open_requests', 'cfh_display_presses'];
+const KEPT = ['cfh_requests', 'cfh_request_events', 'locker_orders', 'radio_messages', 'radio_transcripts'];
 
 async function main(): Promise<void> {
   const fresh = await freshPostgres(benchUrl as string, 'soak_v2');
