@@ -25,8 +25,11 @@ async function aDay(w: CfhWorld, ip: string): Promise<string> {
   assert.equal(created.statusCode, 201, created.body);
   const display = await ctx.app.inject({ method: 'POST', url: `/api/callforhelp/displays/${w.displayKey}/requests`, payload: { option_id: w.optionId }, remoteAddress: ip });
   assert.equal(display.statusCode, 201, display.body);
-  await ctx.events.runPending();
-  await waitUntil(async () => (await count('radio_open_requests WHERE message_id = $1', [created.json().message_id])) === 1);
+  // On PostgreSQL the log is read once no older transaction runs: read it until the view has it.
+  await waitUntil(async () => {
+    await ctx.events.runPending();
+    return (await count('radio_open_requests WHERE message_id = $1', [created.json().message_id])) === 1;
+  });
   const edge = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
   const heardId = crypto.randomUUID();
   try {
