@@ -84,6 +84,7 @@ async function main(): Promise<void> {
   const streams: { stop: () => void }[] = [];
   const samples: Record<string, unknown>[] = [];
   let sampler: NodeJS.Timeout | undefined;
+  let vacuum: NodeJS.Timeout | undefined;
   let failed = false;
   try {
     for (let i = 0; i < instanceCount; i++) {
@@ -135,6 +136,13 @@ async function main(): Promise<void> {
       samples.push(s);
       console.log(`t=${t}s load ${s.load.join(' ')} ${s.instances.map((i, n) => `#${n} rss ${i.rssMb} MB fds ${i.fds}`).join(', ')}; db ${kb.database} KB, retained tables ${retainedKb} KB; unexpected ${unexpected.length}`);
     };
+    // Deleted rows' space is reused once vacuumed; a server with autovacuum off (this machine's) would
+    // grow however well retention works, so the soak vacuums every minute as autovacuum's defaults do.
+    const autovacuum = (await db.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]?.autovacuum;
+    if (autovacuum !== 'on') {
+      console.log(`the server's autovacuum is ${autovacuum}: the soak runs VACUUM every 60 s in its place`);
+      vacuum = setInterval(() => void db.query('VACUUM').catch((err: Error) => tally.unexpected('vacuum', err.message)), 60_000);
+    }
     await sampleOnce();
     sampler = setInterval(() => void sampleOnce().catch((err: Error) => tally.unexpected('sample', err.message)), SAMPLE_MS);
     const deadline = started + minutes * 60_000;
@@ -180,7 +188,7 @@ async function main(): Promise<void> {
     };
     failed = Object.values(verdicts).some((v) => !v);
     const summary = {
-      date: new Date(started).toISOString(), minutes, instances: instanceCount, retentionSeconds, machine: `${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GB`,
+      date: new Date(started).toISOString(), minutes, autovacuum, instances: instanceCount, retentionSeconds, machine: `${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GB`,
       loadAtEnd: os.loadavg(), perInstance, retainedSlopeKbPerMin: Math.round(retainedSlope), databaseSlopeKbPerMinAfterWindow: Math.round(databaseSlope),
       meanRetainedKbAfterWindow: Math.round(meanRetained), counts: Object.fromEntries([...counts].sort()), metrics, fiveXx, unexpectedBy: Object.fromEntries(unexpectedBy), unexpected, verdicts,
     };
@@ -189,6 +197,7 @@ async function main(): Promise<void> {
     console.log(failed ? 'SOAK FAILED' : 'SOAK PASSED');
   } finally {
     clearInterval(sampler);
+    clearInterval(vacuum);
     for (const s of streams) s.stop();
     for (const c of devices) await c.endAsync(true).catch(() => null);
     for (const s of instances) await s.stop().catch(() => null);
