@@ -170,7 +170,9 @@ export async function runStaff(d: Driver, w: SoakWorld, ctx: Ctx): Promise<void>
   }
   loops.push(every(30_000, async () => {
     const list = await d.call('W1', 'GET', `/api/webhooks/${pick([1, 2])}/deliveries`, { headers: bearer });
-    const failed = (list.json.deliveries as { id: string; state: string }[] | undefined)?.find((x) => x.state !== 'pending');
+    // W1 answers a list, newest first.
+    const items = (Array.isArray(list.json) ? list.json : []) as { id: string; state: string }[];
+    const failed = items.find((x) => x.state !== 'pending');
     if (failed !== undefined && Math.random() < 0.3) await d.call('W2', 'POST', `/api/webhooks/deliveries/${failed.id}/redeliver`, { headers: bearer, expect: [202] });
   }));
   for (let i = 0; i < d.instances; i++) loops.push(every(15_000, () => d.call('metrics', 'GET', '/metrics')));
