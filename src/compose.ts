@@ -186,6 +186,9 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const retention = new Retention({
     db, clock, retentionDays: config.retentionDays, countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
     onError: (err) => retentionLog.error({ err }, 'retention failed'),
+    ...(config.retentionTestSeconds === null ? {} : {
+      windowMs: config.retentionTestSeconds * 1000, pollMs: Math.max(10_000, config.retentionTestSeconds * 100),
+    }),
   });
 
   const feed = new LiveFeed({ db, log: log('live') });

@@ -38,6 +38,10 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** Days that delivered device messages, played announcements' audio, webhook logs and events are kept. */
   readonly retentionDays: number;
+  /** RETENTION_TEST_SECONDS (for soak tests only, never production): the retention window in seconds,
+   * replacing RETENTION_DAYS, and the sweep then runs every tenth of it (at least every 10 s) instead
+   * of hourly. Unset (null) in production. */
+  readonly retentionTestSeconds: number | null;
   /** The bearer token GET /metrics requires; null: /metrics is open. */
   readonly metricsToken: string | null;
   /** REQUEST_TIMEOUT_SECONDS: how long a client may take to send a whole request (headers and body). */
@@ -152,6 +156,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: trustProxy(env),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     retentionDays: integer(env, 'RETENTION_DAYS', 90, 1, 36_500),
+    retentionTestSeconds: text(env, 'RETENTION_TEST_SECONDS') === null ? null : integer(env, 'RETENTION_TEST_SECONDS', 0, 60, 86_400),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),
     metricsToken,
     radioMessageTtlSeconds: integer(env, 'RADIO_MESSAGE_TTL_SECONDS', 120, 1, 86_400),

@@ -61,6 +61,12 @@ test('the retention window and the metrics token are read from the environment',
   assert.equal(loadConfig({ RETENTION_DAYS: '36500' }).retentionDays, 36_500);
 });
 
+test('RETENTION_TEST_SECONDS (soaks only) is unset by default, and refused below a minute', () => {
+  assert.equal(loadConfig({}).retentionTestSeconds, null);
+  assert.equal(loadConfig({ RETENTION_TEST_SECONDS: '300' }).retentionTestSeconds, 300);
+  assert.throws(() => loadConfig({ RETENTION_TEST_SECONDS: '59' }), /RETENTION_TEST_SECONDS/);
+});
+
 test('the radio TTL and queue bound: 120 s and 10 by default, read from the environment, refused when not whole positive numbers', () => {
   const defaults = loadConfig({});
   assert.equal(defaults.radioMessageTtlSeconds, 120);

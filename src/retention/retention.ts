@@ -1,13 +1,16 @@
 // Retention (contract section 16): in the background, device messages, announcement audio, webhook
 // delivery logs, events and finished jobs older than RETENTION_DAYS are deleted in small batches,
-// each its own short statement, so no lock is held for long. Requests and orders (what reports
-// read) are never deleted. Each kind goes batch by batch until a batch comes back short.
+// each its own short statement, so no lock is held for long; also what heard speech, voice actions'
+// view of open requests and displays' cooldowns leave behind. Requests and orders (what reports
+// read, and their events' subjects) are never deleted: they are the store's history, kept on purpose. Each kind goes batch by batch until a batch comes back short.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 import * as store from './store.ts';
 
-export const RETENTION_KINDS = ['device_messages', 'radio_audio', 'webhook_deliveries', 'events', 'jobs'] as const;
+export const RETENTION_KINDS = [
+  'device_messages', 'radio_audio', 'webhook_deliveries', 'events', 'jobs', 'radio_heard', 'radio_open_requests', 'display_presses',
+] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 const DELETE: Record<RetentionKind, (q: Queryable, cutoff: Date, limit: number) => Promise<number>> = {
@@ -17,6 +20,9 @@ const DELETE: Record<RetentionKind, (q: Queryable, cutoff: Date, limit: number) 
   webhook_deliveries: store.deleteOldDeliveries,
   events: store.deleteOldEvents,
   jobs: store.deleteFinishedJobs,
+  radio_heard: store.deleteOldHeard,
+  radio_open_requests: store.deleteStaleOpenRequests,
+  display_presses: store.deleteOldDisplayPresses,
 };
 
 export interface RetentionDeps {
@@ -30,6 +36,8 @@ export interface RetentionDeps {
   batchSize?: number;
   /** How often it looks (default hourly). */
   pollMs?: number;
+  /** The window in milliseconds, replacing retentionDays (RETENTION_TEST_SECONDS, soak tests only). */
+  windowMs?: number;
 }
 
 export class Retention {
@@ -57,8 +65,8 @@ export class Retention {
   async #sweep(): Promise<Record<RetentionKind, number>> {
     const { db, clock, retentionDays } = this.#deps;
     const limit = this.#deps.batchSize ?? 1000;
-    const cutoff = new Date(clock.now().getTime() - retentionDays * 86_400_000);
-    const deleted = { device_messages: 0, radio_audio: 0, webhook_deliveries: 0, events: 0, jobs: 0 };
+    const cutoff = new Date(clock.now().getTime() - (this.#deps.windowMs ?? retentionDays * 86_400_000));
+    const deleted = Object.fromEntries(RETENTION_KINDS.map((kind) => [kind, 0])) as Record<RetentionKind, number>;
     for (const kind of RETENTION_KINDS) {
       for (;;) {
         const n = await db.statement((q) => DELETE[kind](q, cutoff, limit));

@@ -52,3 +52,27 @@ export const deleteOldEvents = (q: Queryable, cutoff: Date, limit: number) => co
 export const deleteFinishedJobs = (q: Queryable, cutoff: Date, limit: number) => counted(q,
   `DELETE FROM jobs WHERE id IN (
      SELECT id FROM jobs WHERE done_at < $1 ORDER BY done_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+
+/** Speech heard on the radio (R3) received before the cutoff, among the oldest ones (the primary
+ * key's head): its transcripts are kept for the retention period, as the played ones are. */
+export const deleteOldHeard = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM radio_heard WHERE id IN (
+     SELECT id FROM (SELECT id, received_at FROM radio_heard ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS h
+     WHERE h.received_at < $1)`, [cutoff, limit]);
+
+/**
+ * Voice actions' view of open requests (radio_open_requests) opened before the cutoff: a request
+ * leaves it when it closes, and every request closes long before the window (timeout, automatic
+ * completion), so what is left that old is a request whose closing event the view missed; it is
+ * never claimable by voice again (index radio_open_requests_opened, migration 022).
+ */
+export const deleteStaleOpenRequests = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM radio_open_requests WHERE request_id IN (
+     SELECT request_id FROM radio_open_requests WHERE opened_at < $1 ORDER BY opened_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+
+/** Displays' last accepted press per client address (C9's cooldown) older than the cutoff: a
+ * cooldown lasts minutes, so they decide nothing any more (index cfh_display_presses_last_at,
+ * migration 022). */
+export const deleteOldDisplayPresses = (q: Queryable, cutoff: Date, limit: number) => counted(q,
+  `DELETE FROM cfh_display_presses WHERE (display_id, client) IN (
+     SELECT display_id, client FROM cfh_display_presses WHERE last_at < $1 ORDER BY last_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
