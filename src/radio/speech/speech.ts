@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { ENGINE_NAMES, type EngineName, type SpeechEngine } from './engine.ts';
 import { availableEngines, createEngine, privateTmpDir } from './engines.ts';
+import { FairScheduler } from './fair.ts';
 import { readingOf } from './reading.ts';
 import { encodeWav, SAMPLE_RATE } from './wav.ts';
 import { SpeechInputError, SpeechUnavailableError } from './errors.ts';
@@ -21,10 +22,13 @@ export interface SpeechSamples {
 }
 
 export interface SpeechSynthesizer {
-  /** The text spoken, as samples to mix before encoding. `language`: "en" (default), "fr", or an eSpeak NG voice name. */
-  synthesizeSamples(text: string, language?: string): Promise<SpeechSamples>;
+  /** The text spoken, as samples to mix before encoding. `language`: "en" (default), "fr", or an
+   * eSpeak NG voice name; `tenant`: whose turn it waits for (fair.ts; default one shared turn). */
+  synthesizeSamples(text: string, language?: string, tenant?: string): Promise<SpeechSamples>;
   /** A WAV of the text spoken. */
   synthesize(text: string, language?: string): Promise<Buffer>;
+  /** Requests of the tenant waiting for their turn (fair.ts). */
+  waiting(tenant?: string): number;
   /** Resolves once the best engine is started and warm; rejects if none can start. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -36,7 +40,7 @@ export interface SpeechOptions {
   /** Syntheses at once per engine (worker threads or processes). Default 1: an engine speaks a
    * store announcement in tens of milliseconds, and announcements come a few a minute. */
   workers?: number;
-  /** Requests waiting per engine beyond which new ones are refused. Default 32. */
+  /** Requests one tenant may have waiting (and each engine may have) beyond which its new ones are refused. Default 32. */
   queueLimit?: number;
   /** Time limit per synthesis in milliseconds, waiting included. Default 10 s. */
   timeoutMs?: number;
@@ -61,6 +65,7 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
   let chain: SpeechEngine[] = names.map((name) => createEngine(name, bounds, tmpDir, opts.paths));
   const maxSamples = Math.round((opts.maxAudioSeconds ?? 120) * SAMPLE_RATE);
   let closed = false;
+  const fair = new FairScheduler({ concurrency: bounds.workers, perTenantLimit: bounds.queueLimit, timeoutMs: bounds.timeoutMs });
 
   const drop = (engine: SpeechEngine, err: Error) => {
     if (!chain.includes(engine) || chain.length === 1) return false;
@@ -70,7 +75,10 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
     return true;
   };
 
-  const synthesizeSamples = async (text: string, language: string = DEFAULT_VOICE): Promise<SpeechSamples> => {
+  const synthesizeSamples = (text: string, language: string = DEFAULT_VOICE, tenant = ''): Promise<SpeechSamples> =>
+    fair.run(tenant, () => speakNow(text, language));
+
+  const speakNow = async (text: string, language: string): Promise<SpeechSamples> => {
     if (closed) throw new SpeechUnavailableError('the speech synthesizer is closed');
     if (text.trim() === '') throw new SpeechInputError('empty', 'there is nothing to say');
     let lastError: Error | null = null;
@@ -110,10 +118,12 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
       const { samples, sampleRate } = await synthesizeSamples(text, language);
       return encodeWav(samples, sampleRate);
     },
+    waiting: (tenant = '') => fair.waiting(tenant),
     ready,
     async close() {
       if (closed) return;
       closed = true;
+      fair.close();
       await Promise.all(chain.map((e) => e.close()));
       fs.rmSync(tmpDir, { recursive: true, force: true });
     },
@@ -132,16 +142,17 @@ export function lazySpeechSynthesizer(create: () => SpeechSynthesizer): SpeechSy
   const get = () => (inner ??= create());
   return {
     // The engines' start is not counted against the first synthesis's time limit.
-    synthesizeSamples: async (text, language) => {
+    synthesizeSamples: async (text, language, tenant) => {
       const speech = get();
       await speech.ready();
-      return speech.synthesizeSamples(text, language);
+      return speech.synthesizeSamples(text, language, tenant);
     },
     synthesize: async (text, language) => {
       const speech = get();
       await speech.ready();
       return speech.synthesize(text, language);
     },
+    waiting: (tenant) => inner?.waiting(tenant) ?? 0,
     ready: () => get().ready(),
     close: async () => {
       await inner?.close();
