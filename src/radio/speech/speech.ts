@@ -7,6 +7,7 @@ import { ENGINE_NAMES, type EngineName, type SpeechEngine } from './engine.ts';
 import { availableEngines, createEngine, privateTmpDir } from './engines.ts';
 import { FairScheduler } from './fair.ts';
 import { readingOf } from './reading.ts';
+import { shapeForRadio } from './shape.ts';
 import { encodeWav, SAMPLE_RATE } from './wav.ts';
 import { SpeechInputError, SpeechUnavailableError } from './errors.ts';
 
@@ -44,7 +45,7 @@ export interface SpeechOptions {
   queueLimit?: number;
   /** Time limit per synthesis in milliseconds, waiting included. Default 10 s. */
   timeoutMs?: number;
-  /** Longest audio produced, in seconds. Default 120. */
+  /** Longest audio produced, in seconds. Default MAX_AUDIO_SECONDS. */
   maxAudioSeconds?: number;
   /** The engines to use, best first; default every one this machine has (availableEngines()). */
   engines?: readonly EngineName[];
@@ -55,6 +56,10 @@ export interface SpeechOptions {
 }
 
 export const DEFAULT_VOICE = 'en';
+/** The longest announcement, in seconds: what one play may store and send (16 kHz 16-bit mono is
+ * 32,000 bytes a second, so at most about 1.9 MB); longer is 422 text_too_long. 500 characters of
+ * words take about 40 s. See docs/radio.md "Audio stored". */
+export const MAX_AUDIO_SECONDS = 60;
 
 /** Starts the best engine in the background; await ready() before serving to keep first calls fast. */
 export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthesizer {
@@ -63,7 +68,7 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
   if (names.length === 0) throw new Error('no speech engine to use');
   const tmpDir = privateTmpDir();
   let chain: SpeechEngine[] = names.map((name) => createEngine(name, bounds, tmpDir, opts.paths));
-  const maxSamples = Math.round((opts.maxAudioSeconds ?? 120) * SAMPLE_RATE);
+  const maxSamples = Math.round((opts.maxAudioSeconds ?? MAX_AUDIO_SECONDS) * SAMPLE_RATE);
   let closed = false;
   const fair = new FairScheduler({ concurrency: bounds.workers, perTenantLimit: bounds.queueLimit, timeoutMs: bounds.timeoutMs });
 
@@ -86,7 +91,7 @@ export function createSpeechSynthesizer(opts: SpeechOptions = {}): SpeechSynthes
     const reading = language === 'en' || language === 'en-us' ? readingOf(text) : text;
     for (const engine of chain.filter((e) => e.speaks(language))) {
       try {
-        return { samples: await engine.speak(reading, language, maxSamples), sampleRate: SAMPLE_RATE, engine: engine.name };
+        return { samples: shapeForRadio(await engine.speak(reading, language, maxSamples)), sampleRate: SAMPLE_RATE, engine: engine.name };
       } catch (err) {
         // An engine that cannot run hands over; a refusal (busy, too slow, bad input) is the answer.
         if (!(err instanceof SpeechUnavailableError) || closed) throw err;
