@@ -44,3 +44,20 @@ test("a worker ended while it speaks leaves nothing in its folder: the pool remo
     fs.rmSync(scratchDir, { recursive: true, force: true });
   }
 });
+
+test('a worker that served its share keeps serving until its replacement is ready, then leaves: no text waits for a start', async () => {
+  const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-pool-test-'));
+  const pool = new WorkerPool({ size: 1, queueLimit: 4, timeoutMs: 10_000, workerUrl, scratchDir, recycleAfter: 2 });
+  try {
+    await pool.ready();
+    for (let i = 0; i < 2; i++) assert.equal((await pool.run('Aisle 7', 'en', 1000)).length, 16);
+    // Served its share: its replacement is starting, and it answers meanwhile.
+    assert.equal((await pool.run('Aisle 7', 'en', 1000)).length, 16);
+    for (let i = 0; i < 200 && fs.readdirSync(scratchDir).includes('worker-1'); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(fs.readdirSync(scratchDir), ['worker-2'], 'the first left once the second was ready');
+    assert.equal((await pool.run('Aisle 7', 'en', 1000)).length, 16);
+  } finally {
+    await pool.close();
+    fs.rmSync(scratchDir, { recursive: true, force: true });
+  }
+});
