@@ -20,6 +20,7 @@ import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
 import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER, RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
 import { handleHeard, type RadioStaff, type VoiceCfh } from './radio/heard.ts';
+import { HEARD_CONCURRENCY_PER_EDGE, HEARD_QUEUE_PER_EDGE, heardGate } from './radio/heard-gate.ts';
 import { radioJobs } from './radio/jobs.ts';
 import { followRequests } from './radio/voice-store.ts';
 import { claimRequest, markOnTheWay, type Caller, type CfhDeps } from './cfh/requests.ts';
@@ -177,8 +178,9 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   events.register(RADIO_REQUESTS_SUBSCRIBER, followRequests);
   const voiceLog = log('radio');
   const voice = { ...radioDeps, db, clock, cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds, escalationSeconds: config.cfhEscalationSeconds }), log: voiceLog };
+  const heard = heardGate((edgeId, payload) => handleHeard(voice, edgeId, payload), { concurrency: HEARD_CONCURRENCY_PER_EDGE, queueLimit: HEARD_QUEUE_PER_EDGE, log: voiceLog });
   devices.onHeard(async (edgeId, payload) => {
-    await handleHeard(voice, edgeId, payload);
+    await heard(edgeId, payload);
   });
   const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);

@@ -9,7 +9,7 @@ import type { EventHandler } from '../events/subscribers.ts';
 import type { JobHandler } from '../jobs/scheduler.ts';
 import { announcementText, ANNOUNCE_COALESCE_SECONDS, isUrgent, languageOf } from './announce-rules.ts';
 import { announcingEdges, askForAnnouncements, frenchOption } from './announce-store.ts';
-import { prepareAudio, queuePlay, type PlayDeps } from './play.ts';
+import { prepareAudio, queuePlay, type PlayDeps, type PlayRequest } from './play.ts';
 
 export { RADIO_ANNOUNCE_JOB } from './announce-store.ts';
 
@@ -29,8 +29,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !=
 export type AnnounceDeps = Pick<PlayDeps, 'speech' | 'observeSynthesis' | 'ttlSeconds' | 'queueLimit'>;
 
 /**
- * The job: the request's latest status, said on each edge device that announces it. The speech is
- * made inside the job's transaction (its result is committed with the job, exactly once).
+ * The job: the request's latest status, said on each edge device that announces it. Every edge's
+ * audio is made first, then the plays are queued: no edge's queue lock is held while another edge's
+ * speech is synthesized (the job's transaction commits them with the job, exactly once).
  */
 export function announceJob(deps: AnnounceDeps): JobHandler {
   return async (q, payload, job) => {
@@ -40,6 +41,7 @@ export function announceJob(deps: AnnounceDeps): JobHandler {
     const edges = await announcingEdges(q, Number(payload.location_id), status);
     if (edges.length === 0) return;
     const now = new Date(job.runAt);
+    const plays: { request: PlayRequest; audio: Awaited<ReturnType<typeof prepareAudio>> }[] = [];
     for (const { edge, language: raw } of edges) {
       const language = languageOf(raw);
       const french = language === 'fr' ? await frenchOption(q, requestId) : null;
@@ -56,8 +58,8 @@ export function announceJob(deps: AnnounceDeps): JobHandler {
         apiTokenId: null, messaging: null, priority: isUrgent(status) ? 'urgent' as const : 'normal' as const, language,
         cfh: { requestId, status },
       };
-      const audio = await prepareAudio(deps, request);
-      await queuePlay(q, deps, request, audio, now);
+      plays.push({ request, audio: await prepareAudio(deps, request) });
     }
+    for (const { request, audio } of plays) await queuePlay(q, deps, request, audio, now);
   };
 }

@@ -10,7 +10,7 @@ import { announcementText, languageOf, voiceReply } from './announce-rules.ts';
 import type { AnnounceDeps } from './announce.ts';
 import { prepareAudio, queuePlay, type PlayRequest } from './play.ts';
 import { chooseRequest, parseHeard, readPhrase, type Intent } from './voice-rules.ts';
-import { insertHeard, listeningEdge, openRequests, settleHeard, type ListeningEdge, type OpenRequest } from './voice-store.ts';
+import { insertHeard, listeningEdge, openRequests, retakePending, settleHeard, type ListeningEdge, type OpenRequest } from './voice-store.ts';
 
 /** The Call for Help operations a voice action uses, as compose() builds them from cfh/requests.ts. */
 export interface VoiceCfh {
@@ -38,6 +38,9 @@ export type HeardOutcome = 'pending' | 'refused' | 'duplicate' | 'invalid' | 'la
 
 /** What was heard longer ago than this is too late to act on. */
 const LATE_AFTER_MS = 60_000;
+/** A heard message still pending this long after the service began acting on it was left by a
+ * crash (acting takes a synthesis, at most 10 s, and a claim): the next delivery acts on it. */
+const PENDING_LEASE_MS = 30_000;
 
 /** How many requests a phrase tries when others take them first. */
 const MAX_CHOICE_ROUNDS = 5;
@@ -65,8 +68,17 @@ export async function handleHeard(deps: VoiceDeps, edgeId: string, payload: Buff
   const late = heard.heardAt !== null && now.getTime() - heard.heardAt.getTime() > LATE_AFTER_MS;
   const first: HeardOutcome = heard.problem !== null ? 'invalid' : !edge.voiceActions ? 'disabled' : read.intent === 'none' ? 'none' : late ? 'late' : 'pending';
   const recorded = await deps.db.tx((q) => insertHeard(q, { edge, ...heard, intent: read.intent, outcome: first }, now));
-  if (!recorded) return 'duplicate';
-  if (first !== 'pending') return first;
+  if (!recorded) {
+    // Brought again (QoS 1). Recorded and settled: a duplicate. Still pending long after it was
+    // recorded: the service stopped while acting on it; act on it now, or record it as late.
+    if (!(await deps.db.statement((q) => retakePending(q, edgeId, heard.heardId, now, PENDING_LEASE_MS)))) return 'duplicate';
+    if (first !== 'pending') {
+      await deps.db.statement((q) => settleHeard(q, edgeId, heard.heardId, first, null, null));
+      return first;
+    }
+  } else if (first !== 'pending') {
+    return first;
+  }
 
   const language = languageOf(edge.language);
   // Staff answering together ("I'm on it", "I'm on it") are heard at once: each picks the oldest

@@ -115,7 +115,7 @@ export async function prepareAudio(
   let speech: SpeechSamples;
   const started = performance.now();
   try {
-    speech = await deps.speech.synthesizeSamples(spokenText, request.language ?? 'en');
+    speech = await deps.speech.synthesizeSamples(spokenText, request.language ?? 'en', `org:${request.edge.organizationId}`);
   } catch (err) {
     throw speechError(err);
   } finally {

@@ -95,8 +95,8 @@ export interface HeardRecord {
 export async function insertHeard(q: Tx, h: HeardRecord, now: Date): Promise<boolean> {
   const rows = await q.query(
     `WITH heard AS (
-       INSERT INTO radio_heard (edge_id, organization_id, location_id, heard_id, text, speaker, heard_at, received_at, intent, outcome)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       INSERT INTO radio_heard (edge_id, organization_id, location_id, heard_id, text, speaker, heard_at, received_at, intent, outcome, acting_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 = 'pending' THEN $8::timestamptz END)
        ON CONFLICT (edge_id, heard_id) DO NOTHING
        RETURNING edge_id, organization_id, location_id, heard_id, text, speaker, intent
      )
@@ -110,6 +110,20 @@ export async function insertHeard(q: Tx, h: HeardRecord, now: Date): Promise<boo
     [h.edge.edgeId, h.edge.organizationId, h.edge.locationId, h.heardId, h.text, h.speaker, h.heardAt, now, h.intent, h.outcome],
   );
   if (rows.length > 0) q.signal('events');
+  return rows.length > 0;
+}
+
+/**
+ * A heard message recorded before and still "pending" (the service stopped while acting on it):
+ * taken over to act on now, unless another delivery started acting on it within `leaseMs`.
+ */
+export async function retakePending(q: Queryable, edgeId: string, heardId: string, now: Date, leaseMs: number): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE radio_heard SET acting_at = $3
+     WHERE edge_id = $1 AND heard_id = $2 AND outcome = 'pending' AND (acting_at IS NULL OR acting_at <= $4)
+     RETURNING 1`,
+    [edgeId, heardId, now, new Date(now.getTime() - leaseMs)],
+  );
   return rows.length > 0;
 }
 

@@ -166,3 +166,30 @@ test('the migration moves the audio of existing transcripts into radio_audio and
     await fresh.close();
   }
 });
+
+test('the bytes stored per play: its WAV, 32,000 bytes a second of 16 kHz 16-bit mono and a 44-byte header, once; the longest R1 stays under 2 MB', async () => {
+  const w = await makeWorld(db, clock, { voiceHandlers: ['transcript'] });
+  const stored = async (id: string) => {
+    const [row] = await db.query<{ wav: number; seconds: number; payload: number; transcript: number }>(
+      `SELECT octet_length(a.wav)::int AS wav, m.duration_ms / 1000.0 AS seconds,
+         (SELECT coalesce(sum(octet_length(o.payload::text)), 0)::int FROM device_outbox o WHERE o.message_key = a.message_id) AS payload,
+         (SELECT coalesce(sum(octet_length(t::text)), 0)::int FROM radio_transcripts t WHERE t.message_id = a.message_id) AS transcript
+       FROM radio_audio a JOIN radio_messages m ON m.message_id = a.message_id WHERE a.message_id = $1`, [id],
+    );
+    assert.ok(row);
+    return row;
+  };
+  const short = await stored(await play(w));
+  assert.ok(Math.abs(short.wav - (44 + 32_000 * Number(short.seconds))) <= 64, `${short.wav} bytes for ${short.seconds} s`);
+  assert.ok(short.payload < 2_000 && short.transcript < 2_000, 'the other rows hold text, not audio');
+  const words = 'Attention shoppers, the store will close in fifteen minutes, please bring your purchases to the front. ';
+  const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: words.repeat(5).slice(0, 500), actor: 'Store manager' });
+  assert.equal(res.statusCode, 200, res.body);
+  const longest = await stored(res.json<{ message_id: string }>().message_id);
+  assert.ok(longest.wav < 2_000_000, `${longest.wav} bytes`);
+  // Audio past the longest an announcement may be is refused, never stored.
+  const digits = Array.from({ length: 240 }, (_, i) => String(i % 10)).join(' ');
+  const tooLong = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: digits, actor: 'Store manager' });
+  assert.equal(tooLong.statusCode, 422, tooLong.body);
+  assert.equal(tooLong.json<{ code: string }>().code, 'text_too_long');
+});

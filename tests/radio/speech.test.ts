@@ -92,28 +92,39 @@ test('a closed synthesizer refuses work instead of hanging', async () => {
   await assert.rejects(speech.synthesize(SENTENCE), SpeechUnavailableError);
 });
 
-test('over HTTP, a full speech queue is 503 with Retry-After and queues nothing', async (t) => {
+test("over HTTP, an organization's full speech queue is 503 with Retry-After and queues nothing", async (t) => {
   await withSynthesizer({ workers: 1, queueLimit: 2 }, async (speech) => {
     const { app, db, clock } = await testApp({ t, speech });
     const w = await makeWorld(db, clock);
-    // One long text speaking and two waiting: the queue is full for a good while.
-    const busy = Promise.all([speech.synthesize(LONG), speech.synthesize(LONG), speech.synthesize(LONG)]);
+    // One long text speaking and two waiting, all of this organization: its queue is full for a good while.
+    const busy = [1, 2, 3].map((i) => playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: `${i}. ${LONG.slice(0, 480)}`, actor: 'x' }));
+    await waitForQueue(speech, w.organizationId);
     const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: SENTENCE, actor: 'x' });
     assert.equal(res.statusCode, 503, res.body);
     assert.equal(res.json<{ code: string }>().code, 'speech_busy');
     assert.ok(Number(res.headers['retry-after']) >= 1);
-    assert.equal(await outboxCount(db, w.edgeId), 0);
-    await busy;
+    for (const done of await Promise.all(busy)) assert.equal(done.statusCode, 200, done.body);
+    assert.equal(await outboxCount(db, w.edgeId), 3);
   });
 });
 
-test('over HTTP, a synthesis over its time limit is 503 with Retry-After', async (t) => {
-  await withSynthesizer({ workers: 1, timeoutMs: 1 }, async (speech) => {
+test("one organization's burst never makes another organization's announcement fail: each waits its turn", async (t) => {
+  await withSynthesizer({ workers: 1, queueLimit: 2 }, async (speech) => {
     const { app, db, clock } = await testApp({ t, speech });
-    const w = await makeWorld(db, clock);
-    const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: LONG.slice(0, 500), actor: 'x' });
-    assert.equal(res.statusCode, 503, res.body);
-    assert.equal(res.json<{ code: string }>().code, 'speech_timeout');
-    assert.ok(res.headers['retry-after']);
+    const noisy = await makeWorld(db, clock);
+    const quiet = await makeWorld(db, clock);
+    const burst = Array.from({ length: 8 }, (_, i) => playText(app, edgeKey(noisy.edgeKey), { edgeId: noisy.edgeId, text: `${i}. ${LONG.slice(0, 480)}`, actor: 'x' }));
+    await waitForQueue(speech, noisy.organizationId);
+    const res = await playText(app, edgeKey(quiet.edgeKey), { edgeId: quiet.edgeId, text: SENTENCE, actor: 'x' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(await outboxCount(db, quiet.edgeId), 1);
+    const codes = (await Promise.all(burst)).map((r) => r.statusCode);
+    assert.ok(codes.includes(503), `the burst is refused beyond its own bound: ${codes.join(',')}`);
   });
 });
+
+/** Until the organization's syntheses fill its own queue (the requests are parsed and checked first). */
+async function waitForQueue(speech: SpeechSynthesizer, organizationId: number | string): Promise<void> {
+  for (let i = 0; i < 1000 && speech.waiting(`org:${organizationId}`) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(speech.waiting(`org:${organizationId}`), 2);
+}

@@ -213,3 +213,29 @@ test('a phrase heard long before it arrives (an edge device that was away) is re
   assert.equal(heard?.outcome, 'late');
   assert.equal((await stateOf(waiting)).is_claimed, false);
 });
+
+test('a heard message left pending by a crash is acted on when the edge device brings it again; one being acted on is not acted on twice', async () => {
+  const w = await voiceWorld();
+  const waiting = await request(w);
+  await caughtUp();
+  const said = phrase("I'm on it", 'Sam');
+  // The service recorded it, then stopped before acting on it (what a crash leaves).
+  await db.query(
+    `INSERT INTO radio_heard (edge_id, organization_id, location_id, heard_id, text, speaker, heard_at, received_at, intent, outcome, acting_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7, 'claim', 'pending', $7)`,
+    [w.edgeId, w.organizationId, w.locationId, said.heard_id, said.text, said.speaker, clock.now()],
+  );
+  // Brought again at once: another delivery may still be acting on it, so nothing is done twice.
+  const edge = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
+  try {
+    await edge.client.publishAsync(`radio/${w.edgeId}/heard`, JSON.stringify(said), { qos: 1 });
+    await ctx.devices.settle();
+    assert.equal((await stateOf(waiting)).is_claimed, false);
+  } finally {
+    await edge.end();
+  }
+  clock.advance(40_000);
+  const heard = await say(w, said);
+  assert.equal(heard?.outcome, 'claimed');
+  assert.deepEqual(await stateOf(waiting), { is_claimed: true, claimed_by: 'Sam', is_on_the_way: false });
+});

@@ -36,6 +36,14 @@ export function fliteWasmPath(): string | null {
   }
 }
 
+/** Flite's voice, both builds (npm and Debian). Of the voices Flite ships (slt, rms, awb, kal,
+ * kal16), CMU's "rms" (a US male voice) is the one pocketsphinx hears best over our 52 store
+ * announcements: 79.5% of words against slt's 73.0% (docs/radio.md, "Figures"). */
+export const FLITE_VOICE = 'rms';
+/** Flite's speaking rate (its duration_stretch: below 1 is faster). rms a little faster is heard best: 0.9 83.3%, 1 79.5%, 0.8 77.1%; slower was worse (slt:
+ * 1.15 70.6%, 1.3 69.8%, against 73.0% at 1). */
+export const FLITE_DURATION_STRETCH = 0.9;
+
 // Control characters are spoken as nothing by every engine (some would read them out, and a
 // newline ends a command line or a Scheme string's line).
 const CONTROL = /[\u0000-\u001F\u007F\u2028\u2029]/g;

