@@ -17,6 +17,8 @@ export interface Scenario {
   /** HTTP requests per unit of work (a cycle), to report cycles per second */
   requestsPerCycle: number;
   options(input: ScenarioInput): Partial<Options>;
+  /** A read: every request it may make (path and headers), for its same-payload ceiling. */
+  reads?(input: ScenarioInput): { path: string; headers: Record<string, string> }[];
 }
 
 type Ctx = Record<string, unknown>;
@@ -44,14 +46,17 @@ function step(spec: StepSpec): Step {
 const json = { 'content-type': 'application/json' };
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)] as T;
 let orderSeq = 50_000_000;
+const l1Path = (locationId: number, secret: string) => `/api/lockers/locations/${locationId}?secret_token=${secret}`;
+const c5Path = (messageId: string) => `/api/callforhelp/v1/tracking?message_id=${encodeURIComponent(messageId)}`;
 
 export const scenarios: Scenario[] = [
   {
     name: 'L1 read',
     requestsPerCycle: 1,
     options: ({ world, secret }) => ({
-      requests: [step({ method: 'GET', setup: () => ({ path: `/api/lockers/locations/${pick(world.locations)}?secret_token=${secret}` }) })],
+      requests: [step({ method: 'GET', setup: () => ({ path: l1Path(pick(world.locations), secret) }) })],
     }),
+    reads: ({ world, secret }) => world.locations.map((id) => ({ path: l1Path(id, secret), headers: {} })),
   },
   {
     name: 'order cycle (L2, L5 agree, L6)',
@@ -98,9 +103,10 @@ export const scenarios: Scenario[] = [
       requests: [step({
         method: 'GET',
         headers: { authorization: `Bearer ${world.token}` },
-        setup: () => ({ path: `/api/callforhelp/v1/tracking?message_id=${encodeURIComponent(pick(messageIds))}` }),
+        setup: () => ({ path: c5Path(pick(messageIds)) }),
       })],
     }),
+    reads: ({ world, messageIds }) => messageIds.map((id) => ({ path: c5Path(id), headers: { authorization: `Bearer ${world.token}` } })),
   },
   {
     name: 'CFH cycle (C0, C1, C3)',

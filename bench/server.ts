@@ -53,7 +53,7 @@ export async function startServer(root: string, args: string[], env: Record<stri
     resolve();
   }));
   const url = `http://127.0.0.1:${port}`;
-  const probe = args.some((a) => a.includes('hello')) ? '/' : '/readyz';
+  const probe = args.some((a) => /hello|payload-server/.test(a)) ? '/' : '/readyz';
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the server exited: ${output}`);
     try {

@@ -44,7 +44,7 @@ export function makeBenchWorld(opts: { locations: number; lockersPerLocation: nu
       id, organization_id: organizationId, location_id: locationId, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive",
     })),
     radio_edges: [{ edge_id: edge.edgeId, location_id: locations[0], name: 'Bench radio', device_key: edge.key, voice_handlers: [] }],
-    api_tokens: [{ name: 'bench', organization_id: organizationId, scopes: ['cfh', 'radio'], token }],
+    api_tokens: [{ name: 'bench', organization_id: organizationId, scopes: ['cfh', 'radio', 'reports'], token }],
   };
   return { file, organizationId, locations, lockers, optionByLocation, token, edge };
 }

@@ -2,8 +2,6 @@
 // PGlite through its node-postgres adapter, so queries, result types and transactions are the same.
 import path from 'node:path';
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { pgTimestamptzToIso } from './timestamps.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { seedPgliteDataDir } from './pglite-template.ts';
@@ -215,6 +213,9 @@ export async function openDb(target: DbTarget): Promise<Db> {
     hub.connect({ send: notifier.send, listen: notifier.listen });
     return fromPool('postgres', pool, hub, { beforeEnd: () => notifier.close() });
   }
+  // Loaded only here: PGlite's module and its wasm are tens of MB that a service on PostgreSQL
+  // never needs (measured: idle RSS on PostgreSQL ~20 MB lower, docs/performance.md).
+  const [{ PGlite }, { createPgConfig }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/node-postgres')]);
   const release = target.dataDir === null ? null : await lockDataDir(target.dataDir);
   if (target.dataDir !== null) seedPgliteDataDir(path.join(target.dataDir, 'pglite'));
   // PGlite's default 128 MB of shared buffers live in the process's own memory, on top of the

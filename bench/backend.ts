@@ -1,0 +1,158 @@
+// One backend's part of `npm run bench`: the service in a child process, seeded through its API,
+// each scenario under load beside its ceilings (the same payload from a bare Fastify server; on
+// PostgreSQL, the scenario's statements alone), the idle footprint, R1, and with --history N the
+// scenarios again over a chain's history.
+import autocannon, { type Options, type Result } from 'autocannon';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { databaseCeiling, hasDatabaseCeiling } from './ceilings.ts';
+import { cpuMsPerRequest, isLocalDatabase, sampleCpu, type CpuSample } from './cpu.ts';
+import { idleFootprint, probeArgs, type Footprint } from './footprint.ts';
+import { fillHistory } from './history.ts';
+import { payloadCeiling } from './payload.ts';
+import { measureRadio, type RadioResult } from './radio.ts';
+import { historyReports, type HistoryReports } from './report-timing.ts';
+import { scenarios, type ScenarioInput } from './scenarios.ts';
+import { seed } from './seed.ts';
+import { serviceNodeFlags, startServer, type Server } from './server.ts';
+import { makeBenchWorld } from './world.ts';
+
+export interface Settings {
+  duration: number;
+  connections: number;
+  world: { locations: number; lockersPerLocation: number; cabinetsPerLocker: number };
+  seedOrders: number;
+  seedRequests: number;
+  radioPerCaller: number;
+  history: number;
+}
+
+export interface ScenarioResult {
+  name: string;
+  rps: number;
+  cyclesPerSecond: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+  /** requests per second / the hello-world's (ratioToCeiling: the same, its former name). */
+  ratioToHelloWorld: number;
+  ratioToCeiling: number;
+  /** Reads: a bare Fastify server answering the same bytes; on PostgreSQL, the statements alone. null: not measured. */
+  payloadCeilingRps: number | null;
+  databaseCeilingRps: number | null;
+  ratioToPayloadCeiling: number | null;
+  ratioToDatabaseCeiling: number | null;
+  /** The ratio to the lower of the two ceilings (to the one measured, when only one is). */
+  ratioToLowerCeiling: number | null;
+  /** CPU milliseconds per request: the service's process, and local PostgreSQL's (0 when remote or embedded). */
+  serverCpuMs: number;
+  databaseCpuMs: number;
+  /** The service's resident memory when the scenario ended. */
+  rssMb: number;
+}
+
+export interface HistoryResult {
+  rows: number;
+  fillSeconds: Record<string, number>;
+  scenarios: (Pick<ScenarioResult, 'name' | 'rps' | 'p50' | 'p99' | 'errors'> & { ratioToEmpty: number })[];
+  reports: HistoryReports;
+}
+
+export interface BackendResult {
+  backend: string;
+  scenarios: ScenarioResult[];
+  radio: RadioResult & { rssMb: number };
+  peakRssMb: number;
+  idle: Footprint;
+  history: HistoryResult | null;
+}
+
+const ratio = (a: number, b: number | null) => (b === null || b <= 0 ? null : Math.round((a / b) * 1000) / 1000);
+
+export async function benchBackend(root: string, settings: Settings, backend: string, databaseUrl: string | null, helloRps: number, log: (line: string) => void): Promise<BackendResult> {
+  const load = (url: string, opts: Partial<Options>): Promise<Result> =>
+    autocannon({ url, duration: settings.duration, connections: settings.connections, ...opts } as Options);
+  const world = makeBenchWorld(settings.world);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-bench-'));
+  const provisionFile = path.join(dir, 'world.json');
+  const probeFile = path.join(dir, 'memory.json');
+  fs.writeFileSync(provisionFile, JSON.stringify(world.file));
+  const secret = crypto.randomBytes(18).toString('base64url');
+  let server: Server | null = null;
+  try {
+    log(`\n[${backend}] starting the service with ${world.lockers.length} lockers, ${world.lockers.length * settings.world.cabinetsPerLocker} cabinets`);
+    server = await startServer(root, [...probeArgs(), ...serviceNodeFlags(root), 'src/main.ts'], {
+      DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', MEMORY_PROBE_FILE: probeFile,
+      MQTT_PORT: '0', HOST: '127.0.0.1', PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    });
+    const idle = await idleFootprint(server, probeFile);
+    log(`[${backend}] idle: RSS ${idle.rssMb} MB (mapped files ${idle.fileMb}, V8 heap ${idle.heapTotalMb} of which used ${idle.heapUsedMb}, external ${idle.externalMb}, other native ${idle.nativeMb})`);
+    const seeded = await seed(server.url, world, secret, settings.seedOrders, settings.seedRequests);
+    log(`[${backend}] seeded ${settings.seedOrders} open orders and ${seeded.messageIds.length} CFH requests`);
+    const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
+    const results: ScenarioResult[] = [];
+    const localDb = isLocalDatabase(databaseUrl);
+    const run = async (scenario: (typeof scenarios)[number]) => {
+      const before = sampleCpu((server as Server).pid, localDb);
+      const loaded = await load(input.url, scenario.options(input));
+      return { loaded, cpu: cpuMsPerRequest(before, sampleCpu((server as Server).pid, localDb), loaded.requests.total) };
+    };
+    for (const scenario of scenarios) {
+      const { loaded, cpu } = await run(scenario);
+      const payload = scenario.reads ? (await payloadCeiling(root, dir, scenario, input, load)).rps : null;
+      const database = databaseUrl !== null && hasDatabaseCeiling(scenario.name)
+        ? (await databaseCeiling(databaseUrl, scenario.name, input, settings.duration, settings.connections)).rps : null;
+      const lower = [payload, database].filter((x): x is number => x !== null);
+      const result = summarize(scenario.name, loaded, scenario.requestsPerCycle, helloRps, cpu, Math.round(server.rssKb() / 1024), {
+        payloadCeilingRps: payload, databaseCeilingRps: database, ratioToPayloadCeiling: ratio(loaded.requests.average, payload),
+        ratioToDatabaseCeiling: ratio(loaded.requests.average, database), ratioToLowerCeiling: ratio(loaded.requests.average, lower.length ? Math.min(...lower) : null),
+      });
+      log(`[${backend}] ${result.name}: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, CPU ms/request: service ${cpu.server}, database ${localDb ? cpu.database : '-'}`
+        + (payload === null ? '' : `; same payload ${payload} req/s, statements alone ${database ?? '-'} req/s: ${Math.round((result.ratioToLowerCeiling ?? 0) * 100)}% of the lower`));
+      results.push(result);
+    }
+    const radio = { ...(await measureRadio(server, world, settings.radioPerCaller)), rssMb: Math.round(server.rssKb() / 1024) };
+    log(`[${backend}] R1 to device: p50 ${radio.deviceP50} ms, p95 ${radio.deviceP95} ms, errors ${radio.errors}`);
+    let history: HistoryResult | null = null;
+    if (databaseUrl !== null && settings.history > 0) {
+      const fillSeconds = await fillHistory(databaseUrl, settings.history, world, log);
+      const again: HistoryResult['scenarios'] = [];
+      for (const scenario of scenarios) {
+        const { loaded } = await run(scenario);
+        const empty = results.find((r) => r.name === scenario.name) as ScenarioResult;
+        const s = summarize(scenario.name, loaded, scenario.requestsPerCycle, helloRps, { server: 0, database: 0 }, 0, {});
+        again.push({ name: s.name, rps: s.rps, p50: s.p50, p99: s.p99, errors: s.errors, ratioToEmpty: ratio(s.rps, empty.rps) ?? 0 });
+        log(`[${backend}] with ${settings.history} rows of history, ${s.name}: ${s.rps} req/s (${Math.round((again.at(-1)?.ratioToEmpty ?? 0) * 100)}% of empty), p99 ${s.p99} ms, errors ${s.errors}`);
+      }
+      const reports = await historyReports(databaseUrl, server.url, world, input, log);
+      history = { rows: settings.history, fillSeconds, scenarios: again, reports };
+    }
+    return { backend, scenarios: results, radio, peakRssMb: Math.round(server.peakRssKb() / 1024), idle, history };
+  } finally {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function summarize(name: string, result: Result, perCycle: number, helloRps: number, cpu: CpuSample, rssMb: number, ceilings: Partial<ScenarioResult>): ScenarioResult {
+  const hello = ratio(result.requests.average, helloRps) ?? 1;
+  return {
+    name,
+    rps: Math.round(result.requests.average),
+    cyclesPerSecond: Math.round(result.requests.average / perCycle),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+    ratioToHelloWorld: hello,
+    ratioToCeiling: hello,
+    payloadCeilingRps: null, databaseCeilingRps: null, ratioToPayloadCeiling: null, ratioToDatabaseCeiling: null, ratioToLowerCeiling: null,
+    ...ceilings,
+    serverCpuMs: cpu.server,
+    databaseCpuMs: cpu.database,
+    rssMb,
+  };
+}

@@ -1,0 +1,96 @@
+// Over a filled history (--history N): P1 of one store over 31 days and over a year, timed through
+// the service's HTTP API, and the plan of each hot statement, EXPLAIN (ANALYZE, BUFFERS) with the
+// parameters a request would give it (writes inside a transaction that is rolled back).
+import pg from 'pg';
+import type { Queryable, Tx } from '../src/db/db.ts';
+import * as cfh from '../src/cfh/store.ts';
+import * as lockers from '../src/lockers/store.ts';
+import * as reports from '../src/reports/store.ts';
+import type { ScenarioInput } from './scenarios.ts';
+import type { BenchWorld } from './world.ts';
+
+export interface HistoryReports {
+  /** P1 of one store, median and max of 5 runs after a warm-up, ms. */
+  p1: Record<string, { median: number; max: number; targetMs: number }>;
+  /** Per hot statement: its plan's lines. */
+  plans: Record<string, string[]>;
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+async function timeP1(url: string, token: string): Promise<{ median: number; max: number }> {
+  const ms: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const started = performance.now();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`P1 ${url}: ${res.status} ${body}`);
+    if (i > 0) ms.push(performance.now() - started);
+  }
+  ms.sort((a, b) => a - b);
+  return { median: Math.round(ms[Math.floor(ms.length / 2)] as number), max: Math.round(ms.at(-1) as number) };
+}
+
+/** Runs fn with a handle that EXPLAINs each of its statements instead of answering it. */
+async function explain(client: pg.Client, fn: (q: Tx) => Promise<unknown>): Promise<string[]> {
+  const lines: string[] = [];
+  const q: Tx = {
+    signal: () => undefined,
+    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+      const res = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, params as unknown[]);
+      lines.push(...res.rows.map((r) => r['QUERY PLAN']));
+      return [];
+    },
+  };
+  await client.query('BEGIN');
+  try {
+    await fn(q).catch(() => undefined); // an empty answer may surprise the caller; the plan is taken
+  } finally {
+    await client.query('ROLLBACK');
+  }
+  return lines;
+}
+
+export async function historyReports(databaseUrl: string, serviceUrl: string, world: BenchWorld, input: ScenarioInput, log: (line: string) => void): Promise<HistoryReports> {
+  const location = world.locations[0] as number;
+  const yesterday = new Date(Date.now() - 86_400_000);
+  const ranges = { '31 days': { days: 31, targetMs: 200 }, '365 days': { days: 365, targetMs: 1000 } };
+  const p1: HistoryReports['p1'] = {};
+  for (const [name, r] of Object.entries(ranges)) {
+    const from = day(new Date(yesterday.getTime() - (r.days - 1) * 86_400_000));
+    p1[name] = { ...(await timeP1(`${serviceUrl}/api/reports/cfh?location_id=${location}&from=${from}&to=${day(yesterday)}`, world.token)), targetMs: r.targetMs };
+    log(`history: P1 of store ${location} over ${name}: median ${p1[name]?.median} ms, max ${p1[name]?.max} ms (target < ${r.targetMs})`);
+  }
+  const now = new Date();
+  const scope = { organizationId: world.organizationId, locationIds: null };
+  const staff = { name: 'Bench Staff', userId: 'U0BENCH', channelId: 'C0BENCH', from: 'provider_a' as const };
+  const cabinet = input.freeCabinets[0] as ScenarioInput['freeCabinets'][number];
+  const messageId = input.messageIds[0] as string;
+  const statements: Record<string, (q: Tx) => Promise<unknown>> = {
+    'L1 listing': (q) => lockers.locationListingJson(q, location, now),
+    'C5 status': (q) => cfh.findStatus(q, scope, messageId),
+    'L2 insert order': (q) => lockers.insertOrder(q, { orderId: 1, ...cabinet, organizationId: world.organizationId, rearload: false, openCode: 'explain-1' }, now),
+    'L6 complete order': (q) => lockers.completeOpenOrder(q, { openCode: 'history-1' }, { completedBy: null, completedDeviceId: null, coolOffUntil: null }, now),
+    'C0 insert request': (q) => cfh.insertRequest(q, {
+      organizationId: world.organizationId, locationIds: null, locationId: location, optionId: world.optionByLocation.get(location) as number, messageId: 'explain-1',
+      deviceId: null, displayId: null, callbuttonId: null, chatChannelId: null, tokenId: null, source: 'api', customText: null, requestFrom: null,
+      defaultTimeoutSeconds: 3600, defaultEscalationSeconds: 0,
+    }, { created: 'created', completed: 'recorded' }, now),
+    'C1 claim': (q) => cfh.claim(q, scope, messageId, staff, null, 'claimed', now),
+    'C3 complete': (q) => cfh.complete(q, scope, messageId, staff, 'helped', null, 'completed', now, { checkOutcome: false }),
+    'P1 report, 31 days': (q: Queryable) => reports.cfhFigures(q, world.organizationId, location, day(new Date(yesterday.getTime() - 30 * 86_400_000)), day(yesterday)),
+  };
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const plans: Record<string, string[]> = {};
+  try {
+    for (const [name, fn] of Object.entries(statements)) {
+      plans[name] = await explain(client, fn);
+      const scans = plans[name].filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/^->\s*/, '').replace(/\s+\(actual.*$/, ''));
+      log(`history: ${name}: ${plans[name].find((l) => l.startsWith('Execution Time')) ?? '?'}; ${[...new Set(scans)].join('; ')}`);
+    }
+  } finally {
+    await client.end();
+  }
+  return { p1, plans };
+}
