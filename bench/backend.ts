@@ -27,6 +27,8 @@ export interface Settings {
   seedRequests: number;
   radioPerCaller: number;
   history: number;
+  /** false: the scenarios only, without their ceilings (bench/plan-cache.ts). */
+  ceilings?: boolean;
 }
 
 export interface ScenarioResult {
@@ -102,8 +104,9 @@ export async function benchBackend(root: string, settings: Settings, backend: st
     };
     for (const scenario of scenarios) {
       const { loaded, cpu } = await run(scenario);
-      const payload = scenario.reads ? (await payloadCeiling(root, dir, scenario, input, load)).rps : null;
-      const database = databaseUrl !== null && hasDatabaseCeiling(scenario.name)
+      const measureCeilings = settings.ceilings !== false;
+      const payload = measureCeilings && scenario.reads ? (await payloadCeiling(root, dir, scenario, input, load)).rps : null;
+      const database = measureCeilings && databaseUrl !== null && hasDatabaseCeiling(scenario.name)
         ? (await databaseCeiling(databaseUrl, scenario.name, input, settings.duration, settings.connections)).rps : null;
       const lower = [payload, database].filter((x): x is number => x !== null);
       const result = summarize(scenario.name, loaded, scenario.requestsPerCycle, helloRps, cpu, Math.round(server.rssKb() / 1024), {

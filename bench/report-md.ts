@@ -41,7 +41,7 @@ export function markdown(settings: Settings, quick: boolean, hello: HelloCeiling
     lines.push(`| R1 synthesis to a connected edge device (2 callers) | ${b.radio.rps} | | ${b.radio.deviceP50} | p95 ${b.radio.deviceP95} | ${b.radio.errors} | | | | | |${db ? ' |' : ''} ${b.radio.rssMb} |`, '');
     const f = b.idle;
     lines.push(`Idle, 8 s after start: RSS ${f.rssMb} MB = mapped files (node's binary and libraries) ${f.fileMb} + anonymous ${f.anonymousMb}: ` +
-      `V8 heap ${f.heapTotalMb} (${f.heapUsedMb} used, of which code and bytecode ${f.codeMb}), buffers outside the heap ${f.externalMb}, other native (allocator, libuv, threads) ${f.nativeMb}.`, '');
+      `V8 heap ${f.heapTotalMb} (${f.heapUsedMb} used, of which code and bytecode ${f.codeMb}), buffers and wasm memory outside the heap ${f.externalMb}, other native (allocator, libuv, threads) ${f.nativeMb < 0 ? '– (part of the heap and of the wasm memory is reserved, not resident)' : f.nativeMb}.`, '');
     if (!db) lines.push('Embedded: the database runs inside the service process, so its CPU is in the service column, and there is no statements-alone ceiling.', '');
     if (b.history) {
       const h = b.history;

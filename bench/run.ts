@@ -71,10 +71,23 @@ if (!args.includes('--no-fleet')) {
 const live = !args.includes('--no-live') && exists(root, 'bench/live.ts') ? await runJson(root, 'bench/live.ts', quick ? ['--quick'] : [], log) : null;
 
 const extra: string[] = [];
-for (const [broker, f] of Object.entries(fleet)) {
-  extra.push(`Fleet, ${broker} broker (\`${f.command.replace(/ --json \S+/, '')}\`, exit ${f.exitCode}): \`${JSON.stringify(f.result)}\``, '');
+interface FleetFigures {
+  connect?: { seconds?: number };
+  rssMb?: { perThousandDevices?: number };
+  idleCpuPercent?: { service?: number; perThousandDevices?: number };
+  delivery?: { p50Ms?: number; p99Ms?: number; errors?: number };
+  reconnect?: { firstCommandMs?: number };
 }
-if (live) extra.push(`Live streams and webhooks (\`${live.command.replace(/ --json \S+/, '')}\`, exit ${live.exitCode}): \`${JSON.stringify(live.result)}\``, '');
+if (Object.keys(fleet).length > 0) {
+  extra.push(`### Fleet (${fleetArgs.join(' ')}; the fleet's own benchmark, \`npm run bench:fleet\`, measures it at scale)`, '',
+    '| broker | exit | connect s | RSS MB per 1,000 devices | idle CPU % (per 1,000) | delivery p50 / p99 ms | errors | first command after a reconnect, ms |', '|---|---|---|---|---|---|---|---|');
+  for (const [broker, f] of Object.entries(fleet)) {
+    const r = (f.result ?? {}) as FleetFigures;
+    extra.push(`| ${broker} | ${f.exitCode} | ${r.connect?.seconds ?? '?'} | ${r.rssMb?.perThousandDevices ?? '?'} | ${r.idleCpuPercent?.service ?? '?'} (${r.idleCpuPercent?.perThousandDevices ?? '?'}) | ${r.delivery?.p50Ms ?? '?'} / ${r.delivery?.p99Ms ?? '?'} | ${r.delivery?.errors ?? '?'} | ${r.reconnect?.firstCommandMs ?? '?'} |`);
+  }
+  extra.push('');
+}
+if (live) extra.push(`### Live streams and webhooks (\`${live.command.replace(/ --json \S+/, '')}\`, exit ${live.exitCode})`, '', '```json', JSON.stringify(live.result, null, 1), '```', '');
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverage: os.loadavg() },
