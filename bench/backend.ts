@@ -29,6 +29,8 @@ export interface Settings {
   history: number;
   /** false: the scenarios only, without their ceilings (bench/plan-cache.ts). */
   ceilings?: boolean;
+  /** Node flags added to `npm start`'s (bench/flags.ts). */
+  nodeFlags?: string[];
 }
 
 export interface ScenarioResult {
@@ -86,7 +88,7 @@ export async function benchBackend(root: string, settings: Settings, backend: st
   let server: Server | null = null;
   try {
     log(`\n[${backend}] starting the service with ${world.lockers.length} lockers, ${world.lockers.length * settings.world.cabinetsPerLocker} cabinets`);
-    server = await startServer(root, [...probeArgs(), ...serviceNodeFlags(root), 'src/main.ts'], {
+    server = await startServer(root, [...probeArgs(), ...serviceNodeFlags(root), ...(settings.nodeFlags ?? []), 'src/main.ts'], {
       DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', MEMORY_PROBE_FILE: probeFile,
       MQTT_PORT: '0', HOST: '127.0.0.1', PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });

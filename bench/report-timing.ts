@@ -14,6 +14,8 @@ export interface HistoryReports {
   p1: Record<string, { median: number; max: number; targetMs: number }>;
   /** Per hot statement: its plan's lines. */
   plans: Record<string, string[]>;
+  /** Per hot statement, prepared and run 30 times in each plan_cache_mode: plans PostgreSQL made, ms per run after the fifth. */
+  planCache: Record<string, { auto: { custom: number; generic: number; ms: number }; forceGeneric: { custom: number; generic: number; ms: number } }>;
 }
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -51,6 +53,41 @@ async function explain(client: pg.Client, fn: (q: Tx) => Promise<unknown>): Prom
   return lines;
 }
 
+/** The first statement fn sends, with its parameters. */
+async function firstStatement(fn: (q: Tx) => Promise<unknown>): Promise<{ text: string; params: unknown[] } | null> {
+  let first: { text: string; params: unknown[] } | null = null;
+  const q: Tx = {
+    signal: () => undefined,
+    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+      first ??= { text, params: [...(params ?? [])] };
+      return [];
+    },
+  };
+  await fn(q).catch(() => undefined);
+  return first;
+}
+
+/** Runs the statement prepared, 30 times in a rolled-back transaction (each run undone by a savepoint), in one plan_cache_mode. */
+async function planRuns(client: pg.Client, name: string, text: string, params: unknown[], mode: string): Promise<{ custom: number; generic: number; ms: number }> {
+  await client.query(`SET plan_cache_mode = ${mode}`);
+  await client.query('BEGIN');
+  let ms = 0;
+  try {
+    for (let i = 0; i < 30; i++) {
+      await client.query('SAVEPOINT run');
+      const started = performance.now();
+      await client.query({ name, text, values: params });
+      if (i >= 5) ms += performance.now() - started;
+      await client.query('ROLLBACK TO SAVEPOINT run');
+    }
+    const [row] = (await client.query<{ custom: string; generic: string }>('SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1', [name])).rows;
+    return { custom: Number(row?.custom), generic: Number(row?.generic), ms: Math.round((ms / 25) * 1000) / 1000 };
+  } finally {
+    await client.query('ROLLBACK');
+    await client.query('RESET plan_cache_mode');
+  }
+}
+
 export async function historyReports(databaseUrl: string, serviceUrl: string, world: BenchWorld, input: ScenarioInput, log: (line: string) => void): Promise<HistoryReports> {
   const location = world.locations[0] as number;
   const yesterday = new Date(Date.now() - 86_400_000);
@@ -83,7 +120,20 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const plans: Record<string, string[]> = {};
+  const planCache: HistoryReports['planCache'] = {};
   try {
+    let n = 0;
+    for (const [name, fn] of Object.entries(statements)) {
+      const first = await firstStatement(fn);
+      if (first === null) continue;
+      n++;
+      planCache[name] = {
+        auto: await planRuns(client, `plan_auto_${n}`, first.text, first.params, 'auto'),
+        forceGeneric: await planRuns(client, `plan_generic_${n}`, first.text, first.params, 'force_generic_plan'),
+      };
+      const p = planCache[name];
+      log(`history: ${name} prepared: auto made ${p.auto.custom} custom and ${p.auto.generic} generic plans in 30 runs, ${p.auto.ms} ms a run; force_generic_plan ${p.forceGeneric.ms} ms a run`);
+    }
     for (const [name, fn] of Object.entries(statements)) {
       plans[name] = await explain(client, fn);
       const scans = plans[name].filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/^->\s*/, '').replace(/\s+\(actual.*$/, ''));
@@ -92,5 +142,5 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
   } finally {
     await client.end();
   }
-  return { p1, plans };
+  return { p1, plans, planCache };
 }

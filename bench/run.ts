@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --json FILE] [-- --history N] [-- --no-fleet] [-- --no-live]
+// npm run bench [-- --quick] [-- --json FILE] [-- --history N] [-- --no-fleet] [-- --no-live] [-- --postgres-only]
 // Measures the service against ceilings of its own stack: a bare Fastify hello-world; for each
 // read, a bare Fastify server answering the same bytes and (on PostgreSQL) the read's statements
 // alone. On the embedded defaults and, with BENCH_DATABASE_URL, on real PostgreSQL; with
@@ -49,8 +49,8 @@ async function helloWorld(): Promise<HelloCeiling> {
 }
 
 const hello = await helloWorld();
-const backends: BackendResult[] = [await benchBackend(root, settings, 'embedded (PGlite)', null, hello.rps, log)];
 const benchUrl = process.env.BENCH_DATABASE_URL;
+const backends: BackendResult[] = args.includes('--postgres-only') && benchUrl ? [] : [await benchBackend(root, settings, 'embedded (PGlite)', null, hello.rps, log)];
 if (benchUrl) {
   const db = await freshPostgres(benchUrl, 'storeops_bench');
   try {
@@ -88,6 +88,21 @@ if (Object.keys(fleet).length > 0) {
   extra.push('');
 }
 if (live) extra.push(`### Live streams and webhooks (\`${live.command.replace(/ --json \S+/, '')}\`, exit ${live.exitCode})`, '', '```json', JSON.stringify(live.result, null, 1), '```', '');
+function summaryOf(b: BackendResult) {
+  return {
+    backend: b.backend,
+    idleRssMb: b.idle.rssMb,
+    scenarios: Object.fromEntries(b.scenarios.map((s) => [s.name, {
+      rps: s.rps, p99: s.p99, errors: s.errors, ratioToHelloWorld: s.ratioToHelloWorld, ratioToPayloadCeiling: s.ratioToPayloadCeiling,
+      ratioToDatabaseCeiling: s.ratioToDatabaseCeiling, ratioToLowerCeiling: s.ratioToLowerCeiling,
+    }])),
+    history: b.history && {
+      rows: b.history.rows,
+      ratios: Object.fromEntries(b.history.scenarios.map((s) => [s.name, s.ratioToEmpty])),
+      p1: b.history.reports.p1,
+    },
+  };
+}
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverage: os.loadavg() },
@@ -95,6 +110,8 @@ const report = {
   ceiling: hello,
   helloWorld: hello,
   backends,
+  /** The last backend's (PostgreSQL when BENCH_DATABASE_URL is set) figures by scenario, and its history run. */
+  summary: summaryOf(backends.at(-1) as BackendResult),
   fleet: Object.fromEntries(Object.entries(fleet).map(([k, v]) => [k, v.result])),
   live: live?.result ?? null,
 };
