@@ -198,9 +198,12 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { befo
 
 export async function openDb(target: DbTarget): Promise<Db> {
   if (target.kind === 'postgres') {
-    // Generic plans: every statement here finds its rows by key or through a partial index, where
-    // a generic plan is as good as a custom one, and re-planning per call (what "auto" kept doing
-    // for the CTE writes) cost L7 a third of its database CPU in the benchmark.
+    // plan_cache_mode is PostgreSQL's default, auto: a statement prepared on a connection
+    // (statementNames above) gets custom plans for its first five runs, then its generic plan
+    // unless that is estimated to cost more. Every hot statement settles on the generic plan so,
+    // over a million rows of history too (`npm run bench -- --history N`, docs/performance.md);
+    // forcing generic plans would only save those five plannings, and take away PostgreSQL's
+    // choice where a parameter would change the best plan (a report's range).
     const connection = {
       connectionString: target.url,
       connectionTimeoutMillis: 5_000,
