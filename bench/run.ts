@@ -68,7 +68,7 @@ const fleet: Record<string, Embedded> = {};
 if (!args.includes('--no-fleet')) {
   for (const broker of ['embedded', 'mosquitto']) fleet[broker] = await runJson(root, 'bench/fleet.ts', [...fleetArgs, '--broker', broker], log);
 }
-const live = !args.includes('--no-live') && exists(root, 'bench/live.ts') ? await runJson(root, 'bench/live.ts', quick ? ['--quick'] : [], log) : null;
+const live = !args.includes('--no-live') && exists(root, 'bench/live.ts') ? await runJson(root, 'bench/live.ts', [], log) : null;
 
 const extra: string[] = [];
 interface FleetFigures {
