@@ -61,7 +61,7 @@ export interface ScenarioResult {
 export interface HistoryResult {
   rows: number;
   fillSeconds: Record<string, number>;
-  scenarios: (Pick<ScenarioResult, 'name' | 'rps' | 'p50' | 'p99' | 'errors'> & { ratioToEmpty: number })[];
+  scenarios: (Pick<ScenarioResult, 'name' | 'rps' | 'p50' | 'p99' | 'errors' | 'serverCpuMs' | 'databaseCpuMs'> & { ratioToEmpty: number })[];
   reports: HistoryReports;
 }
 
@@ -126,11 +126,11 @@ export async function benchBackend(root: string, settings: Settings, backend: st
       const fillSeconds = await fillHistory(databaseUrl, settings.history, world, log);
       const again: HistoryResult['scenarios'] = [];
       for (const scenario of scenarios) {
-        const { loaded } = await run(scenario);
+        const { loaded, cpu } = await run(scenario);
         const empty = results.find((r) => r.name === scenario.name) as ScenarioResult;
-        const s = summarize(scenario.name, loaded, scenario.requestsPerCycle, helloRps, { server: 0, database: 0 }, 0, {});
-        again.push({ name: s.name, rps: s.rps, p50: s.p50, p99: s.p99, errors: s.errors, ratioToEmpty: ratio(s.rps, empty.rps) ?? 0 });
-        log(`[${backend}] with ${settings.history} rows of history, ${s.name}: ${s.rps} req/s (${Math.round((again.at(-1)?.ratioToEmpty ?? 0) * 100)}% of empty), p99 ${s.p99} ms, errors ${s.errors}`);
+        const s = summarize(scenario.name, loaded, scenario.requestsPerCycle, helloRps, cpu, 0, {});
+        again.push({ name: s.name, rps: s.rps, p50: s.p50, p99: s.p99, errors: s.errors, serverCpuMs: cpu.server, databaseCpuMs: cpu.database, ratioToEmpty: ratio(s.rps, empty.rps) ?? 0 });
+        log(`[${backend}] with ${settings.history} rows of history, ${s.name}: ${s.rps} req/s (${Math.round((again.at(-1)?.ratioToEmpty ?? 0) * 100)}% of empty), p99 ${s.p99} ms, errors ${s.errors}, CPU ms/request: service ${cpu.server} (empty ${empty.serverCpuMs}), database ${cpu.database} (empty ${empty.databaseCpuMs})`);
       }
       const reports = await historyReports(databaseUrl, server.url, world, input, log);
       history = { rows: settings.history, fillSeconds, scenarios: again, reports };

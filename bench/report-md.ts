@@ -47,8 +47,11 @@ export function markdown(settings: Settings, quick: boolean, hello: HelloCeiling
       const h = b.history;
       lines.push(`### ${b.backend} with history: ${h.rows.toLocaleString('en')} picked-up orders and ${h.rows.toLocaleString('en')} completed CFH requests (\`--history ${h.rows}\`)`, '',
         `Filled in SQL: ${Object.entries(h.fillSeconds).map(([k, v]) => `${k} ${v} s`).join(', ')}.`, '',
-        '| scenario | req/s | p50 ms | p99 ms | errors | of the empty-history figure |', '|---|---|---|---|---|---|');
-      for (const s of h.scenarios) lines.push(`| ${s.name} | ${s.rps} | ${s.p50} | ${s.p99} | ${s.errors} | ${pct(s.ratioToEmpty)} |`);
+        '| scenario | req/s | p50 ms | p99 ms | errors | of the empty-history figure | service CPU ms/req (empty) | database CPU ms/req (empty) |', '|---|---|---|---|---|---|---|---|');
+      for (const s of h.scenarios) {
+        const empty = b.scenarios.find((e) => e.name === s.name);
+        lines.push(`| ${s.name} | ${s.rps} | ${s.p50} | ${s.p99} | ${s.errors} | ${pct(s.ratioToEmpty)} | ${s.serverCpuMs} (${empty?.serverCpuMs ?? '–'}) | ${s.databaseCpuMs} (${empty?.databaseCpuMs ?? '–'}) |`);
+      }
       lines.push('', `P1 of one store through HTTP (median / max of 5): ${Object.entries(h.reports.p1).map(([k, v]) => `${k} ${v.median} / ${v.max} ms (target < ${v.targetMs})`).join('; ')}.`, '');
     }
   }
