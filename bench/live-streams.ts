@@ -27,6 +27,8 @@ export interface StreamsFigures {
   changes: number;
   expected: number;
   received: number;
+  /** The changes' own HTTP answers (the fan-out includes them). */
+  change_answer_ms: { p50: number; p99: number };
   fanout_ms: { p50: number; p99: number; max: number };
   /** Failed opens and changes, and events that never arrived. */
   errors: number;
@@ -163,6 +165,7 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
   let changes = 0;
   const total = Math.round(o.rate * o.seconds);
   const pending: Promise<void>[] = [];
+  const answered: number[] = [];
   const t0 = performance.now();
   for (let i = 0; i < total && tracked.length > 0; i++) {
     const wait = t0 + (i * 1000) / o.rate - performance.now();
@@ -170,11 +173,13 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
     const request = tracked[i % tracked.length] as (typeof tracked)[number];
     const step = STEPS[Math.floor(i / tracked.length)];
     if (step === undefined) break;
-    sentAt.set(`${request.messageId} ${STATUS_OF[step]}`, performance.now());
+    const sent = performance.now();
+    sentAt.set(`${request.messageId} ${STATUS_OF[step]}`, sent);
     expected += 1 + (c8ByLocation.get(request.locationId) ?? 0);
     changes++;
     pending.push(post(o.base, o.token, `/api/callforhelp/${step}`, { message_id: request.messageId, ...(step === 'complete' ? { customer_status: 'helped' } : {}), ...employee })
       .then((r) => {
+        answered.push(performance.now() - sent);
         if (r.success !== true) fail(`${step}: ${JSON.stringify(r).slice(0, 200)}`);
       }, (err: unknown) => fail(String((err as Error).message))));
   }
@@ -185,8 +190,10 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
   for (const c of clients) c.close();
   const missing = Math.max(0, expected - received);
   latencies.sort((a, b) => a - b);
+  answered.sort((a, b) => a - b);
   return {
     clients: o.clients, c6, c8, locations: o.locations.length, opened: clients.length, open_ms: Math.round(openMs), changes, expected, received,
+    change_answer_ms: { p50: round(percentile(answered, 50)), p99: round(percentile(answered, 99)) },
     fanout_ms: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), max: round(latencies.at(-1) ?? 0) },
     errors: errors.length + missing, missing, error_samples: errors.slice(0, 5),
   };

@@ -1,7 +1,9 @@
 // The delivery worker: claims due deliveries (a lease each, in a short statement), POSTs them
-// outside any transaction, then logs each attempt and settles its delivery (another short
-// statement). Attempts run in parallel, at most `maxInFlight` per instance and `perEndpoint` per
-// endpoint, so a slow or dead endpoint holds only its own slots, and never a database connection.
+// outside any transaction, then logs the attempts and settles their deliveries (one statement for
+// the attempts that ended meanwhile). Attempts run in parallel, at most `maxInFlight` per instance
+// and `perEndpoint` per endpoint, so a slow or dead endpoint holds only its own slots, and never a
+// database connection; an endpoint that keeps failing has its breaker opened: its deliveries wait
+// together for a probe, so a dead endpoint costs one attempt per probe time, not one per event.
 // The lease makes one attempt per delivery in flight across instances; a delivery whose instance
 // died is claimed again once its lease ends, so every delivery is attempted at least once.
 //
@@ -12,8 +14,9 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { eventPayload } from '../events/payload.ts';
 import { postWebhook, type PostResult } from './post.ts';
-import { settle, signedHeaders } from './rules.ts';
-import { claimDue, recordAttempt, releaseClaim, type ClaimedDelivery } from './store.ts';
+import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules.ts';
+import { claimDue, type ClaimedDelivery } from './store.ts';
+import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaim, type AttemptRecord } from './attempt-store.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 
 export interface DelivererLogger {
@@ -43,6 +46,14 @@ interface InFlight {
   promise: Promise<void>;
 }
 
+/** An attempt that ended, waiting to be logged with the others that ended meanwhile. */
+interface Ended {
+  delivery: ClaimedDelivery;
+  record: AttemptRecord;
+  logged: () => void;
+  failed: (err: unknown) => void;
+}
+
 export class WebhookDeliverer {
   readonly #db: Db;
   readonly #clock: Clock;
@@ -57,6 +68,12 @@ export class WebhookDeliverer {
   readonly #stopping = new AbortController();
   /** One claim at a time in this instance. */
   readonly #loop: WorkLoop<number>;
+  /** Attempts that ended, logged together by one statement at a time. */
+  #ended: Ended[] = [];
+  #logging = false;
+  /** Endpoints this instance saw fail since their last delivered attempt (their breaker is closed
+   * when one is delivered). */
+  readonly #failing = new Set<number>();
 
   constructor(opts: DelivererOptions) {
     this.#db = opts.db;
@@ -66,7 +83,9 @@ export class WebhookDeliverer {
     // Attempts hold a socket, not a database connection: room for many endpoints at once, so a few
     // hanging ones (at most perEndpoint slots each) cannot take every slot.
     this.#maxInFlight = opts.maxInFlight ?? 256;
-    this.#perEndpoint = opts.perEndpoint ?? 4;
+    // WEBHOOK_ENDPOINT_CONCURRENCY: a store's events go one at a time, so this is how many of an
+    // endpoint's stores are served at once.
+    this.#perEndpoint = opts.perEndpoint ?? 32;
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
     // Far longer than an attempt can take (its own time limit), so a claim never runs out while
     // its POST is in flight, whatever the wait for a connection or the clocks of other hosts.
@@ -146,15 +165,71 @@ export class WebhookDeliverer {
       await this.#db.statement((q) => releaseClaim(q, delivery.id, delivery.lease));
       return;
     }
+    const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, this.#clock.now(), Math.random());
+    await new Promise<void>((logged, failed) => {
+      this.#ended.push({
+        delivery, logged, failed,
+        record: {
+          deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
+          error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures,
+        },
+      });
+      this.#logEnded();
+    });
+  }
+
+  /** Logs the attempts that ended, one statement for all of them; those that end meanwhile go next. */
+  #logEnded(): void {
+    if (this.#logging || this.#ended.length === 0) return;
+    this.#logging = true;
+    const batch = this.#ended.splice(0, 1_000);
+    this.#logBatch(batch).then(
+      () => batch.forEach((e) => e.logged()),
+      (err: unknown) => batch.forEach((e) => e.failed(err)),
+    ).finally(() => {
+      this.#logging = false;
+      this.#logEnded();
+    });
+  }
+
+  async #logBatch(batch: readonly Ended[]): Promise<void> {
     const now = this.#clock.now();
-    const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, now, Math.random());
-    const settled = await this.#db.statement((q) =>
-      recordAttempt(q, {
-        deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
-        error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures, now,
-      }),
-    );
-    if (!settled) this.#log?.warn({ delivery: delivery.id }, 'a webhook attempt outlived its claim; logged, the delivery left as it is');
-    if (outcome.state === 'failed') this.#log?.warn({ delivery: delivery.id, endpoint: delivery.endpoint_id }, 'webhook delivery failed for good');
+    const settled = await this.#db.statement((q) => recordAttempts(q, batch.map((e) => e.record), now));
+    for (const { delivery, record } of batch) {
+      if (!settled.has(delivery.id)) this.#log?.warn({ delivery: delivery.id }, 'a webhook attempt outlived its claim; logged, the delivery left as it is');
+      if (record.state === 'failed') this.#log?.warn({ delivery: delivery.id, endpoint: delivery.endpoint_id }, 'webhook delivery failed for good');
+    }
+    await this.#watchEndpoints(batch, now);
+  }
+
+  /**
+   * The circuit breaker: an endpoint's attempts failing BREAKER_FAILURES times in a row hold all of
+   * its deliveries until a probe time (one statement), so a dead endpoint costs one attempt per
+   * probe, not one per event; a delivered attempt closes it and makes what it held due.
+   */
+  async #watchEndpoints(batch: readonly Ended[], now: Date): Promise<void> {
+    const byEndpoint = new Map<number, { delivered: boolean; knownFailing: boolean; failedSince: number }>();
+    for (const { delivery, record } of batch) {
+      const e = byEndpoint.get(delivery.endpoint_id) ?? { delivered: false, knownFailing: false, failedSince: 0 };
+      e.knownFailing ||= delivery.endpoint_failures > 0;
+      if (record.state === 'delivered') {
+        e.delivered = true;
+        e.failedSince = 0;
+      } else e.failedSince++;
+      byEndpoint.set(delivery.endpoint_id, e);
+    }
+    for (const [endpointId, e] of byEndpoint) {
+      if (e.delivered && (e.knownFailing || this.#failing.has(endpointId))) {
+        this.#failing.delete(endpointId);
+        if (await this.#db.statement((q) => closeBreaker(q, endpointId, now))) this.#loop.wake();
+      }
+      if (e.failedSince === 0) continue;
+      this.#failing.add(endpointId);
+      const health = await this.#db.statement((q) => noteFailures(q, endpointId, e.failedSince, now));
+      if (health.failures < BREAKER_FAILURES || (health.open_until !== null && new Date(health.open_until) > now)) continue;
+      const until = new Date(now.getTime() + breakerDelayMs(now.getTime() - new Date(health.failing_since).getTime(), Math.random()));
+      const held = await this.#db.statement((q) => openBreaker(q, endpointId, until, now));
+      this.#log?.warn({ endpoint: endpointId, failures: health.failures, held, until: until.toISOString() }, 'webhook endpoint failing: its deliveries wait for a probe');
+    }
   }
 }

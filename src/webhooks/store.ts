@@ -16,7 +16,9 @@ export async function insertDeliveries(q: Tx, events: readonly EventRow[], now: 
   const [row] = await q.query<{ n: number }>(
     `WITH ins AS (
        INSERT INTO webhook_deliveries (endpoint_id, event_id, location_key, next_attempt_at, retry_since, created_at, updated_at)
-       SELECT w.id, ev.id, coalesce(ev.location_id, 0), $5, $5, $5, $5
+       SELECT w.id, ev.id, coalesce(ev.location_id, 0),
+         -- An endpoint whose breaker is open gets its new deliveries at its probe time, as the others.
+         greatest($5, (SELECT h.open_until FROM webhook_endpoint_health h WHERE h.endpoint_id = w.id)), $5, $5, $5
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS ev(id, organization_id, location_id, type, ord)
          JOIN webhook_endpoints w ON w.organization_id = ev.organization_id
            AND (w.location_id IS NULL OR w.location_id = ev.location_id) AND ev.type = ANY (w.events)
@@ -40,6 +42,8 @@ export interface ClaimedDelivery {
   failures: number;
   retry_since: string;
   endpoint_id: number;
+  /** The endpoint's failed attempts in a row when it was claimed (its breaker, attempt-store.ts). */
+  endpoint_failures: number;
   url: string;
   secret: string;
   event: Pick<EventRow, 'uuid' | 'type' | 'status' | 'created_at' | 'details' | 'location_id' | 'internal_id' | 'organization_id' | 'message'>;
@@ -77,8 +81,10 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
        ORDER BY d.endpoint_id, d.location_key, d.id
      ), ranked AS (
        SELECT h.id, h.next_attempt_at, row_number() OVER (PARTITION BY h.endpoint_id ORDER BY h.next_attempt_at, h.id) AS n,
-         $3::int - coalesce(busy.n, 0) AS room
+         -- An endpoint whose breaker is open is probed by one attempt at a time.
+         CASE WHEN eh.open_until IS NOT NULL THEN 1 ELSE $3::int END - coalesce(busy.n, 0) AS room
        FROM heads h LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = h.endpoint_id
+         LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = h.endpoint_id
      ), picked AS (
        SELECT d.id, d.endpoint_id, d.event_id FROM webhook_deliveries d
        WHERE d.id IN (SELECT id FROM ranked WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2)
@@ -88,9 +94,10 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
      UPDATE webhook_deliveries d
      SET lease = gen_random_uuid(), locked_until = $1::timestamptz + $6 * interval '1 millisecond', updated_at = $1
      FROM picked p JOIN webhook_endpoints w ON w.id = p.endpoint_id JOIN events e ON e.id = p.event_id
-       LEFT JOIN locations loc ON loc.id = e.location_id
+       LEFT JOIN locations loc ON loc.id = e.location_id LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = p.endpoint_id
      WHERE d.id = p.id
-     RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id, w.url, w.secret,
+     RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id,
+       coalesce(eh.failures, 0) AS endpoint_failures, w.url, w.secret,
        e.uuid::text AS uuid, e.type, e.status, e.created_at, e.details, e.location_id, e.internal_id, e.organization_id, e.message,
        loc.store_number`,
     [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs],
@@ -98,54 +105,13 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
   return rows
     .map((r) => ({
       id: r.id, lease: r.lease, generation: r.generation, failures: r.failures, retry_since: r.retry_since, endpoint_id: r.endpoint_id,
-      url: r.url, secret: r.secret, store_number: r.store_number,
+      endpoint_failures: r.endpoint_failures, url: r.url, secret: r.secret, store_number: r.store_number,
       event: {
         uuid: r.uuid, type: r.type, status: r.status, created_at: r.created_at, details: r.details, location_id: r.location_id,
         internal_id: r.internal_id, organization_id: r.organization_id, message: r.message,
       },
     }))
     .sort((a, b) => a.id - b.id);
-}
-
-export interface AttemptRecord {
-  deliveryId: number;
-  lease: string;
-  generation: number;
-  at: Date;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  state: 'delivered' | 'pending' | 'failed';
-  nextAttemptAt: Date | null;
-  failures: number;
-  now: Date;
-}
-
-/**
- * Logs an attempt and settles its delivery, in one statement. Only the claim that holds the lease
- * settles it; a redelivery (W2) made while the attempt was in flight stands: the attempt is
- * logged, and the delivery stays pending and due.
- */
-export async function recordAttempt(q: Queryable, a: AttemptRecord): Promise<boolean> {
-  const rows = await q.query(
-    `WITH attempt AS (
-       INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error) VALUES ($1, $3, $4, $5, $6)
-     )
-     UPDATE webhook_deliveries SET lease = NULL, locked_until = NULL, attempts = attempts + 1, updated_at = $11,
-       state = CASE WHEN generation = $7 THEN $8 ELSE state END,
-       next_attempt_at = CASE WHEN generation = $7 THEN $9::timestamptz ELSE next_attempt_at END,
-       failures = CASE WHEN generation = $7 THEN $10 ELSE failures END,
-       delivered_at = CASE WHEN generation = $7 AND $8 = 'delivered' THEN $11 ELSE delivered_at END
-     WHERE id = $1 AND lease = $2::uuid
-     RETURNING id`,
-    [a.deliveryId, a.lease, a.at, a.statusCode, a.durationMs, a.error, a.generation, a.state, a.nextAttemptAt, a.failures, a.now],
-  );
-  return rows.length > 0;
-}
-
-/** Gives a claim back without an attempt (the service is stopping): due again at once, anywhere. */
-export async function releaseClaim(q: Queryable, deliveryId: number, lease: string): Promise<void> {
-  await q.query('UPDATE webhook_deliveries SET lease = NULL, locked_until = NULL WHERE id = $1 AND lease = $2::uuid', [deliveryId, lease]);
 }
 
 /** Is this endpoint the reader's (its organization's, and of its locations when it is limited)? */

@@ -1,0 +1,13 @@
+-- Webhooks: a dead endpoint's circuit breaker (docs/webhooks.md). After failed attempts in a row,
+-- the endpoint's deliveries wait together until a probe time (the retry schedule's doubling, from
+-- when the failures began), and then one of them probes it; a delivered probe makes them all due.
+
+CREATE TABLE webhook_endpoint_health (
+  endpoint_id integer PRIMARY KEY REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+  -- Failed attempts in a row (any of its deliveries), and when the first of them was made.
+  failures integer NOT NULL DEFAULT 0,
+  failing_since timestamptz,
+  -- Set while the breaker is open: its deliveries are due no sooner, and one at a time probes it.
+  open_until timestamptz
+);
+
