@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { serviceNodeFlags, startServer } from './server.ts';
+import { round } from './live-stats.ts';
 import { runStreams } from './live-streams.ts';
 import { runWebhooks, startDead, startReceiver, type DeadKind } from './live-webhooks.ts';
 
@@ -30,6 +31,8 @@ const streamLocations = Number(option('stream-locations', '10'));
 const deadKind = option('dead', 'refused') as DeadKind;
 const only = option('only', 'both');
 const jsonFile = args.includes('--json') ? option('json', '') : null;
+/** --cpu-prof DIR: the service writes a CPU profile there when it stops. */
+const profileDir = args.includes('--cpu-prof') ? path.resolve(option('cpu-prof', 'live-profile')) : null;
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 if (databaseUrl === undefined || !['refused', 'hang', '500'].includes(deadKind) || ![clients, changes, rate, seconds, stores, streamLocations].every((n) => n > 0)
   || streamLocations > stores || !['both', 'streams', 'webhooks'].includes(only) || jsonFile === '') {
@@ -76,23 +79,34 @@ log(`live: ${clients} streams, ${changes} changes/s; ${rate} events/s over ${sto
 const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
   DATABASE_URL: benchUrl.toString(), PROVISION_FILE: path.join(dir, 'world.json'), SECRET_TOKEN: crypto.randomBytes(18).toString('base64url'),
   WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data'),
+  ...(profileDir === null ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }),
 });
+/** The service's CPU time so far, in ms (user + system, from /proc). */
+const cpuMs = () => {
+  const stat = fs.readFileSync(`/proc/${server.pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
 
 const result: Record<string, unknown> = {};
 try {
   if (only !== 'webhooks') {
     const loadBefore = load();
+    const cpuBefore = cpuMs();
     const streams = await runStreams({ base: server.url, token, locations: locations.slice(0, streamLocations), optionByLocation, clients, rate: changes, seconds, log });
-    result.streams = { ...streams, target_p99_ms: 200, met: streams.fanout_ms.p99 < 200 && streams.errors === 0, load_before: loadBefore, load_after: load(), rss_mb: Math.round(server.rssKb() / 1024) };
+    result.streams = { ...streams, target_p99_ms: 200, met: streams.fanout_ms.p99 < 200 && streams.errors === 0, load_before: loadBefore, load_after: load(), rss_mb: Math.round(server.rssKb() / 1024),
+      service_cpu_ms: cpuMs() - cpuBefore };
     log(`streams: ${JSON.stringify(result.streams)}`);
   }
   if (only !== 'streams') {
     const loadBefore = load();
+    const cpuBefore = cpuMs();
     const webhooks = await runWebhooks({
       databaseUrl: benchUrl.toString(), receiver, organizationId, locations, rate, seconds, drainSeconds: 5, deadKind,
       deadEndpointId: DEAD_ENDPOINT, liveEndpointId: LIVE_ENDPOINT, log,
     });
-    result.webhooks = { ...webhooks, target_lag_p99_ms: 1000, met: webhooks.lag_ms.p99 < 1000 && webhooks.errors === 0, load_before: loadBefore, load_after: load() };
+    result.webhooks = { ...webhooks, target_lag_p99_ms: 1000, met: webhooks.lag_ms.p99 < 1000 && webhooks.errors === 0, load_before: loadBefore, load_after: load(),
+      service_cpu_ms_per_delivery: round((cpuMs() - cpuBefore) / Math.max(1, webhooks.delivered_in_window), 2) };
     log(`webhooks: ${JSON.stringify(result.webhooks)}`);
   }
 } finally {
