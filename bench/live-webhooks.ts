@@ -90,9 +90,41 @@ export interface WebhooksOptions {
   log: (line: string) => void;
 }
 
+/**
+ * Samples how far the cluster's oldest running transaction (its snapshot's xmin) trails: the
+ * event log's durable subscribers, the webhooks' fan-out among them, read only what committed
+ * before it, so this lag is a floor under every delivery's. Returns a stop that gives the lags.
+ */
+async function sampleXminLag(databaseUrl: string): Promise<() => Promise<number[]>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const seen: [number, number][] = [];
+  const lags: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows: [r] } = await client.query<{ xmin: string; xmax: string }>(
+        'SELECT pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() AS s',
+      );
+      const now = performance.now();
+      seen.push([now, Number(r?.xmax)]);
+      const at = seen.find(([, xmax]) => xmax >= Number(r?.xmin));
+      if (at !== undefined && seen[0] !== at) lags.push(now - at[0]);
+      await sleep(50);
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    await client.end();
+    return lags.sort((a, b) => a - b);
+  };
+}
+
 export async function runWebhooks(o: WebhooksOptions) {
   const client = new pg.Client({ connectionString: o.databaseUrl });
   await client.connect();
+  const stopSampling = await sampleXminLag(o.databaseUrl);
   let offered = 0;
   const t0 = performance.now();
   const tickMs = 20;
@@ -120,6 +152,7 @@ export async function runWebhooks(o: WebhooksOptions) {
     const drainUntil = performance.now() + o.drainSeconds * 1000;
     while (o.receiver.lags.size < offered && performance.now() < drainUntil) await sleep(100);
     const windowEnd = Date.now();
+    const xminLags = await stopSampling();
     const [counts] = (await client.query<{ dead_attempts: number; dead_pending: number; live_attempts: number; live_pending: number }>(
       `SELECT
          (SELECT count(*)::int FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1) AS dead_attempts,
@@ -149,6 +182,7 @@ export async function runWebhooks(o: WebhooksOptions) {
       duplicates: o.receiver.duplicates,
       bad_signatures: o.receiver.badSignatures,
       errors: offered - delivered + o.receiver.badSignatures,
+      cluster_xmin_lag_ms: { p50: round(percentile(xminLags, 50)), p99: round(percentile(xminLags, 99)) },
       live_endpoint: { attempts: counts?.live_attempts ?? 0, pending: counts?.live_pending ?? 0 },
       dead_endpoint: { kind: o.deadKind, attempts: counts?.dead_attempts ?? 0, pending: counts?.dead_pending ?? 0 },
     };

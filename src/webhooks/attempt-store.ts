@@ -49,9 +49,14 @@ export async function recordAttempts(q: Queryable, attempts: readonly AttemptRec
   return new Set(rows.map((r) => r.id));
 }
 
-/** Gives a claim back without an attempt (the service is stopping): due again at once, anywhere. */
-export async function releaseClaim(q: Queryable, deliveryId: number, lease: string): Promise<void> {
-  await q.query('UPDATE webhook_deliveries SET lease = NULL, locked_until = NULL WHERE id = $1 AND lease = $2::uuid', [deliveryId, lease]);
+/** Gives claims back without an attempt (the service is stopping, or a run stopped at a failure):
+ * due again at once, anywhere. */
+export async function releaseClaims(q: Queryable, claims: readonly { id: number; lease: string }[]): Promise<void> {
+  await q.query(
+    `UPDATE webhook_deliveries d SET lease = NULL, locked_until = NULL
+     FROM unnest($1::bigint[], $2::uuid[]) AS c(id, lease) WHERE d.id = c.id AND d.lease = c.lease`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+  );
 }
 
 export interface EndpointHealth {

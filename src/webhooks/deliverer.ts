@@ -16,7 +16,7 @@ import { eventPayload } from '../events/payload.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules.ts';
 import { claimDue, type ClaimedDelivery } from './store.ts';
-import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaim, type AttemptRecord } from './attempt-store.ts';
+import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaims, type AttemptRecord } from './attempt-store.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 
 export interface DelivererLogger {
@@ -33,6 +33,8 @@ export interface DelivererOptions {
   pollMs?: number;
   maxInFlight?: number;
   perEndpoint?: number;
+  /** A store's deliveries claimed together at most (sent one at a time, in order). */
+  runLength?: number;
   /** The whole exchange of one attempt, connection to the end of the answer. */
   timeoutMs?: number;
   /** How long a claim holds a delivery: longer than an attempt can take, with room to record it. */
@@ -64,7 +66,10 @@ export class WebhookDeliverer {
   readonly #timeoutMs: number;
   readonly #leaseMs: number;
   readonly #bodyCap: number;
+  /** Runs in flight (a store's deliveries, one at a time), by a number of their own. */
   readonly #inFlight = new Map<number, InFlight>();
+  #runs = 0;
+  readonly #runLength: number;
   readonly #stopping = new AbortController();
   /** One claim at a time in this instance. */
   readonly #loop: WorkLoop<number>;
@@ -87,6 +92,9 @@ export class WebhookDeliverer {
     // endpoint's stores are served at once.
     this.#perEndpoint = opts.perEndpoint ?? 32;
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
+    // A store's due deliveries claimed together and sent one after the other: a busy store costs
+    // one claim per run, not one per event.
+    this.#runLength = opts.runLength ?? 20;
     // Far longer than an attempt can take (its own time limit), so a claim never runs out while
     // its POST is in flight, whatever the wait for a connection or the clocks of other hosts.
     this.#leaseMs = opts.leaseMs ?? Math.max(60_000, this.#timeoutMs * 6);
@@ -98,7 +106,7 @@ export class WebhookDeliverer {
     });
   }
 
-  /** Attempts in flight in this instance. */
+  /** Runs of attempts in flight in this instance (at most one per endpoint and store). */
   get inFlight(): number {
     return this.#inFlight.size;
   }
@@ -137,22 +145,52 @@ export class WebhookDeliverer {
     if (room <= 0 || this.#stopping.signal.aborted) return 0;
     const busy = new Map<number, number>();
     for (const f of this.#inFlight.values()) busy.set(f.endpointId, (busy.get(f.endpointId) ?? 0) + 1);
-    const claimed = await this.#db.statement((q) =>
-      claimDue(q, this.#clock.now(), { limit: room, perEndpoint: this.#perEndpoint, busy, leaseMs: this.#leaseMs }),
+    const runs = await this.#db.statement((q) =>
+      claimDue(q, this.#clock.now(), {
+        limit: room, perEndpoint: this.#perEndpoint, busy, runLength: this.#runLength, leaseMs: this.#leaseMs, attemptMs: this.#timeoutMs,
+      }),
     );
-    for (const delivery of claimed) {
-      const promise = this.#attempt(delivery)
-        .catch((err: unknown) => this.#log?.error({ err, delivery: delivery.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
+    let claimed = 0;
+    for (const run of runs) {
+      const first = run[0];
+      if (first === undefined) continue;
+      claimed += run.length;
+      const key = ++this.#runs;
+      const promise = this.#run(run)
+        .catch((err: unknown) => this.#log?.error({ err, delivery: first.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
         .finally(() => {
-          this.#inFlight.delete(delivery.id);
+          this.#inFlight.delete(key);
           this.#loop.wake();
         });
-      this.#inFlight.set(delivery.id, { endpointId: delivery.endpoint_id, promise });
+      this.#inFlight.set(key, { endpointId: first.endpoint_id, promise });
     }
-    return claimed.length;
+    return claimed;
   }
 
-  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** A store's claimed deliveries, one at a time, in order. After a failed attempt (or when the
+   * service stops) the rest are given back, due at once: the breaker may hold them. */
+  async #run(run: readonly ClaimedDelivery[]): Promise<void> {
+    const logged: Promise<void>[] = [];
+    let i = 0;
+    try {
+      for (; i < run.length; i++) {
+        const attempt = await this.#attempt(run[i] as ClaimedDelivery);
+        if (attempt === null) break;
+        logged.push(attempt.logged);
+        if (!attempt.delivered) {
+          i++;
+          break;
+        }
+      }
+    } finally {
+      const rest = run.slice(i);
+      if (rest.length > 0) await this.#db.statement((q) => releaseClaims(q, rest.map((d) => ({ id: d.id, lease: d.lease }))));
+      await Promise.all(logged);
+    }
+  }
+
+  /** One attempt; null when the service stopped it (its claim is given back). */
+  async #attempt(delivery: ClaimedDelivery): Promise<{ delivered: boolean; logged: Promise<void> } | null> {
     const at = this.#clock.now();
     const body = JSON.stringify(eventPayload(delivery.event, delivery.store_number));
     const started = performance.now();
@@ -162,13 +200,13 @@ export class WebhookDeliverer {
     );
     const durationMs = Math.round(performance.now() - started);
     if (result.aborted) {
-      await this.#db.statement((q) => releaseClaim(q, delivery.id, delivery.lease));
-      return;
+      await this.#db.statement((q) => releaseClaims(q, [{ id: delivery.id, lease: delivery.lease }]));
+      return null;
     }
     const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, this.#clock.now(), Math.random());
-    await new Promise<void>((logged, failed) => {
+    const logged = new Promise<void>((resolve, failed) => {
       this.#ended.push({
-        delivery, logged, failed,
+        delivery, logged: resolve, failed,
         record: {
           deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
           error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures,
@@ -176,6 +214,7 @@ export class WebhookDeliverer {
       });
       this.#logEnded();
     });
+    return { delivered: outcome.state === 'delivered', logged };
   }
 
   /** Logs the attempts that ended, one statement for all of them; those that end meanwhile go next. */

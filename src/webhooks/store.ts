@@ -53,65 +53,82 @@ export interface ClaimedDelivery {
 type ClaimedRow = Omit<ClaimedDelivery, 'event'> & ClaimedDelivery['event'];
 
 export interface ClaimLimits {
-  /** Deliveries to claim at most. */
+  /** Runs (stores) to claim at most. */
   limit: number;
-  /** Attempts in flight per endpoint at most (this instance's). */
+  /** Runs in flight per endpoint at most (this instance's): how many of its stores go at once. */
   perEndpoint: number;
-  /** This instance's attempts in flight, by endpoint. */
+  /** This instance's runs in flight, by endpoint. */
   busy: ReadonlyMap<number, number>;
+  /** Deliveries of one store claimed together at most, sent one after the other. */
+  runLength: number;
   leaseMs: number;
+  /** The longest an attempt lasts: each delivery later in a run holds its claim that much longer. */
+  attemptMs: number;
 }
 
 /**
- * Claims due deliveries: sets a lease on each (until now + leaseMs) in one statement, so no other
- * instance claims them while their attempt is in flight. Of an endpoint's deliveries of one
- * location only the oldest due one is taken, and none while one of them is in flight anywhere: a
- * receiver gets a store's events one at a time, in order, unless one waits for a retry.
+ * Claims due deliveries in runs: of an endpoint's deliveries of one location, none while one of
+ * them is in flight anywhere, else its oldest due ones (up to runLength; one while the endpoint's
+ * breaker is open), which this instance then sends one at a time, in order. Each gets a lease
+ * (until now + leaseMs, and attemptMs more for each one before it in its run) in one statement,
+ * so no other instance claims it while its run is in flight: a receiver gets a store's events one
+ * at a time, in order, unless one waits for a retry. Returned in runs, each oldest first.
  */
-export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const rows = await q.query<ClaimedRow>(
+export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[][]> {
+  const rows = await q.query<ClaimedRow & { location_key: number }>(
     `WITH in_flight AS (
        SELECT DISTINCT endpoint_id, location_key FROM webhook_deliveries
        WHERE state = 'pending' AND lease IS NOT NULL AND locked_until > $1
-     ), heads AS (
-       SELECT DISTINCT ON (d.endpoint_id, d.location_key) d.id, d.endpoint_id, d.next_attempt_at
+     ), due AS (
+       SELECT d.id, d.endpoint_id, d.location_key, d.next_attempt_at,
+         row_number() OVER (PARTITION BY d.endpoint_id, d.location_key ORDER BY d.id) AS k
        FROM webhook_deliveries d
        WHERE d.state = 'pending' AND d.next_attempt_at <= $1
          AND NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.endpoint_id = d.endpoint_id AND f.location_key = d.location_key)
-       ORDER BY d.endpoint_id, d.location_key, d.id
-     ), ranked AS (
-       SELECT h.id, h.next_attempt_at, row_number() OVER (PARTITION BY h.endpoint_id ORDER BY h.next_attempt_at, h.id) AS n,
+     ), heads AS (
+       SELECT due.endpoint_id, due.location_key, due.next_attempt_at, due.id, eh.open_until IS NOT NULL AS probing,
+         row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS n,
          -- An endpoint whose breaker is open is probed by one attempt at a time.
          CASE WHEN eh.open_until IS NOT NULL THEN 1 ELSE $3::int END - coalesce(busy.n, 0) AS room
-       FROM heads h LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = h.endpoint_id
-         LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = h.endpoint_id
+       FROM due LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = due.endpoint_id
+         LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = due.endpoint_id
+       WHERE due.k = 1
+     ), chosen AS (
+       SELECT endpoint_id, location_key, probing FROM heads WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2
      ), picked AS (
-       SELECT d.id, d.endpoint_id, d.event_id FROM webhook_deliveries d
-       WHERE d.id IN (SELECT id FROM ranked WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2)
+       SELECT d.id, d.endpoint_id, d.event_id, d.location_key, due.k FROM webhook_deliveries d
+         JOIN due ON due.id = d.id
+         JOIN chosen c ON c.endpoint_id = due.endpoint_id AND c.location_key = due.location_key
+       WHERE due.k <= CASE WHEN c.probing THEN 1 ELSE $7::int END
          AND d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease IS NULL OR d.locked_until <= $1)
-       FOR UPDATE SKIP LOCKED
+       FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE webhook_deliveries d
-     SET lease = gen_random_uuid(), locked_until = $1::timestamptz + $6 * interval '1 millisecond', updated_at = $1
+     SET lease = gen_random_uuid(), locked_until = $1::timestamptz + ($6 + (p.k - 1) * $8) * interval '1 millisecond', updated_at = $1
      FROM picked p JOIN webhook_endpoints w ON w.id = p.endpoint_id JOIN events e ON e.id = p.event_id
        LEFT JOIN locations loc ON loc.id = e.location_id LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = p.endpoint_id
      WHERE d.id = p.id
-     RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id,
+     RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id, d.location_key,
        coalesce(eh.failures, 0) AS endpoint_failures, w.url, w.secret,
        e.uuid::text AS uuid, e.type, e.status, e.created_at, e.details, e.location_id, e.internal_id, e.organization_id, e.message,
        loc.store_number`,
-    [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs],
+    [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs, limits.runLength, limits.attemptMs],
   );
-  return rows
-    .map((r) => ({
+  const runs = new Map<string, ClaimedDelivery[]>();
+  for (const r of rows.sort((a, b) => a.id - b.id)) {
+    const key = `${r.endpoint_id}:${r.location_key}`;
+    let run = runs.get(key);
+    if (run === undefined) runs.set(key, (run = []));
+    run.push({
       id: r.id, lease: r.lease, generation: r.generation, failures: r.failures, retry_since: r.retry_since, endpoint_id: r.endpoint_id,
       endpoint_failures: r.endpoint_failures, url: r.url, secret: r.secret, store_number: r.store_number,
       event: {
         uuid: r.uuid, type: r.type, status: r.status, created_at: r.created_at, details: r.details, location_id: r.location_id,
         internal_id: r.internal_id, organization_id: r.organization_id, message: r.message,
       },
-    }))
-    .sort((a, b) => a.id - b.id);
+    });
+  }
+  return [...runs.values()];
 }
 
 /** Is this endpoint the reader's (its organization's, and of its locations when it is limited)? */
