@@ -153,8 +153,10 @@ export async function runWebhooks(o: WebhooksOptions) {
     while (o.receiver.lags.size < offered && performance.now() < drainUntil) await sleep(100);
     const windowEnd = Date.now();
     const xminLags = await stopSampling();
-    const [counts] = (await client.query<{ dead_attempts: number; dead_pending: number; live_attempts: number; live_pending: number }>(
+    const [counts] = (await client.query<{ dead_attempts: number; dead_pending: number; live_attempts: number; live_pending: number; post_p50: number; post_p99: number }>(
       `SELECT
+         (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY a.duration_ms) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $2) AS post_p50,
+         (SELECT percentile_disc(0.99) WITHIN GROUP (ORDER BY a.duration_ms) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $2) AS post_p99,
          (SELECT count(*)::int FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1) AS dead_attempts,
          (SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending') AS dead_pending,
          (SELECT count(*)::int FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $2) AS live_attempts,
@@ -183,7 +185,7 @@ export async function runWebhooks(o: WebhooksOptions) {
       bad_signatures: o.receiver.badSignatures,
       errors: offered - delivered + o.receiver.badSignatures,
       cluster_xmin_lag_ms: { p50: round(percentile(xminLags, 50)), p99: round(percentile(xminLags, 99)) },
-      live_endpoint: { attempts: counts?.live_attempts ?? 0, pending: counts?.live_pending ?? 0 },
+      live_endpoint: { attempts: counts?.live_attempts ?? 0, pending: counts?.live_pending ?? 0, attempt_ms: { p50: counts?.post_p50 ?? 0, p99: counts?.post_p99 ?? 0 } },
       dead_endpoint: { kind: o.deadKind, attempts: counts?.dead_attempts ?? 0, pending: counts?.dead_pending ?? 0 },
     };
   } finally {
