@@ -77,19 +77,22 @@ export async function noteFailures(q: Queryable, endpointId: number, failed: num
 }
 
 /**
- * Opens the endpoint's breaker until `until` (unless it is open with a later probe time already)
- * and holds its deliveries that are not in flight until then, in one statement. A delivery whose
- * 24 hours of retries are over is failed instead. Returns how many were held.
+ * Opens the endpoint's breaker until `until` (unless it is open with a probe time to come) and
+ * holds its deliveries that are not in flight until the probe time, in one statement. A delivery
+ * whose 24 hours of retries are over is failed instead. Returns how many were held.
  */
 export async function openBreaker(q: Queryable, endpointId: number, until: Date, now: Date): Promise<number> {
   const [row] = await q.query<{ n: number }>(
     `WITH opened AS (
-       UPDATE webhook_endpoint_health SET open_until = $2 WHERE endpoint_id = $1 AND (open_until IS NULL OR open_until <= $3) RETURNING 1
+       UPDATE webhook_endpoint_health SET open_until = $2 WHERE endpoint_id = $1 AND (open_until IS NULL OR open_until <= $3)
+       RETURNING open_until
+     ), probe AS (
+       SELECT coalesce((SELECT open_until FROM opened), (SELECT open_until FROM webhook_endpoint_health WHERE endpoint_id = $1)) AS at
      ), held AS (
        UPDATE webhook_deliveries SET updated_at = $3,
          state = CASE WHEN retry_since <= $3::timestamptz - $4 * interval '1 millisecond' THEN 'failed' ELSE 'pending' END,
-         next_attempt_at = CASE WHEN retry_since <= $3::timestamptz - $4 * interval '1 millisecond' THEN NULL ELSE $2 END
-       WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at < $2 AND lease IS NULL AND EXISTS (SELECT 1 FROM opened)
+         next_attempt_at = CASE WHEN retry_since <= $3::timestamptz - $4 * interval '1 millisecond' THEN NULL ELSE (SELECT at FROM probe) END
+       WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at < (SELECT at FROM probe) AND lease IS NULL
        RETURNING 1
      )
      SELECT count(*)::int AS n FROM held`,

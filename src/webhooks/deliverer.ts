@@ -168,29 +168,23 @@ export class WebhookDeliverer {
   }
 
   /** A store's claimed deliveries, one at a time, in order. After a failed attempt (or when the
-   * service stops) the rest are given back, due at once: the breaker may hold them. */
+   * service stops) the rest are given back, due at once, before that attempt is logged: the
+   * endpoint's breaker, if it opens then, holds them too. */
   async #run(run: readonly ClaimedDelivery[]): Promise<void> {
     const logged: Promise<void>[] = [];
-    let i = 0;
-    try {
-      for (; i < run.length; i++) {
-        const attempt = await this.#attempt(run[i] as ClaimedDelivery);
-        if (attempt === null) break;
-        logged.push(attempt.logged);
-        if (!attempt.delivered) {
-          i++;
-          break;
-        }
-      }
-    } finally {
-      const rest = run.slice(i);
+    for (let i = 0; i < run.length; i++) {
+      const attempt = await this.#attempt(run[i] as ClaimedDelivery);
+      const rest = attempt?.delivered === true ? [] : run.slice(attempt === null ? i : i + 1);
       if (rest.length > 0) await this.#db.statement((q) => releaseClaims(q, rest.map((d) => ({ id: d.id, lease: d.lease }))));
-      await Promise.all(logged);
+      if (attempt === null) break;
+      logged.push(this.#logEnded(attempt));
+      if (!attempt.delivered) break;
     }
+    await Promise.all(logged);
   }
 
-  /** One attempt; null when the service stopped it (its claim is given back). */
-  async #attempt(delivery: ClaimedDelivery): Promise<{ delivered: boolean; logged: Promise<void> } | null> {
+  /** One attempt; null when the service stopped it. */
+  async #attempt(delivery: ClaimedDelivery): Promise<(Omit<Ended, 'logged' | 'failed'> & { delivered: boolean }) | null> {
     const at = this.#clock.now();
     const body = JSON.stringify(eventPayload(delivery.event, delivery.store_number));
     const started = performance.now();
@@ -199,26 +193,26 @@ export class WebhookDeliverer {
       { timeoutMs: this.#timeoutMs, allowPrivate: this.#allowPrivate, bodyCap: this.#bodyCap, signal: this.#stopping.signal },
     );
     const durationMs = Math.round(performance.now() - started);
-    if (result.aborted) {
-      await this.#db.statement((q) => releaseClaims(q, [{ id: delivery.id, lease: delivery.lease }]));
-      return null;
-    }
+    if (result.aborted) return null;
     const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, this.#clock.now(), Math.random());
-    const logged = new Promise<void>((resolve, failed) => {
-      this.#ended.push({
-        delivery, logged: resolve, failed,
-        record: {
-          deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
-          error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures,
-        },
-      });
-      this.#logEnded();
-    });
-    return { delivered: outcome.state === 'delivered', logged };
+    return {
+      delivery, delivered: outcome.state === 'delivered',
+      record: {
+        deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
+        error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures,
+      },
+    };
   }
 
-  /** Logs the attempts that ended, one statement for all of them; those that end meanwhile go next. */
-  #logEnded(): void {
+  /** Logs an attempt with the others that ended meanwhile: one statement for all of them at a
+   * time, those that end during it go in the next. Resolves once it is logged. */
+  #logEnded(attempt: Omit<Ended, 'logged' | 'failed'>): Promise<void> {
+    const done = new Promise<void>((logged, failed) => this.#ended.push({ ...attempt, logged, failed }));
+    this.#logNext();
+    return done;
+  }
+
+  #logNext(): void {
     if (this.#logging || this.#ended.length === 0) return;
     this.#logging = true;
     const batch = this.#ended.splice(0, 1_000);
@@ -227,7 +221,7 @@ export class WebhookDeliverer {
       (err: unknown) => batch.forEach((e) => e.failed(err)),
     ).finally(() => {
       this.#logging = false;
-      this.#logEnded();
+      this.#logNext();
     });
   }
 
@@ -265,10 +259,13 @@ export class WebhookDeliverer {
       if (e.failedSince === 0) continue;
       this.#failing.add(endpointId);
       const health = await this.#db.statement((q) => noteFailures(q, endpointId, e.failedSince, now));
-      if (health.failures < BREAKER_FAILURES || (health.open_until !== null && new Date(health.open_until) > now)) continue;
+      if (health.failures < BREAKER_FAILURES) continue;
+      // Opened, or open already: what was given back since waits for the probe time too.
       const until = new Date(now.getTime() + breakerDelayMs(now.getTime() - new Date(health.failing_since).getTime(), Math.random()));
       const held = await this.#db.statement((q) => openBreaker(q, endpointId, until, now));
-      this.#log?.warn({ endpoint: endpointId, failures: health.failures, held, until: until.toISOString() }, 'webhook endpoint failing: its deliveries wait for a probe');
+      if (health.open_until === null || new Date(health.open_until) <= now) {
+        this.#log?.warn({ endpoint: endpointId, failures: health.failures, held, until: until.toISOString() }, 'webhook endpoint failing: its deliveries wait for a probe');
+      }
     }
   }
 }
