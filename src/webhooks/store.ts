@@ -88,8 +88,8 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
      ), heads AS (
        SELECT due.endpoint_id, due.location_key, due.next_attempt_at, due.id, eh.open_until IS NOT NULL AS probing,
          row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS n,
-         -- An endpoint whose breaker is open waits for its probe time, then is probed by one attempt.
-         CASE WHEN eh.open_until > $1 THEN 0 WHEN eh.open_until IS NOT NULL THEN 1 ELSE $3::int END - coalesce(busy.n, 0) AS room
+         -- An endpoint whose breaker is open is probed by one attempt at a time.
+         CASE WHEN eh.open_until IS NOT NULL THEN 1 ELSE $3::int END - coalesce(busy.n, 0) AS room
        FROM due LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = due.endpoint_id
          LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = due.endpoint_id
        WHERE due.k = 1
