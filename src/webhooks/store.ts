@@ -76,19 +76,32 @@ export interface ClaimLimits {
  */
 export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[][]> {
   const rows = await q.query<ClaimedRow & { location_key: number }>(
-    `WITH in_flight AS (
+    `WITH RECURSIVE pairs AS (
+       -- Every endpoint and store with a pending delivery, one index probe each (not a sort of the queue).
+       (SELECT endpoint_id, location_key FROM webhook_deliveries WHERE state = 'pending' ORDER BY endpoint_id, location_key LIMIT 1)
+       UNION ALL
+       SELECT n.endpoint_id, n.location_key FROM pairs p CROSS JOIN LATERAL (
+         SELECT endpoint_id, location_key FROM webhook_deliveries
+         WHERE state = 'pending' AND (endpoint_id, location_key) > (p.endpoint_id, p.location_key)
+         ORDER BY endpoint_id, location_key LIMIT 1
+       ) n
+     ), in_flight AS (
        SELECT DISTINCT endpoint_id, location_key FROM webhook_deliveries
        WHERE state = 'pending' AND lease IS NOT NULL AND locked_until > $1
      ), due AS (
-       SELECT d.id, d.endpoint_id, d.location_key, d.next_attempt_at,
-         row_number() OVER (PARTITION BY d.endpoint_id, d.location_key ORDER BY d.id) AS k
-       FROM webhook_deliveries d
-       WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-         AND NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.endpoint_id = d.endpoint_id AND f.location_key = d.location_key)
+       -- Of each store not in flight anywhere, and not of an endpoint whose breaker holds it, the oldest due ones.
+       SELECT p.endpoint_id, p.location_key, r.id, r.next_attempt_at, r.k
+       FROM pairs p CROSS JOIN LATERAL (
+         SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.id) AS k FROM webhook_deliveries d
+         WHERE d.endpoint_id = p.endpoint_id AND d.location_key = p.location_key AND d.state = 'pending' AND d.next_attempt_at <= $1
+         ORDER BY d.id LIMIT $7::int
+       ) r
+       WHERE NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.endpoint_id = p.endpoint_id AND f.location_key = p.location_key)
+         AND NOT EXISTS (SELECT 1 FROM webhook_endpoint_health eh WHERE eh.endpoint_id = p.endpoint_id AND eh.open_until > $1)
      ), heads AS (
        SELECT due.endpoint_id, due.location_key, due.next_attempt_at, due.id, eh.open_until IS NOT NULL AS probing,
          row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS n,
-         -- An endpoint whose breaker is open is probed by one attempt at a time.
+         -- An endpoint whose breaker is open is probed, at its probe time, by one attempt.
          CASE WHEN eh.open_until IS NOT NULL THEN 1 ELSE $3::int END - coalesce(busy.n, 0) AS room
        FROM due LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = due.endpoint_id
          LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = due.endpoint_id

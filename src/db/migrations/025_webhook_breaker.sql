@@ -11,3 +11,7 @@ CREATE TABLE webhook_endpoint_health (
   open_until timestamptz
 );
 
+
+-- The claim finds each endpoint's stores with pending deliveries, and each store's oldest, by this
+-- index (a probe per store), so its cost does not grow with the queue behind them.
+CREATE INDEX webhook_deliveries_stores ON webhook_deliveries (endpoint_id, location_key, id) WHERE state = 'pending';
