@@ -107,12 +107,19 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
          LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = due.endpoint_id
        WHERE due.k = 1
      ), chosen AS (
-       SELECT endpoint_id, location_key, probing FROM heads WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2
+       SELECT endpoint_id, location_key, probing, id AS head FROM heads WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2
+     ), locked AS (
+       -- A store's run goes to the claim that locks its head: one that another claim holds, or
+       -- has leased meanwhile, leaves the whole store to it.
+       SELECT d.id FROM webhook_deliveries d JOIN chosen c ON c.head = d.id
+       WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease IS NULL OR d.locked_until <= $1)
+       FOR UPDATE OF d SKIP LOCKED
      ), picked AS (
        SELECT d.id, d.endpoint_id, d.event_id, d.location_key, due.k FROM webhook_deliveries d
          JOIN due ON due.id = d.id
          JOIN chosen c ON c.endpoint_id = due.endpoint_id AND c.location_key = due.location_key
-       WHERE due.k <= CASE WHEN c.probing THEN 1 ELSE $7::int END
+       WHERE EXISTS (SELECT 1 FROM locked l WHERE l.id = c.head)
+         AND due.k <= CASE WHEN c.probing THEN 1 ELSE $7::int END
          AND d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease IS NULL OR d.locked_until <= $1)
        FOR UPDATE OF d SKIP LOCKED
      )

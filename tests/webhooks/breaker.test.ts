@@ -1,12 +1,14 @@
 // A dead endpoint's circuit breaker: after failed attempts in a row its deliveries wait together
 // for a probe (one attempt), on the retry schedule's doubling, while another endpoint of the same
-// events gets every one at once; a delivered probe sends everything it held.
+// events gets every one at once; a delivered probe sends everything it held. And nothing elsewhere
+// in the database cluster holds deliveries back.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import pg from 'pg';
 import { ManualClock } from '../../src/clock.ts';
 import { recordEvents } from '../../src/events/log.ts';
 import { BREAKER_FAILURES } from '../../src/webhooks/rules.ts';
-import { makeWorld, provisionToken, type TestContext } from '../support/world.ts';
+import { makeWorld, onPostgres, provisionToken, type TestContext } from '../support/world.ts';
 import { deliveriesOf, deliverNow, provisionEndpoint, Receiver, webhookApp } from './support.ts';
 
 let ctx: TestContext;
@@ -53,4 +55,27 @@ test('a failing endpoint is probed once per wait after failures in a row, withou
   assert.deepEqual(after.map((d) => d.state), Array(20).fill('delivered'));
   const delivered = new Set(dead.received.filter((d, i) => i > BREAKER_FAILURES && d.signed).map((d) => d.body.uuid));
   assert.equal(delivered.size, 20, 'every event once the endpoint answered');
+});
+
+test('a long transaction in another database of the cluster holds no delivery back', { skip: !onPostgres && 'needs real PostgreSQL' }, async (t) => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const receiver = await Receiver.start(t);
+  await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret });
+  // Another database's transaction, with its transaction id, running all along.
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  url.pathname = '/postgres';
+  const elsewhere = new pg.Client({ connectionString: url.toString() });
+  await elsewhere.connect();
+  try {
+    await elsewhere.query('BEGIN');
+    await elsewhere.query('SELECT pg_current_xact_id()');
+    await ctx.db.tx((q) => recordEvents(q, [{
+      type: 'callforhelp', status: 'created', organizationId: w.organizationId, locationId: w.locationId, internalId: 'r-1', details: {},
+    }], ctx.clock.now()));
+    await deliverNow(ctx);
+    assert.deepEqual(receiver.statuses(), ['created'], 'delivered while the other database\'s transaction runs');
+  } finally {
+    await elsewhere.query('ROLLBACK');
+    await elsewhere.end();
+  }
 });
