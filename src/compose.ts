@@ -182,7 +182,9 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   devices.onHeard(async (edgeId, payload) => {
     await heard(edgeId, payload);
   });
-  const webhooks = new WebhookDeliverer({ db, clock, allowPrivate: config.webhookAllowPrivate, log: log('webhooks') });
+  const webhooks = new WebhookDeliverer({
+    db, clock, allowPrivate: config.webhookAllowPrivate, perEndpoint: config.webhookEndpointConcurrency, log: log('webhooks'),
+  });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
   const retentionLog = log('retention');
   const retention = new Retention({

@@ -36,6 +36,8 @@ export interface Config {
   readonly trustProxy: boolean | string;
   /** Webhooks may go to loopback, link-local and private addresses (a self-hosted store's own network). */
   readonly webhookAllowPrivate: boolean;
+  /** Attempts one instance has in flight to one webhook endpoint at most (each to another store). */
+  readonly webhookEndpointConcurrency: number;
   /** Days that delivered device messages, played announcements' audio, webhook logs and events are kept. */
   readonly retentionDays: number;
   /** RETENTION_TEST_SECONDS (for soak tests only, never production): the retention window in seconds,
@@ -155,6 +157,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel: logLevel as Config['logLevel'],
     trustProxy: trustProxy(env),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookEndpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1, 256),
     retentionDays: integer(env, 'RETENTION_DAYS', 90, 1, 36_500),
     retentionTestSeconds: text(env, 'RETENTION_TEST_SECONDS') === null ? null : integer(env, 'RETENTION_TEST_SECONDS', 0, 60, 86_400),
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 30, 1, 3_600),

@@ -1,7 +1,8 @@
 // The live status of Call for Help (contract section 9): C6, one request's status view, and C8, a
 // location's requests, as Server-Sent Events over the live feed (src/live), which hears the event
 // log of every instance. A stream sends the state again after each committed CFH event of its
-// request (C6) or location (C8), read after the commit, so it shows what the change left.
+// request (C6) or location (C8), read after the commit, so it shows what the change left. The C8
+// streams of a location read each batch's records once between them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db.ts';
 import type { EventRow } from '../events/log.ts';
@@ -39,6 +40,16 @@ export async function streamRequest(deps: StreamDeps, request: FastifyRequest, r
   });
 }
 
+/** The records of a batch's CFH events, read after its commit, in commit order. */
+async function recordsOf(db: Queryable, locationId: number, events: readonly EventRow[]): Promise<ReturnType<typeof toListedRecord>[]> {
+  const records: ReturnType<typeof toListedRecord>[] = [];
+  for (const event of cfhEventsOf(events)) {
+    const row = await requestOfLocation(db, locationId, Number(event.internal_id));
+    if (row !== null) records.push(toListedRecord(row));
+  }
+  return records;
+}
+
 /**
  * C8: an event `request` with the request record (and its option's staff_action) for every
  * committed CFH event of the location, in commit order. A location of another organization, or
@@ -49,10 +60,9 @@ export async function streamLocation(deps: StreamDeps, request: FastifyRequest, 
   await deps.live.open(request, reply, {
     locationId,
     onEvents: async (events, sink) => {
-      for (const event of cfhEventsOf(events)) {
-        const row = await requestOfLocation(deps.db, locationId, Number(event.internal_id));
-        if (row !== null) sink.send('request', toListedRecord(row));
-      }
+      // The streams of the location read the records once per batch, all of them (not once each).
+      const records = await deps.live.shared(events, `cfh-location-records:${locationId}`, () => recordsOf(deps.db, locationId, events));
+      for (const record of records) sink.send('request', record);
     },
   });
 }

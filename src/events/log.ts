@@ -85,6 +85,15 @@ export interface CommittedRead {
 }
 
 /**
+ * The oldest transaction still running that may write this database's log: of the snapshot's
+ * running ones, those the server shows to be of another database cannot (a transaction stays in
+ * its database), so a long transaction elsewhere in the cluster holds no reader back. One it does
+ * not show (ended meanwhile, or hidden from this role) counts as this database's.
+ */
+const OWN_XMIN = `SELECT coalesce(min(x), pg_snapshot_xmax(pg_current_snapshot())) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+  WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.backend_xid = x::xid AND a.datname IS DISTINCT FROM current_database())`;
+
+/**
  * The events after `after`, in commit order, of transactions older than every running one: none
  * of those can still commit an event that sorts before what is returned, so a reader that moves
  * its position to the last one returned never skips a late commit. (All such events sort before
@@ -93,7 +102,7 @@ export interface CommittedRead {
 export async function readCommitted(q: Queryable, after: LogPosition, limit: number): Promise<CommittedRead> {
   const rows = await q.query<CommittedEvent & { visible: boolean }>(
     `SELECT id, uuid, tx_id::text AS tx_id, type, status, organization_id, location_id, internal_id, details, message, created_at,
-       tx_id < pg_snapshot_xmin(pg_current_snapshot()) AS visible
+       tx_id < (${OWN_XMIN}) AS visible
      FROM events
      WHERE (tx_id, id) > ($1::xid8, $2::bigint)
      ORDER BY tx_id, id LIMIT $3`,

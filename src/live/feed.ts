@@ -5,12 +5,16 @@
 // NOTIFY, from every other one: a stream hears a change whichever instance made it. It also polls
 // while anyone listens (a signal is a hint, never the only way to learn of a change).
 //
-// Unlike the durable subscribers, the feed keeps its place in memory: a stream lives as long as its
-// connection, and a client that reconnects reads the state again. Nobody listening, it reads nothing.
+// Unlike the durable subscribers, the feed keeps its place in memory (the snapshot of its last look,
+// store.ts): a stream lives as long as its connection, and a client that reconnects reads the state
+// again. So it need not wait, as they do, for every older transaction of the cluster to end before
+// it hands on a commit: a change reaches the streams as soon as it commits. Nobody listening, it
+// reads nothing.
 import type { Queryable } from '../db/db.ts';
 import type { CommitSignals } from '../db/signals.ts';
-import { logEnd, readCommitted, type EventRow, type LogPosition } from '../events/log.ts';
+import type { EventRow } from '../events/log.ts';
 import { WorkLoop } from '../jobs/loop.ts';
+import { committedSince, currentSnapshot } from './store.ts';
 
 export type LiveListener = (events: readonly EventRow[]) => void;
 
@@ -24,22 +28,20 @@ export interface LiveFeedDeps {
   db: Queryable & { commits: CommitSignals };
   log?: { error(obj: object, msg: string): void };
   pollMs?: number;
-  batchSize?: number;
 }
 
 export class LiveFeed {
   readonly #db: LiveFeedDeps['db'];
   readonly #log: LiveFeedDeps['log'];
-  readonly #batchSize: number;
   readonly #listeners = new Map<number, Set<LiveListener>>();
   readonly #loop: WorkLoop<void>;
-  #position: LogPosition | null = null;
+  /** The snapshot of the last look: what it saw was handed on. */
+  #position: string | null = null;
   #positioning: Promise<void> | null = null;
 
   constructor(deps: LiveFeedDeps) {
     this.#db = deps.db;
     this.#log = deps.log;
-    this.#batchSize = deps.batchSize ?? 500;
     this.#loop = new WorkLoop(() => this.#read(), {
       pollMs: deps.pollMs ?? 1_000,
       onError: (err) => deps.log?.error({ err }, 'live feed failed to read the event log; retrying'),
@@ -82,11 +84,11 @@ export class LiveFeed {
     return this.#loop.runNow();
   }
 
-  /** Sets the place at the log's end (once, however many subscribe meanwhile). */
+  /** Sets the place at now (once, however many subscribe meanwhile). */
   #place(): Promise<void> {
-    this.#positioning ??= logEnd(this.#db).then(
-      (end) => {
-        this.#position ??= end;
+    this.#positioning ??= currentSnapshot(this.#db).then(
+      (snapshot) => {
+        this.#position ??= snapshot;
         this.#positioning = null;
       },
       (err: unknown) => {
@@ -104,18 +106,11 @@ export class LiveFeed {
       return;
     }
     if (this.#position === null) await this.#place();
-    for (;;) {
-      const from = this.#position;
-      if (from === null) return;
-      const { events, held } = await readCommitted(this.#db, from, this.#batchSize);
-      // Events of transactions an older running one holds back: a stream should not wait a poll.
-      if (held) this.#loop.soon(50);
-      const last = events.at(-1);
-      if (last === undefined) return;
-      this.#position = { tx_id: last.tx_id, event_id: last.id };
-      this.#deliver(events);
-      if (events.length < this.#batchSize) return;
-    }
+    const from = this.#position;
+    if (from === null) return;
+    const { snapshot, events } = await committedSince(this.#db, from);
+    this.#position = snapshot;
+    if (events.length > 0) this.#deliver(events);
   }
 
   #deliver(events: readonly EventRow[]): void {

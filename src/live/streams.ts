@@ -59,6 +59,8 @@ export class LiveStreams {
   readonly #byAddress = new Map<string, number>();
   readonly #maxPerAddress: number;
   readonly #maxTotal: number;
+  /** What the streams of a batch read once for all of them (see `shared`), by batch and key. */
+  readonly #shared = new WeakMap<readonly EventRow[], Map<string, Promise<unknown>>>();
   #closing = false;
 
   constructor(deps: LiveStreamsDeps) {
@@ -145,6 +147,19 @@ export class LiveStreams {
       chain = chain.then(() => spec.initial?.(opened)).catch((err: unknown) => this.#failed(opened, err));
     }
     await chain;
+  }
+
+  /**
+   * One read for every stream of a batch: the feed hands the same batch to each stream of its
+   * location, so streams that would read the same thing after it (a C8 stream's records) ask here
+   * under one key and share the first one's read. Forgotten with the batch.
+   */
+  shared<T>(events: readonly EventRow[], key: string, read: () => Promise<T>): Promise<T> {
+    let reads = this.#shared.get(events);
+    if (reads === undefined) this.#shared.set(events, (reads = new Map()));
+    let pending = reads.get(key) as Promise<T> | undefined;
+    if (pending === undefined) reads.set(key, (pending = read()));
+    return pending;
   }
 
   /** Ends this instance's streams opened with this tag (a console session signed out). */

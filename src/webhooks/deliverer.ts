@@ -1,7 +1,9 @@
 // The delivery worker: claims due deliveries (a lease each, in a short statement), POSTs them
-// outside any transaction, then logs each attempt and settles its delivery (another short
-// statement). Attempts run in parallel, at most `maxInFlight` per instance and `perEndpoint` per
-// endpoint, so a slow or dead endpoint holds only its own slots, and never a database connection.
+// outside any transaction, then logs the attempts and settles their deliveries (one statement for
+// the attempts that ended meanwhile). Attempts run in parallel, at most `maxInFlight` per instance
+// and `perEndpoint` per endpoint, so a slow or dead endpoint holds only its own slots, and never a
+// database connection; an endpoint that keeps failing has its breaker opened: its deliveries wait
+// together for a probe, so a dead endpoint costs one attempt per probe time, not one per event.
 // The lease makes one attempt per delivery in flight across instances; a delivery whose instance
 // died is claimed again once its lease ends, so every delivery is attempted at least once.
 //
@@ -12,8 +14,9 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { eventPayload } from '../events/payload.ts';
 import { postWebhook, type PostResult } from './post.ts';
-import { settle, signedHeaders } from './rules.ts';
-import { claimDue, recordAttempt, releaseClaim, type ClaimedDelivery } from './store.ts';
+import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules.ts';
+import { claimDue, type ClaimedDelivery } from './store.ts';
+import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaims, type AttemptRecord } from './attempt-store.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 
 export interface DelivererLogger {
@@ -30,6 +33,8 @@ export interface DelivererOptions {
   pollMs?: number;
   maxInFlight?: number;
   perEndpoint?: number;
+  /** A store's deliveries claimed together at most (sent one at a time, in order). */
+  runLength?: number;
   /** The whole exchange of one attempt, connection to the end of the answer. */
   timeoutMs?: number;
   /** How long a claim holds a delivery: longer than an attempt can take, with room to record it. */
@@ -43,6 +48,14 @@ interface InFlight {
   promise: Promise<void>;
 }
 
+/** An attempt that ended, waiting to be logged with the others that ended meanwhile. */
+interface Ended {
+  delivery: ClaimedDelivery;
+  record: AttemptRecord;
+  logged: () => void;
+  failed: (err: unknown) => void;
+}
+
 export class WebhookDeliverer {
   readonly #db: Db;
   readonly #clock: Clock;
@@ -53,10 +66,19 @@ export class WebhookDeliverer {
   readonly #timeoutMs: number;
   readonly #leaseMs: number;
   readonly #bodyCap: number;
+  /** Runs in flight (a store's deliveries, one at a time), by a number of their own. */
   readonly #inFlight = new Map<number, InFlight>();
+  #runs = 0;
+  readonly #runLength: number;
   readonly #stopping = new AbortController();
   /** One claim at a time in this instance. */
   readonly #loop: WorkLoop<number>;
+  /** Attempts that ended, logged together by one statement at a time. */
+  #ended: Ended[] = [];
+  #logging = false;
+  /** Endpoints this instance saw fail since their last delivered attempt (their breaker is closed
+   * when one is delivered). */
+  readonly #failing = new Set<number>();
 
   constructor(opts: DelivererOptions) {
     this.#db = opts.db;
@@ -66,8 +88,13 @@ export class WebhookDeliverer {
     // Attempts hold a socket, not a database connection: room for many endpoints at once, so a few
     // hanging ones (at most perEndpoint slots each) cannot take every slot.
     this.#maxInFlight = opts.maxInFlight ?? 256;
-    this.#perEndpoint = opts.perEndpoint ?? 4;
+    // WEBHOOK_ENDPOINT_CONCURRENCY: a store's events go one at a time, so this is how many of an
+    // endpoint's stores are served at once.
+    this.#perEndpoint = opts.perEndpoint ?? 32;
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
+    // A store's due deliveries claimed together and sent one after the other: a busy store costs
+    // one claim per run, not one per event.
+    this.#runLength = opts.runLength ?? 20;
     // Far longer than an attempt can take (its own time limit), so a claim never runs out while
     // its POST is in flight, whatever the wait for a connection or the clocks of other hosts.
     this.#leaseMs = opts.leaseMs ?? Math.max(60_000, this.#timeoutMs * 6);
@@ -79,7 +106,7 @@ export class WebhookDeliverer {
     });
   }
 
-  /** Attempts in flight in this instance. */
+  /** Runs of attempts in flight in this instance (at most one per endpoint and store). */
   get inFlight(): number {
     return this.#inFlight.size;
   }
@@ -118,22 +145,46 @@ export class WebhookDeliverer {
     if (room <= 0 || this.#stopping.signal.aborted) return 0;
     const busy = new Map<number, number>();
     for (const f of this.#inFlight.values()) busy.set(f.endpointId, (busy.get(f.endpointId) ?? 0) + 1);
-    const claimed = await this.#db.statement((q) =>
-      claimDue(q, this.#clock.now(), { limit: room, perEndpoint: this.#perEndpoint, busy, leaseMs: this.#leaseMs }),
+    const runs = await this.#db.statement((q) =>
+      claimDue(q, this.#clock.now(), {
+        limit: room, perEndpoint: this.#perEndpoint, busy, runLength: this.#runLength, leaseMs: this.#leaseMs, attemptMs: this.#timeoutMs,
+      }),
     );
-    for (const delivery of claimed) {
-      const promise = this.#attempt(delivery)
-        .catch((err: unknown) => this.#log?.error({ err, delivery: delivery.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
+    let claimed = 0;
+    for (const run of runs) {
+      const first = run[0];
+      if (first === undefined) continue;
+      claimed += run.length;
+      const key = ++this.#runs;
+      const promise = this.#run(run)
+        .catch((err: unknown) => this.#log?.error({ err, delivery: first.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
         .finally(() => {
-          this.#inFlight.delete(delivery.id);
+          this.#inFlight.delete(key);
           this.#loop.wake();
         });
-      this.#inFlight.set(delivery.id, { endpointId: delivery.endpoint_id, promise });
+      this.#inFlight.set(key, { endpointId: first.endpoint_id, promise });
     }
-    return claimed.length;
+    return claimed;
   }
 
-  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** A store's claimed deliveries, one at a time, in order. After a failed attempt (or when the
+   * service stops) the rest are given back, due at once, before that attempt is logged: the
+   * endpoint's breaker, if it opens then, holds them too. */
+  async #run(run: readonly ClaimedDelivery[]): Promise<void> {
+    const logged: Promise<void>[] = [];
+    for (let i = 0; i < run.length; i++) {
+      const attempt = await this.#attempt(run[i] as ClaimedDelivery);
+      const rest = attempt?.delivered === true ? [] : run.slice(attempt === null ? i : i + 1);
+      if (rest.length > 0) await this.#db.statement((q) => releaseClaims(q, rest.map((d) => ({ id: d.id, lease: d.lease }))));
+      if (attempt === null) break;
+      logged.push(this.#logEnded(attempt));
+      if (!attempt.delivered) break;
+    }
+    await Promise.all(logged);
+  }
+
+  /** One attempt; null when the service stopped it. */
+  async #attempt(delivery: ClaimedDelivery): Promise<(Omit<Ended, 'logged' | 'failed'> & { delivered: boolean }) | null> {
     const at = this.#clock.now();
     const body = JSON.stringify(eventPayload(delivery.event, delivery.store_number));
     const started = performance.now();
@@ -142,19 +193,79 @@ export class WebhookDeliverer {
       { timeoutMs: this.#timeoutMs, allowPrivate: this.#allowPrivate, bodyCap: this.#bodyCap, signal: this.#stopping.signal },
     );
     const durationMs = Math.round(performance.now() - started);
-    if (result.aborted) {
-      await this.#db.statement((q) => releaseClaim(q, delivery.id, delivery.lease));
-      return;
-    }
-    const now = this.#clock.now();
-    const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, now, Math.random());
-    const settled = await this.#db.statement((q) =>
-      recordAttempt(q, {
+    if (result.aborted) return null;
+    const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, this.#clock.now(), Math.random());
+    return {
+      delivery, delivered: outcome.state === 'delivered',
+      record: {
         deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
-        error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures, now,
-      }),
-    );
-    if (!settled) this.#log?.warn({ delivery: delivery.id }, 'a webhook attempt outlived its claim; logged, the delivery left as it is');
-    if (outcome.state === 'failed') this.#log?.warn({ delivery: delivery.id, endpoint: delivery.endpoint_id }, 'webhook delivery failed for good');
+        error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures,
+      },
+    };
+  }
+
+  /** Logs an attempt with the others that ended meanwhile: one statement for all of them at a
+   * time, those that end during it go in the next. Resolves once it is logged. */
+  #logEnded(attempt: Omit<Ended, 'logged' | 'failed'>): Promise<void> {
+    const done = new Promise<void>((logged, failed) => this.#ended.push({ ...attempt, logged, failed }));
+    this.#logNext();
+    return done;
+  }
+
+  #logNext(): void {
+    if (this.#logging || this.#ended.length === 0) return;
+    this.#logging = true;
+    const batch = this.#ended.splice(0, 1_000);
+    this.#logBatch(batch).then(
+      () => batch.forEach((e) => e.logged()),
+      (err: unknown) => batch.forEach((e) => e.failed(err)),
+    ).finally(() => {
+      this.#logging = false;
+      this.#logNext();
+    });
+  }
+
+  async #logBatch(batch: readonly Ended[]): Promise<void> {
+    const now = this.#clock.now();
+    const settled = await this.#db.statement((q) => recordAttempts(q, batch.map((e) => e.record), now));
+    for (const { delivery, record } of batch) {
+      if (!settled.has(delivery.id)) this.#log?.warn({ delivery: delivery.id }, 'a webhook attempt outlived its claim; logged, the delivery left as it is');
+      if (record.state === 'failed') this.#log?.warn({ delivery: delivery.id, endpoint: delivery.endpoint_id }, 'webhook delivery failed for good');
+    }
+    await this.#watchEndpoints(batch, now);
+  }
+
+  /**
+   * The circuit breaker: an endpoint's attempts failing BREAKER_FAILURES times in a row hold all of
+   * its deliveries until a probe time (one statement), so a dead endpoint costs one attempt per
+   * probe, not one per event; a delivered attempt closes it and makes what it held due.
+   */
+  async #watchEndpoints(batch: readonly Ended[], now: Date): Promise<void> {
+    const byEndpoint = new Map<number, { delivered: boolean; knownFailing: boolean; failedSince: number }>();
+    for (const { delivery, record } of batch) {
+      const e = byEndpoint.get(delivery.endpoint_id) ?? { delivered: false, knownFailing: false, failedSince: 0 };
+      e.knownFailing ||= delivery.endpoint_failures > 0;
+      if (record.state === 'delivered') {
+        e.delivered = true;
+        e.failedSince = 0;
+      } else e.failedSince++;
+      byEndpoint.set(delivery.endpoint_id, e);
+    }
+    for (const [endpointId, e] of byEndpoint) {
+      if (e.delivered && (e.knownFailing || this.#failing.has(endpointId))) {
+        this.#failing.delete(endpointId);
+        if (await this.#db.statement((q) => closeBreaker(q, endpointId, now))) this.#loop.wake();
+      }
+      if (e.failedSince === 0) continue;
+      this.#failing.add(endpointId);
+      const health = await this.#db.statement((q) => noteFailures(q, endpointId, e.failedSince, now));
+      if (health.failures < BREAKER_FAILURES) continue;
+      // Opened, or open already: what was given back since waits for the probe time too.
+      const until = new Date(now.getTime() + breakerDelayMs(now.getTime() - new Date(health.failing_since).getTime(), Math.random()));
+      const held = await this.#db.statement((q) => openBreaker(q, endpointId, until, now));
+      if (health.open_until === null || new Date(health.open_until) <= now) {
+        this.#log?.warn({ endpoint: endpointId, failures: health.failures, held, until: until.toISOString() }, 'webhook endpoint failing: its deliveries wait for a probe');
+      }
+    }
   }
 }

@@ -140,6 +140,21 @@ export function retryDelayMs(failures: number, random: number): number {
   return Math.round(base / 2 + (random * base) / 2);
 }
 
+// --- the circuit breaker of a dead endpoint ---
+
+/** Failed attempts in a row (of any of its deliveries) that open an endpoint's breaker. */
+export const BREAKER_FAILURES = 8;
+
+/**
+ * How long an open breaker holds the endpoint's deliveries before one of them probes it: as long as
+ * the endpoint has been failing (so the probes' waits double, as a delivery's retries do), at least
+ * the first retry's 5 to 10 s and at most an hour, half of it random.
+ */
+export function breakerDelayMs(failingForMs: number, random: number): number {
+  const base = Math.min(MAX_RETRY_MS, Math.max(FIRST_RETRY_MS, failingForMs));
+  return Math.round(base / 2 + (random * base) / 2);
+}
+
 export interface AttemptResult {
   /** The receiver's status; null when it never answered. */
   statusCode: number | null;

@@ -16,7 +16,9 @@ export async function insertDeliveries(q: Tx, events: readonly EventRow[], now: 
   const [row] = await q.query<{ n: number }>(
     `WITH ins AS (
        INSERT INTO webhook_deliveries (endpoint_id, event_id, location_key, next_attempt_at, retry_since, created_at, updated_at)
-       SELECT w.id, ev.id, coalesce(ev.location_id, 0), $5, $5, $5, $5
+       SELECT w.id, ev.id, coalesce(ev.location_id, 0),
+         -- An endpoint whose breaker is open gets its new deliveries at its probe time, as the others.
+         greatest($5, (SELECT h.open_until FROM webhook_endpoint_health h WHERE h.endpoint_id = w.id)), $5, $5, $5
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS ev(id, organization_id, location_id, type, ord)
          JOIN webhook_endpoints w ON w.organization_id = ev.organization_id
            AND (w.location_id IS NULL OR w.location_id = ev.location_id) AND ev.type = ANY (w.events)
@@ -40,6 +42,8 @@ export interface ClaimedDelivery {
   failures: number;
   retry_since: string;
   endpoint_id: number;
+  /** The endpoint's failed attempts in a row when it was claimed (its breaker, attempt-store.ts). */
+  endpoint_failures: number;
   url: string;
   secret: string;
   event: Pick<EventRow, 'uuid' | 'type' | 'status' | 'created_at' | 'details' | 'location_id' | 'internal_id' | 'organization_id' | 'message'>;
@@ -49,103 +53,102 @@ export interface ClaimedDelivery {
 type ClaimedRow = Omit<ClaimedDelivery, 'event'> & ClaimedDelivery['event'];
 
 export interface ClaimLimits {
-  /** Deliveries to claim at most. */
+  /** Runs (stores) to claim at most. */
   limit: number;
-  /** Attempts in flight per endpoint at most (this instance's). */
+  /** Runs in flight per endpoint at most (this instance's): how many of its stores go at once. */
   perEndpoint: number;
-  /** This instance's attempts in flight, by endpoint. */
+  /** This instance's runs in flight, by endpoint. */
   busy: ReadonlyMap<number, number>;
+  /** Deliveries of one store claimed together at most, sent one after the other. */
+  runLength: number;
   leaseMs: number;
+  /** The longest an attempt lasts: each delivery later in a run holds its claim that much longer. */
+  attemptMs: number;
 }
 
 /**
- * Claims due deliveries: sets a lease on each (until now + leaseMs) in one statement, so no other
- * instance claims them while their attempt is in flight. Of an endpoint's deliveries of one
- * location only the oldest due one is taken, and none while one of them is in flight anywhere: a
- * receiver gets a store's events one at a time, in order, unless one waits for a retry.
+ * Claims due deliveries in runs: of an endpoint's deliveries of one location, none while one of
+ * them is in flight anywhere, else its oldest due ones (up to runLength; one while the endpoint's
+ * breaker is open), which this instance then sends one at a time, in order. Each gets a lease
+ * (until now + leaseMs, and attemptMs more for each one before it in its run) in one statement,
+ * so no other instance claims it while its run is in flight: a receiver gets a store's events one
+ * at a time, in order, unless one waits for a retry. Returned in runs, each oldest first.
  */
-export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const rows = await q.query<ClaimedRow>(
-    `WITH in_flight AS (
+export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[][]> {
+  const rows = await q.query<ClaimedRow & { location_key: number }>(
+    `WITH RECURSIVE pairs AS (
+       -- Every endpoint and store with a pending delivery, one index probe each (not a sort of the queue).
+       (SELECT endpoint_id, location_key FROM webhook_deliveries WHERE state = 'pending' ORDER BY endpoint_id, location_key LIMIT 1)
+       UNION ALL
+       SELECT n.endpoint_id, n.location_key FROM pairs p CROSS JOIN LATERAL (
+         SELECT endpoint_id, location_key FROM webhook_deliveries
+         WHERE state = 'pending' AND (endpoint_id, location_key) > (p.endpoint_id, p.location_key)
+         ORDER BY endpoint_id, location_key LIMIT 1
+       ) n
+     ), in_flight AS (
        SELECT DISTINCT endpoint_id, location_key FROM webhook_deliveries
        WHERE state = 'pending' AND lease IS NOT NULL AND locked_until > $1
+     ), due AS (
+       -- Of each store not in flight anywhere, and not of an endpoint whose breaker holds it, the oldest due ones.
+       SELECT p.endpoint_id, p.location_key, r.id, r.next_attempt_at, r.k
+       FROM pairs p CROSS JOIN LATERAL (
+         SELECT d.id, d.next_attempt_at, row_number() OVER (ORDER BY d.id) AS k FROM webhook_deliveries d
+         WHERE d.endpoint_id = p.endpoint_id AND d.location_key = p.location_key AND d.state = 'pending' AND d.next_attempt_at <= $1
+         ORDER BY d.id LIMIT $7::int
+       ) r
+       WHERE NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.endpoint_id = p.endpoint_id AND f.location_key = p.location_key)
+         AND NOT EXISTS (SELECT 1 FROM webhook_endpoint_health eh WHERE eh.endpoint_id = p.endpoint_id AND eh.open_until > $1)
      ), heads AS (
-       SELECT DISTINCT ON (d.endpoint_id, d.location_key) d.id, d.endpoint_id, d.next_attempt_at
-       FROM webhook_deliveries d
-       WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-         AND NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.endpoint_id = d.endpoint_id AND f.location_key = d.location_key)
-       ORDER BY d.endpoint_id, d.location_key, d.id
-     ), ranked AS (
-       SELECT h.id, h.next_attempt_at, row_number() OVER (PARTITION BY h.endpoint_id ORDER BY h.next_attempt_at, h.id) AS n,
-         $3::int - coalesce(busy.n, 0) AS room
-       FROM heads h LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = h.endpoint_id
+       SELECT due.endpoint_id, due.location_key, due.next_attempt_at, due.id, eh.open_until IS NOT NULL AS probing,
+         row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at, due.id) AS n,
+         -- An endpoint whose breaker is open is probed, at its probe time, by one attempt.
+         CASE WHEN eh.open_until IS NOT NULL THEN 1 ELSE $3::int END - coalesce(busy.n, 0) AS room
+       FROM due LEFT JOIN unnest($4::int[], $5::int[]) AS busy(endpoint_id, n) ON busy.endpoint_id = due.endpoint_id
+         LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = due.endpoint_id
+       WHERE due.k = 1
+     ), chosen AS (
+       SELECT endpoint_id, location_key, probing, id AS head FROM heads WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2
+     ), locked AS (
+       -- A store's run goes to the claim that locks its head: one that another claim holds, or
+       -- has leased meanwhile, leaves the whole store to it.
+       SELECT d.id FROM webhook_deliveries d JOIN chosen c ON c.head = d.id
+       WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease IS NULL OR d.locked_until <= $1)
+       FOR UPDATE OF d SKIP LOCKED
      ), picked AS (
-       SELECT d.id, d.endpoint_id, d.event_id FROM webhook_deliveries d
-       WHERE d.id IN (SELECT id FROM ranked WHERE n <= room ORDER BY next_attempt_at, id LIMIT $2)
+       SELECT d.id, d.endpoint_id, d.event_id, d.location_key, due.k FROM webhook_deliveries d
+         JOIN due ON due.id = d.id
+         JOIN chosen c ON c.endpoint_id = due.endpoint_id AND c.location_key = due.location_key
+       WHERE EXISTS (SELECT 1 FROM locked l WHERE l.id = c.head)
+         AND due.k <= CASE WHEN c.probing THEN 1 ELSE $7::int END
          AND d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease IS NULL OR d.locked_until <= $1)
-       FOR UPDATE SKIP LOCKED
+       FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE webhook_deliveries d
-     SET lease = gen_random_uuid(), locked_until = $1::timestamptz + $6 * interval '1 millisecond', updated_at = $1
+     SET lease = gen_random_uuid(), locked_until = $1::timestamptz + ($6 + (p.k - 1) * $8) * interval '1 millisecond', updated_at = $1
      FROM picked p JOIN webhook_endpoints w ON w.id = p.endpoint_id JOIN events e ON e.id = p.event_id
-       LEFT JOIN locations loc ON loc.id = e.location_id
+       LEFT JOIN locations loc ON loc.id = e.location_id LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = p.endpoint_id
      WHERE d.id = p.id
-     RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id, w.url, w.secret,
+     RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id, d.location_key,
+       coalesce(eh.failures, 0) AS endpoint_failures, w.url, w.secret,
        e.uuid::text AS uuid, e.type, e.status, e.created_at, e.details, e.location_id, e.internal_id, e.organization_id, e.message,
        loc.store_number`,
-    [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs],
+    [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs, limits.runLength, limits.attemptMs],
   );
-  return rows
-    .map((r) => ({
+  const runs = new Map<string, ClaimedDelivery[]>();
+  for (const r of rows.sort((a, b) => a.id - b.id)) {
+    const key = `${r.endpoint_id}:${r.location_key}`;
+    let run = runs.get(key);
+    if (run === undefined) runs.set(key, (run = []));
+    run.push({
       id: r.id, lease: r.lease, generation: r.generation, failures: r.failures, retry_since: r.retry_since, endpoint_id: r.endpoint_id,
-      url: r.url, secret: r.secret, store_number: r.store_number,
+      endpoint_failures: r.endpoint_failures, url: r.url, secret: r.secret, store_number: r.store_number,
       event: {
         uuid: r.uuid, type: r.type, status: r.status, created_at: r.created_at, details: r.details, location_id: r.location_id,
         internal_id: r.internal_id, organization_id: r.organization_id, message: r.message,
       },
-    }))
-    .sort((a, b) => a.id - b.id);
-}
-
-export interface AttemptRecord {
-  deliveryId: number;
-  lease: string;
-  generation: number;
-  at: Date;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  state: 'delivered' | 'pending' | 'failed';
-  nextAttemptAt: Date | null;
-  failures: number;
-  now: Date;
-}
-
-/**
- * Logs an attempt and settles its delivery, in one statement. Only the claim that holds the lease
- * settles it; a redelivery (W2) made while the attempt was in flight stands: the attempt is
- * logged, and the delivery stays pending and due.
- */
-export async function recordAttempt(q: Queryable, a: AttemptRecord): Promise<boolean> {
-  const rows = await q.query(
-    `WITH attempt AS (
-       INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error) VALUES ($1, $3, $4, $5, $6)
-     )
-     UPDATE webhook_deliveries SET lease = NULL, locked_until = NULL, attempts = attempts + 1, updated_at = $11,
-       state = CASE WHEN generation = $7 THEN $8 ELSE state END,
-       next_attempt_at = CASE WHEN generation = $7 THEN $9::timestamptz ELSE next_attempt_at END,
-       failures = CASE WHEN generation = $7 THEN $10 ELSE failures END,
-       delivered_at = CASE WHEN generation = $7 AND $8 = 'delivered' THEN $11 ELSE delivered_at END
-     WHERE id = $1 AND lease = $2::uuid
-     RETURNING id`,
-    [a.deliveryId, a.lease, a.at, a.statusCode, a.durationMs, a.error, a.generation, a.state, a.nextAttemptAt, a.failures, a.now],
-  );
-  return rows.length > 0;
-}
-
-/** Gives a claim back without an attempt (the service is stopping): due again at once, anywhere. */
-export async function releaseClaim(q: Queryable, deliveryId: number, lease: string): Promise<void> {
-  await q.query('UPDATE webhook_deliveries SET lease = NULL, locked_until = NULL WHERE id = $1 AND lease = $2::uuid', [deliveryId, lease]);
+    });
+  }
+  return [...runs.values()];
 }
 
 /** Is this endpoint the reader's (its organization's, and of its locations when it is limited)? */

@@ -103,3 +103,38 @@ test('1,000 streams opened and closed leave no stream, listener or handle behind
     if (round > 1) assert.ok(handles() <= before + 10, `handles: ${handles()} after round ${round}, ${before} after round 1`);
   }
 });
+
+/** The database, counting the statements sent through it that contain `marker`. */
+function counting(db: Db, marker: string): { db: Db; count: () => number } {
+  let n = 0;
+  const proxy = new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (prop === 'query') {
+        return (text: string, params?: readonly unknown[]) => {
+          if (text.includes(marker)) n++;
+          return target.query(text, params);
+        };
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { db: proxy, count: () => n };
+}
+
+test('C8: the streams of a location read a change\'s record once between them, and each gets it', async (t) => {
+  const a = await testApp({ t });
+  // Instance B's reads of a request record with its staff_action (the C8 record) are counted.
+  const counted = counting(await otherInstanceDb(), 'o.staff_action FROM cfh_requests r');
+  const b = await listening(t, counted.db);
+  const w = await makeCfhWorld(a.db, a.clock);
+  const streams = await Promise.all(Array.from({ length: 20 }, () =>
+    openSse(t, `${b.base}/api/callforhelp/requests/stream?location_id=${w.locationId}`, { authorization: `Bearer ${w.token}` })));
+  const before = counted.count();
+  const { message_id } = (await cfhClient(a.app, w.token).create({ location_id: w.locationId, option_id: w.optionId })).json();
+  for (const stream of streams) {
+    const record = JSON.parse((await stream.next('request')).data);
+    assert.deepEqual([record.message_id, record.status], [message_id, 'created']);
+  }
+  assert.equal(counted.count() - before, 1, 'one read for the twenty streams');
+});

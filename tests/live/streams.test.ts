@@ -9,7 +9,7 @@ import { recordEvents } from '../../src/events/log.ts';
 import { LiveStreams } from '../../src/live/streams.ts';
 import type { Db } from '../../src/db/db.ts';
 import { openSse } from '../support/sse.ts';
-import { freshId, makeWorld, otherInstanceDb, testApp, type Teardown } from '../support/world.ts';
+import { freshId, makeWorld, onPostgres, otherInstanceDb, testApp, type Teardown } from '../support/world.ts';
 
 /** A test route that streams a location's events as `change` events after a `hello`. */
 function streamRoute(heartbeatMs?: number) {
@@ -56,6 +56,30 @@ test("a stream hears its location's changes made through another instance, and n
   await recordChange(writer.db, w.organizationId, w.locationId, 'claimed', 'r-1');
   assert.deepEqual(JSON.parse((await stream.next('change')).data), { status: 'created', internal_id: 'r-1' });
   assert.deepEqual(JSON.parse((await stream.next('change')).data), { status: 'claimed', internal_id: 'r-1' });
+});
+
+test('a change reaches a stream while an older transaction is still running, and that one\'s events come when it commits', { skip: !onPostgres && 'needs real PostgreSQL' }, async (t) => {
+  const writer = await testApp({ t });
+  const reader = await listening(t, { db: await otherInstanceDb() });
+  const w = await makeWorld(writer.db, writer.clock);
+  const stream = await openSse(t, `${reader.base}/test/live?location_id=${w.locationId}`);
+  await stream.next('hello');
+  // An older transaction (it has written an event, so it has its id) stays open meanwhile.
+  let finish = () => {};
+  const held = new Promise<void>((resolve) => (finish = resolve));
+  const older = (await otherInstanceDb()).tx(async (q) => {
+    await recordEvents(q, [{ type: 'callforhelp', status: 'late', organizationId: w.organizationId, locationId: w.locationId, internalId: 'r-0', details: {} }], new Date());
+    await held;
+  });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await recordChange(writer.db, w.organizationId, w.locationId, 'created', 'r-1');
+    assert.deepEqual(JSON.parse((await stream.next('change')).data), { status: 'created', internal_id: 'r-1' }, 'not held back by the older one');
+  } finally {
+    finish();
+    await older;
+  }
+  assert.deepEqual(JSON.parse((await stream.next('change')).data), { status: 'late', internal_id: 'r-0' }, 'the older one, once it commits');
 });
 
 test('an idle stream gets a heartbeat comment', async (t) => {

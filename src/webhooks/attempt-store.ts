@@ -1,0 +1,124 @@
+// The SQL of an attempt's end: attempts logged and their deliveries settled, many in one statement;
+// a claim given back; and the endpoint's circuit breaker (failures in a row, its deliveries held
+// together until a probe time, released when a probe is delivered).
+import type { Queryable } from '../db/db.ts';
+import { RETRY_FOR_MS } from './rules.ts';
+
+export interface AttemptRecord {
+  deliveryId: number;
+  lease: string;
+  generation: number;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  state: 'delivered' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  failures: number;
+}
+
+/**
+ * Logs attempts and settles their deliveries, in one statement. Only the claim that holds the
+ * lease settles a delivery; a redelivery (W2) made while the attempt was in flight stands: the
+ * attempt is logged, and the delivery stays pending and due. Returns the ids settled.
+ */
+export async function recordAttempts(q: Queryable, attempts: readonly AttemptRecord[], now: Date): Promise<Set<number>> {
+  if (attempts.length === 0) return new Set();
+  const column = <T>(f: (a: AttemptRecord) => T) => attempts.map(f);
+  const rows = await q.query<{ id: number }>(
+    `WITH a AS (
+       SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[], $8::text[],
+         $9::timestamptz[], $10::int[]) AS a(delivery_id, lease, generation, at, status_code, duration_ms, error, state, next_attempt_at, failures)
+     ), logged AS (
+       INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error)
+       SELECT delivery_id, at, status_code, duration_ms, error FROM a
+     )
+     UPDATE webhook_deliveries d SET lease = NULL, locked_until = NULL, attempts = d.attempts + 1, updated_at = $11,
+       state = CASE WHEN d.generation = a.generation THEN a.state ELSE d.state END,
+       next_attempt_at = CASE WHEN d.generation = a.generation THEN a.next_attempt_at ELSE d.next_attempt_at END,
+       failures = CASE WHEN d.generation = a.generation THEN a.failures ELSE d.failures END,
+       delivered_at = CASE WHEN d.generation = a.generation AND a.state = 'delivered' THEN $11 ELSE d.delivered_at END
+     FROM a
+     WHERE d.id = a.delivery_id AND d.lease = a.lease
+     RETURNING d.id`,
+    [
+      column((a) => a.deliveryId), column((a) => a.lease), column((a) => a.generation), column((a) => a.at), column((a) => a.statusCode),
+      column((a) => a.durationMs), column((a) => a.error), column((a) => a.state), column((a) => a.nextAttemptAt), column((a) => a.failures), now,
+    ],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Gives claims back without an attempt (the service is stopping, or a run stopped at a failure):
+ * due again at once, anywhere. */
+export async function releaseClaims(q: Queryable, claims: readonly { id: number; lease: string }[]): Promise<void> {
+  await q.query(
+    `UPDATE webhook_deliveries d SET lease = NULL, locked_until = NULL
+     FROM unnest($1::bigint[], $2::uuid[]) AS c(id, lease) WHERE d.id = c.id AND d.lease = c.lease`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease)],
+  );
+}
+
+export interface EndpointHealth {
+  failures: number;
+  failing_since: string;
+  open_until: string | null;
+}
+
+/** Counts `failed` more attempts in a row of the endpoint; returns where it stands. */
+export async function noteFailures(q: Queryable, endpointId: number, failed: number, now: Date): Promise<EndpointHealth> {
+  const [row] = await q.query<EndpointHealth>(
+    `INSERT INTO webhook_endpoint_health AS h (endpoint_id, failures, failing_since) VALUES ($1, $2, $3)
+     ON CONFLICT (endpoint_id) DO UPDATE SET failures = h.failures + $2, failing_since = coalesce(h.failing_since, $3)
+     RETURNING failures, failing_since, open_until`,
+    [endpointId, failed, now],
+  );
+  return row as EndpointHealth;
+}
+
+/**
+ * Opens the endpoint's breaker until `until` (unless it is open with a probe time to come) and
+ * holds its deliveries that are not in flight until the probe time, in one statement. A delivery
+ * whose 24 hours of retries are over is failed instead. Returns how many were held.
+ */
+export async function openBreaker(q: Queryable, endpointId: number, until: Date, now: Date): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `WITH opened AS (
+       UPDATE webhook_endpoint_health SET open_until = $2 WHERE endpoint_id = $1 AND (open_until IS NULL OR open_until <= $3)
+       RETURNING open_until
+     ), probe AS (
+       SELECT coalesce((SELECT open_until FROM opened), (SELECT open_until FROM webhook_endpoint_health WHERE endpoint_id = $1)) AS at
+     ), held AS (
+       UPDATE webhook_deliveries SET updated_at = $3,
+         state = CASE WHEN retry_since <= $3::timestamptz - $4 * interval '1 millisecond' THEN 'failed' ELSE 'pending' END,
+         next_attempt_at = CASE WHEN retry_since <= $3::timestamptz - $4 * interval '1 millisecond' THEN NULL ELSE (SELECT at FROM probe) END
+       WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at < (SELECT at FROM probe) AND lease IS NULL
+       RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM held`,
+    [endpointId, until, now, RETRY_FOR_MS],
+  );
+  return row?.n ?? 0;
+}
+
+/**
+ * An attempt of the endpoint was delivered: no failures in a row, and when its breaker was open,
+ * every delivery it held is due now. Returns whether the breaker was open.
+ */
+export async function closeBreaker(q: Queryable, endpointId: number, now: Date): Promise<boolean> {
+  const [row] = await q.query<{ was_open: boolean }>(
+    `WITH old AS (
+       SELECT open_until FROM webhook_endpoint_health WHERE endpoint_id = $1 FOR UPDATE
+     ), closed AS (
+       UPDATE webhook_endpoint_health SET failures = 0, failing_since = NULL, open_until = NULL WHERE endpoint_id = $1 RETURNING 1
+     ), released AS (
+       UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $2
+       WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at > $2 AND lease IS NULL
+         AND EXISTS (SELECT 1 FROM old WHERE open_until IS NOT NULL)
+       RETURNING 1
+     )
+     SELECT EXISTS (SELECT 1 FROM old WHERE open_until IS NOT NULL) AS was_open`,
+    [endpointId, now],
+  );
+  return row?.was_open === true;
+}

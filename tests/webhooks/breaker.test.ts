@@ -1,0 +1,81 @@
+// A dead endpoint's circuit breaker: after failed attempts in a row its deliveries wait together
+// for a probe (one attempt), on the retry schedule's doubling, while another endpoint of the same
+// events gets every one at once; a delivered probe sends everything it held. And nothing elsewhere
+// in the database cluster holds deliveries back.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import pg from 'pg';
+import { ManualClock } from '../../src/clock.ts';
+import { recordEvents } from '../../src/events/log.ts';
+import { BREAKER_FAILURES } from '../../src/webhooks/rules.ts';
+import { makeWorld, onPostgres, provisionToken, type TestContext } from '../support/world.ts';
+import { deliveriesOf, deliverNow, provisionEndpoint, Receiver, webhookApp } from './support.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await webhookApp({ clock: new ManualClock(new Date()) });
+});
+
+const clock = () => ctx.clock as ManualClock;
+
+test('a failing endpoint is probed once per wait after failures in a row, without holding back another; a delivered probe sends the rest', async (t) => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const dead = await Receiver.start(t, 'status500');
+  const live = await Receiver.start(t);
+  const deadId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: dead.url, secret: dead.secret });
+  await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: live.url, secret: live.secret });
+  const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['webhooks']);
+  const events = Array.from({ length: 20 }, (_, i) => ({
+    type: 'callforhelp' as const, status: 'created', organizationId: w.organizationId, locationId: w.locationId, internalId: `r-${i}`, details: {},
+  }));
+  await ctx.db.tx((q) => recordEvents(q, events, ctx.clock.now()));
+
+  await deliverNow(ctx);
+  assert.equal(live.requests, 20, 'the other endpoint got every event');
+  assert.equal(dead.requests, BREAKER_FAILURES, 'the failing one was tried until its breaker opened, not once per event');
+  const held = await deliveriesOf(ctx.app, token, deadId);
+  assert.equal(held.length, 20);
+  assert.ok(held.every((d) => d.state === 'pending'));
+  assert.equal(held.filter((d) => d.attempts.length === 0).length, 20 - BREAKER_FAILURES, 'the rest were not attempted');
+  const wait = Math.max(...held.map((d) => Date.parse(d.next_attempt_at ?? '') - ctx.clock.now().getTime()));
+  assert.ok(wait <= 30_000, `the probe comes within 30 s, as a first retry does (${wait} ms)`);
+
+  // At the probe time one attempt probes it; failing, the wait grows and nothing else is tried.
+  clock().advance(30_000);
+  await deliverNow(ctx);
+  assert.equal(dead.requests, BREAKER_FAILURES + 1, 'one probe');
+  await deliverNow(ctx);
+  assert.equal(dead.requests, BREAKER_FAILURES + 1, 'nothing more before the next probe time');
+
+  // The endpoint comes back: the next probe is delivered, and then everything it held.
+  dead.behaviour = 'ok';
+  clock().advance(60_000);
+  await deliverNow(ctx);
+  const after = await deliveriesOf(ctx.app, token, deadId);
+  assert.deepEqual(after.map((d) => d.state), Array(20).fill('delivered'));
+  const delivered = new Set(dead.received.filter((d, i) => i > BREAKER_FAILURES && d.signed).map((d) => d.body.uuid));
+  assert.equal(delivered.size, 20, 'every event once the endpoint answered');
+});
+
+test('a long transaction in another database of the cluster holds no delivery back', { skip: !onPostgres && 'needs real PostgreSQL' }, async (t) => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const receiver = await Receiver.start(t);
+  await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret });
+  // Another database's transaction, with its transaction id, running all along.
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  url.pathname = '/postgres';
+  const elsewhere = new pg.Client({ connectionString: url.toString() });
+  await elsewhere.connect();
+  try {
+    await elsewhere.query('BEGIN');
+    await elsewhere.query('SELECT pg_current_xact_id()');
+    await ctx.db.tx((q) => recordEvents(q, [{
+      type: 'callforhelp', status: 'created', organizationId: w.organizationId, locationId: w.locationId, internalId: 'r-1', details: {},
+    }], ctx.clock.now()));
+    await deliverNow(ctx);
+    assert.deepEqual(receiver.statuses(), ['created'], 'delivered while the other database\'s transaction runs');
+  } finally {
+    await elsewhere.query('ROLLBACK');
+    await elsewhere.end();
+  }
+});
