@@ -27,6 +27,14 @@ const instanceCount = Number(arg('--instances', '2'));
 const out = path.resolve(arg('--out', `bench/soak-v2-${new Date().toISOString().slice(0, 16).replace(/:/g, '')}.json`));
 const retentionSeconds = Number(arg('--retention-seconds', minutes >= 10 ? '300' : '60'));
 const SAMPLE_MS = 15_000;
+// Which speech engine the instances use: 'npm' hides Debian's Flite and Festival from them (PATH
+// empty: nothing else in the service runs a program), so they speak with the default of a plain
+// `npm ci`, Flite in WebAssembly in recycled worker threads; 'machine' lets them take the best the
+// machine has.
+const speech = arg('--speech', 'npm');
+// Heap snapshots (SIGUSR2, written to the soak's temporary folder) at these minutes, e.g. "10,25".
+const snapshotMinutes = arg('--heap-snapshots', '').split(',').filter(Boolean).map(Number);
+const mallocArenaMax = arg('--malloc-arena-max', '');
 const benchUrl = process.env.BENCH_DATABASE_URL;
 if (!benchUrl) throw new Error('soak:v2 needs BENCH_DATABASE_URL (two instances share only PostgreSQL)');
 
@@ -43,13 +51,24 @@ const tally: Tally = {
   },
 };
 
-function procSample(pid: number): { rssMb: number; fds: number } {
+function procSample(pid: number, probeFile: string): { rssMb: number; fds: number; probe?: Record<string, unknown> } {
+  let probe: Record<string, unknown> | undefined;
+  try {
+    probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as Record<string, unknown>;
+  } catch {
+    probe = undefined; // not written yet
+  }
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    return { rssMb: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024), fds: fs.readdirSync(`/proc/${pid}/fd`).length };
+    return { rssMb: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024), fds: fs.readdirSync(`/proc/${pid}/fd`).length, probe };
   } catch {
-    return { rssMb: 0, fds: 0 };
+    return { rssMb: 0, fds: 0, probe };
   }
+}
+
+function probeLine(p: Record<string, unknown> | undefined): string {
+  if (p === undefined) return 'no probe';
+  return `heap ${String(p.heapUsedMb)}/${String(p.heapTotalMb)}, ext ${String(p.externalMb)}, ab ${String(p.arrayBuffersMb)}, anon ${String(p.anonMb)}, thr ${String(p.threads)}`;
 }
 
 /** Least-squares slope of y over x. */
@@ -87,16 +106,29 @@ async function main(): Promise<void> {
   let vacuum: NodeJS.Timeout | undefined;
   let failed = false;
   try {
+    // Kept after the run (the soak's own folder is removed), for a heap snapshot comparison.
+    const snapshotDir = snapshotMinutes.length > 0 ? fs.mkdtempSync(path.join(os.tmpdir(), 'soak-v2-snapshots-')) : dir;
+    const probeFile = (i: number) => path.join(dir, `probe-${i}.json`);
+    const emptyPath = path.join(dir, 'no-programs');
+    fs.mkdirSync(emptyPath);
     for (let i = 0; i < instanceCount; i++) {
       const port = await freePort();
       instances.push(await startService(`soak-${i}`, {
+        NODE_OPTIONS: `--import ${path.resolve('bench/soak-probe.ts')} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}`,
+        SOAK_PROBE_FILE: probeFile(i), ...(speech === 'npm' ? { PATH: emptyPath } : {}), ...(mallocArenaMax === '' ? {} : { MALLOC_ARENA_MAX: mallocArenaMax }),
         DATABASE_URL: fresh.url, MQTT_URL: broker.url, MQTT_CLIENT_ID: `storeops-soak-${i}`, SECRET_TOKEN: world.secret,
         PROVISION_FILE: provision, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, WEBHOOK_ALLOW_PRIVATE: 'true',
         RETENTION_TEST_SECONDS: String(retentionSeconds), RADIO_MESSAGE_TTL_SECONDS: '30', DEVICE_OFFLINE_SECONDS: '60', LOG_LEVEL: 'warn',
       }));
     }
     console.log(`soak v2: ${minutes} min, ${instanceCount} instances (pids ${instances.map((s) => s.pid).join(', ')}), PostgreSQL ${new URL(fresh.url).pathname.slice(1)}, ` +
-      `Mosquitto :${broker.port}, retention window ${retentionSeconds} s; samples every ${SAMPLE_MS / 1000} s into ${out}`);
+      `Mosquitto :${broker.port}, retention window ${retentionSeconds} s, speech ${speech}${mallocArenaMax === '' ? '' : `, MALLOC_ARENA_MAX=${mallocArenaMax}`}; samples every ${SAMPLE_MS / 1000} s into ${out}`);
+    for (const m of snapshotMinutes) {
+      setTimeout(() => {
+        for (const s of instances) process.kill(s.pid, 'SIGUSR2');
+        console.log(`heap snapshots asked at minute ${m} into ${snapshotDir}`);
+      }, m * 60_000).unref();
+    }
     const edges = new Map<string, Edge>();
     const lockers = new Map<number, (key: number, command: string) => void>();
     for (const l of world.locations) {
@@ -132,9 +164,9 @@ async function main(): Promise<void> {
       const kb = Object.fromEntries(Object.entries(sizes).map(([k, v]) => [k, Math.round(Number(v) / 1024)]));
       const retainedKb = RETAINED.reduce((a, x) => a + (kb[x] ?? 0), 0);
       const rows = (await db.query<Record<string, string>>(`SELECT ${[...RETAINED, ...KEPT].map((x) => `(SELECT count(*) FROM ${x}) AS ${x}`).join(', ')}`)).rows[0] ?? {};
-      const s = { t, load: os.loadavg().map((x) => Math.round(x * 100) / 100), instances: instances.map((i) => ({ pid: i.pid, ...procSample(i.pid) })), databaseKb: kb.database, retainedKb, tablesKb: kb, rows: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, Number(v)])) };
+      const s = { t, load: os.loadavg().map((x) => Math.round(x * 100) / 100), instances: instances.map((i, n) => ({ pid: i.pid, ...procSample(i.pid, probeFile(n)) })), databaseKb: kb.database, retainedKb, tablesKb: kb, rows: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, Number(v)])) };
       samples.push(s);
-      console.log(`t=${t}s load ${s.load.join(' ')} ${s.instances.map((i, n) => `#${n} rss ${i.rssMb} MB fds ${i.fds}`).join(', ')}; db ${kb.database} KB, retained tables ${retainedKb} KB; unexpected ${unexpected.length}`);
+      console.log(`t=${t}s load ${s.load.join(' ')} ${s.instances.map((i, n) => `#${n} rss ${i.rssMb} MB (${probeLine(i.probe)}) fds ${i.fds}`).join(', ')}; db ${kb.database} KB, retained tables ${retainedKb} KB; unexpected ${unexpected.length}`);
     };
     // Deleted rows' space is reused once vacuumed; a server with autovacuum off (this machine's) would
     // grow however well retention works, so the soak vacuums every minute as autovacuum's defaults do.
@@ -144,7 +176,12 @@ async function main(): Promise<void> {
       vacuum = setInterval(() => void db.query('VACUUM').catch((err: Error) => tally.unexpected('vacuum', err.message)), 60_000);
     }
     await sampleOnce();
-    sampler = setInterval(() => void sampleOnce().catch((err: Error) => tally.unexpected('sample', err.message)), SAMPLE_MS);
+    // A sample the soak could not take (the shared server out of connections, say) is the soak's own
+    // miss, not an answer of the service: counted and logged, the next one 15 s later.
+    sampler = setInterval(() => void sampleOnce().catch((err: Error) => {
+      tally.count('sample missed');
+      console.error(`sample missed: ${err.message}`);
+    }), SAMPLE_MS);
     const deadline = started + minutes * 60_000;
     await runStaff(driver, world, { deadline, edges, lockers, recent, tally });
     clearInterval(sampler);
@@ -163,14 +200,36 @@ async function main(): Promise<void> {
     const fiveXx = Object.entries(metrics).filter(([k]) => / 5\d\d$/.test(k));
     // Judged over the second half.
     const half = samples.filter((s) => (s.t as number) >= (minutes * 60) / 2);
+    type InstanceSample = { rssMb: number; fds: number; probe?: Record<string, number> };
     const perInstance = instances.map((_, n) => {
-      const pts = (f: 'rssMb' | 'fds') => half.map((s) => [(s.t as number) / 60, (s.instances as { rssMb: number; fds: number }[])[n]![f]] as [number, number]);
-      const all = samples.map((s) => (s.instances as { rssMb: number; fds: number }[])[n]!);
-      const meanRss = pts('rssMb').reduce((a, [, y]) => a + y, 0) / Math.max(1, half.length);
+      const at = (s: Record<string, unknown>) => (s.instances as InstanceSample[])[n]!;
+      const pts = (f: (x: InstanceSample) => number | undefined) =>
+        half.flatMap((s) => { const y = f(at(s)); return y === undefined || Number.isNaN(y) ? [] : [[(s.t as number) / 60, y] as [number, number]]; });
+      const all = samples.map(at);
+      const meanRss = pts((x) => x.rssMb).reduce((a, [, y]) => a + y, 0) / Math.max(1, half.length);
+      const round = (x: number) => Math.round(x * 100) / 100;
+      // The collector's swing (heapTotal grows and shrinks by 100 MB and more under bursts) moves RSS
+      // far more than a leak of a few MB: the floor (the lowest sample of each 2-minute window, the
+      // heap just after a full collection) and the native part (anonymous RSS less V8's heap) say
+      // whether anything accumulates.
+      const floor = (points: [number, number][]) => {
+        const windows = new Map<number, [number, number]>();
+        for (const [x, y] of points) {
+          const w = Math.floor(x / 2);
+          const cur = windows.get(w);
+          if (cur === undefined || y < cur[1]) windows.set(w, [x, y]);
+        }
+        return [...windows.values()];
+      };
+      const heapUsed = pts((x) => x.probe?.heapUsedMb);
+      const native = pts((x) => (x.probe === undefined ? undefined : (x.probe.anonMb ?? NaN) - (x.probe.heapTotalMb ?? NaN)));
       return {
         rssStartMb: all[0]?.rssMb, rssEndMb: all.at(-1)?.rssMb, rssMaxMb: Math.max(...all.map((x) => x.rssMb)), rssMeanSecondHalfMb: Math.round(meanRss),
-        rssSlopeMbPerMin: Math.round(slope(pts('rssMb')) * 100) / 100, fdsStart: all[0]?.fds, fdsEnd: all.at(-1)?.fds, fdsMax: Math.max(...all.map((x) => x.fds)),
-        fdsSlopePerMin: Math.round(slope(pts('fds')) * 100) / 100,
+        rssSlopeMbPerMin: round(slope(pts((x) => x.rssMb))), rssFloorSlopeMbPerMin: round(slope(floor(pts((x) => x.rssMb)))),
+        heapUsedFloorSlopeMbPerMin: round(slope(floor(heapUsed))), heapUsedFloorMb: floor(heapUsed).map(([, y]) => y),
+        heapTotalMeanSecondHalfMb: Math.round(pts((x) => x.probe?.heapTotalMb).reduce((a, [, y]) => a + y, 0) / Math.max(1, half.length)),
+        nativeMeanSecondHalfMb: Math.round(native.reduce((a, [, y]) => a + y, 0) / Math.max(1, native.length)), nativeSlopeMbPerMin: round(slope(native)),
+        fdsStart: all[0]?.fds, fdsEnd: all.at(-1)?.fds, fdsMax: Math.max(...all.map((x) => x.fds)), fdsSlopePerMin: round(slope(pts((x) => x.fds))),
       };
     });
     const afterWindow = samples.filter((s) => (s.t as number) >= Math.max(retentionSeconds * 2, (minutes * 60) / 2));
@@ -183,6 +242,9 @@ async function main(): Promise<void> {
       zero5xx: fiveXx.length === 0,
       zeroUnexpected: unexpected.length === 0,
       rssFlat: perInstance.every((p) => p.rssSlopeMbPerMin < 1),
+      rssFloorFlat: perInstance.every((p) => p.rssFloorSlopeMbPerMin < 1),
+      heapFloorFlat: perInstance.every((p) => p.heapUsedFloorSlopeMbPerMin < 0.5),
+      nativeFlat: perInstance.every((p) => p.nativeSlopeMbPerMin < 1),
       fdsFlat: perInstance.every((p) => p.fdsSlopePerMin < 0.5),
       retainedFlat: retainedSlope < meanRetained * 0.01,
     };
