@@ -54,12 +54,20 @@ function timeWords(h: number, m: number, half: string | undefined): string {
   return `${hour}${minutes}${half === undefined ? '' : ` ${half.toLowerCase()} m`}`;
 }
 
+/** "." when a time's closing period (consumed with "p.m.") also ends a sentence: at the end, or before a capital. */
+function sentenceEnd(stop: string | undefined, all: string, after: number): string {
+  return stop !== undefined && /^(?:\s*$|\s+[A-Z])/.test(all.slice(after)) ? '.' : '';
+}
+
 /** English text as every engine is to read it: symbols, abbreviations, times and numbers as words. */
 export function readingOf(text: string): string {
   let t = normalizeForSpeech(text);
   // Times: "3:30 pm", "9:05am", "14:00".
-  t = t.replace(/\b(\d{1,2}):([0-5]\d)\s*(?:([ap])\.?\s?m\b\.?)?/gi, (_m, h: string, mm: string, half?: string) => timeWords(Number(h), Number(mm), half));
-  t = t.replace(/\b(\d{1,2})\s*([ap])\.?m\b\.?/gi, (_m, h: string, half: string) => timeWords(Number(h), 0, half));
+  // A period that ends "p.m." or "pm." at the end of a sentence still ends the sentence (its fall in pitch and its pause).
+  t = t.replace(/\b(\d{1,2}):([0-5]\d)\s*(?:([ap])\.?\s?m\b(\.)?)?/gi, (m, h: string, mm: string, half: string | undefined, stop: string | undefined, at: number, all: string) =>
+    timeWords(Number(h), Number(mm), half) + sentenceEnd(stop, all, at + m.length));
+  t = t.replace(/\b(\d{1,2})\s*([ap])\.?m\b(\.)?/gi, (m, h: string, half: string, stop: string | undefined, at: number, all: string) =>
+    timeWords(Number(h), 0, half) + sentenceEnd(stop, all, at + m.length));
   // Ordinals: "2nd floor".
   t = t.replace(/\b(\d{1,9})(st|nd|rd|th)\b/gi, (_m, n: string) => ordinalWords(Number(n)));
   // Decimals: "2.5 pounds" is "two point five".
