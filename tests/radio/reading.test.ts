@@ -20,6 +20,8 @@ const CASES: [string, string][] = [
   ['at 9 p.m. tonight', 'at nine p m tonight'],
   ['at 14:00', 'at two p m'],
   ['at 10:00', "at ten o'clock"],
+  ['Sam is on it: garden center.', 'Sam is on it. Garden center.'],
+  ['Price check at register 3: $4.99.', 'Price check at register three. Four dollars ninety-nine.'],
   ['2nd floor', 'second floor'],
   ['the 21st', 'the twenty-first'],
   ['2.5 lbs', 'two point five pounds'],

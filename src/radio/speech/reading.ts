@@ -78,5 +78,8 @@ export function readingOf(text: string): string {
     // A long number (a phone number, a code) is read digit by digit, as people do.
     return digits.length > 9 || (digits.length > 1 && digits.startsWith('0')) ? digits.split('').map((d) => ONES[Number(d)]).join(' ') : numberToWords(Number(digits));
   });
+  // A colon between two phrases is said as the end of a sentence: "Sam is on it: garden center" with
+  // the pause and the fall in pitch that set the place apart, as an announcer says it.
+  t = t.replace(/\s*:\s+(\S)/g, (_m, next: string) => `. ${next.toUpperCase()}`);
   return t;
 }
