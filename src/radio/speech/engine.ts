@@ -38,10 +38,13 @@ export function fliteWasmPath(): string | null {
 
 /** Flite's voice, both builds (npm and Debian). Of the voices Flite ships (slt, rms, awb, kal,
  * kal16), CMU's "rms" (a US male voice) is the one pocketsphinx hears best over our 52 store
- * announcements: 79.5% of words against slt's 73.0% (docs/radio.md, "Figures"). */
+ * announcements: 82.2% of words against slt's 72.8%, kal16's 66.6% and awb's 65.8% (session 6, all
+ * at duration_stretch 0.9; docs/radio.md, "Figures"). Its intonation settings (int_f0_target_*)
+ * change nothing in rms, a clustergen voice. */
 export const FLITE_VOICE = 'rms';
-/** Flite's speaking rate (its duration_stretch: below 1 is faster). rms a little faster is heard best: 0.9 83.3%, 1 79.5%, 0.8 77.1%; slower was worse (slt:
- * 1.15 70.6%, 1.3 69.8%, against 73.0% at 1). */
+/** Flite's speaking rate (its duration_stretch: below 1 is faster). rms a little faster is heard
+ * best: 0.9 82.2%, 0.85 80.3%, 0.95 80.1% (session 6); 1 79.5%, 0.8 77.1% (session 5); slower was
+ * worse (slt: 1.15 70.6%, 1.3 69.8%, against 73.0% at 1). */
 export const FLITE_DURATION_STRETCH = 0.9;
 
 // Control characters are spoken as nothing by every engine (some would read them out, and a

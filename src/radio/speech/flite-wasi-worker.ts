@@ -73,7 +73,9 @@ function speak(text: string): Int16Array | null {
   });
   current = wasi;
   try {
-    fs.writeFileSync(path.join(dir, TEXT), plainText(text));
+    // Ended by a newline: without one, Flite's file reader drops a last word that follows a colon
+    // ("Mike is on it: lighting." was said "Mike is on it").
+    fs.writeFileSync(path.join(dir, TEXT), `${plainText(text)}\n`);
     const code = wasi.start(instance);
     if (code !== 0) throw new Error(`flite exited with ${code}`);
     const wav = decodeWav(fs.readFileSync(path.join(dir, OUT)));

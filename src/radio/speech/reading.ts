@@ -54,12 +54,20 @@ function timeWords(h: number, m: number, half: string | undefined): string {
   return `${hour}${minutes}${half === undefined ? '' : ` ${half.toLowerCase()} m`}`;
 }
 
+/** "." when a time's closing period (consumed with "p.m.") also ends a sentence: at the end, or before a capital. */
+function sentenceEnd(stop: string | undefined, all: string, after: number): string {
+  return stop !== undefined && /^(?:\s*$|\s+[A-Z])/.test(all.slice(after)) ? '.' : '';
+}
+
 /** English text as every engine is to read it: symbols, abbreviations, times and numbers as words. */
 export function readingOf(text: string): string {
   let t = normalizeForSpeech(text);
   // Times: "3:30 pm", "9:05am", "14:00".
-  t = t.replace(/\b(\d{1,2}):([0-5]\d)\s*(?:([ap])\.?\s?m\b\.?)?/gi, (_m, h: string, mm: string, half?: string) => timeWords(Number(h), Number(mm), half));
-  t = t.replace(/\b(\d{1,2})\s*([ap])\.?m\b\.?/gi, (_m, h: string, half: string) => timeWords(Number(h), 0, half));
+  // A period that ends "p.m." or "pm." at the end of a sentence still ends the sentence (its fall in pitch and its pause).
+  t = t.replace(/\b(\d{1,2}):([0-5]\d)\s*(?:([ap])\.?\s?m\b(\.)?)?/gi, (m, h: string, mm: string, half: string | undefined, stop: string | undefined, at: number, all: string) =>
+    timeWords(Number(h), Number(mm), half) + sentenceEnd(stop, all, at + m.length));
+  t = t.replace(/\b(\d{1,2})\s*([ap])\.?m\b(\.)?/gi, (m, h: string, half: string, stop: string | undefined, at: number, all: string) =>
+    timeWords(Number(h), 0, half) + sentenceEnd(stop, all, at + m.length));
   // Ordinals: "2nd floor".
   t = t.replace(/\b(\d{1,9})(st|nd|rd|th)\b/gi, (_m, n: string) => ordinalWords(Number(n)));
   // Decimals: "2.5 pounds" is "two point five".
@@ -70,5 +78,9 @@ export function readingOf(text: string): string {
     // A long number (a phone number, a code) is read digit by digit, as people do.
     return digits.length > 9 || (digits.length > 1 && digits.startsWith('0')) ? digits.split('').map((d) => ONES[Number(d)]).join(' ') : numberToWords(Number(digits));
   });
+  // A colon between two phrases is said as a comma: "Sam is on it, garden center", a short break
+  // before the place. (Flite reads "it: garden" with a newline after as two sentences, a full stop
+  // and a new start: heard worse, 82.2% of words against 83.3%; see docs/radio.md, "Figures".)
+  t = t.replace(/\s*:\s+(?=\S)/g, ', ');
   return t;
 }
