@@ -200,10 +200,10 @@ export async function openDb(target: DbTarget): Promise<Db> {
   if (target.kind === 'postgres') {
     // plan_cache_mode is PostgreSQL's default, auto: a statement prepared on a connection
     // (statementNames above) gets custom plans for its first five runs, then its generic plan
-    // unless that is estimated to cost more. Every hot statement settles on the generic plan so,
-    // over a million rows of history too (`npm run bench -- --history N`, docs/performance.md);
-    // forcing generic plans would only save those five plannings, and take away PostgreSQL's
-    // choice where a parameter would change the best plan (a report's range).
+    // unless that is estimated to cost more. Measured over a million rows of history (`npm run
+    // bench -- --history N`, docs/performance.md): every hot statement settles on its generic plan
+    // but L7's, whose generic plan reads every cabinet of the chain; auto keeps planning L7 per
+    // call instead, which costs less than that scan and does not grow with the chain.
     const connection = {
       connectionString: target.url,
       connectionTimeoutMillis: 5_000,
