@@ -4,6 +4,7 @@
 import pg from 'pg';
 import type { Queryable, Tx } from '../src/db/db.ts';
 import * as cfh from '../src/cfh/store.ts';
+import { applyStatusReport } from '../src/lockers/cabinet-store.ts';
 import * as lockers from '../src/lockers/store.ts';
 import * as reports from '../src/reports/store.ts';
 import type { ScenarioInput } from './scenarios.ts';
@@ -14,6 +15,8 @@ export interface HistoryReports {
   p1: Record<string, { median: number; max: number; targetMs: number }>;
   /** Per hot statement: its plan's lines. */
   plans: Record<string, string[]>;
+  /** Per hot statement: the generic plan the service runs it with after its fifth call (auto_explain). */
+  genericPlans: Record<string, string[]>;
   /** Per hot statement, prepared and run 30 times in each plan_cache_mode: plans PostgreSQL made, ms per run after the fifth. */
   planCache: Record<string, { auto: { custom: number; generic: number; ms: number }; forceGeneric: { custom: number; generic: number; ms: number } }>;
 }
@@ -88,6 +91,45 @@ async function planRuns(client: pg.Client, name: string, text: string, params: u
   }
 }
 
+/** The generic plan of a prepared statement as it runs, from auto_explain (sent to this client as a notice). */
+async function genericPlan(client: pg.Client, name: string, text: string, params: unknown[]): Promise<string[]> {
+  const notices: string[] = [];
+  const onNotice = (n: { message?: string }) => void notices.push(n.message ?? '');
+  client.on('notice', onNotice);
+  await client.query("LOAD 'auto_explain'");
+  await client.query("SET auto_explain.log_level = 'notice'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on; SET auto_explain.log_format = 'json'; SET plan_cache_mode = force_generic_plan");
+  await client.query('BEGIN');
+  try {
+    await client.query({ name, text, values: params });
+  } finally {
+    await client.query('ROLLBACK');
+    await client.query('RESET auto_explain.log_min_duration; RESET plan_cache_mode');
+    client.removeListener('notice', onNotice);
+  }
+  const message = notices.find((n) => n.includes('"Plan"')) ?? '';
+  const json = JSON.parse(message.slice(message.indexOf('{'))) as { Plan: PlanNode };
+  const lines: string[] = [];
+  const walk = (node: PlanNode, depth: number) => {
+    const on = node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
+    const index = node['Index Name'] ? ` using ${node['Index Name']}` : '';
+    lines.push(`${'  '.repeat(depth)}${depth > 0 ? '-> ' : ''}${node['Node Type']}${index}${on} (actual rows=${node['Actual Rows']} loops=${node['Actual Loops']}, shared hit=${node['Shared Hit Blocks'] ?? 0} read=${node['Shared Read Blocks'] ?? 0})`);
+    for (const child of node.Plans ?? []) walk(child, depth + 1);
+  };
+  walk(json.Plan, 0);
+  return lines;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+}
+
 export async function historyReports(databaseUrl: string, serviceUrl: string, world: BenchWorld, input: ScenarioInput, log: (line: string) => void): Promise<HistoryReports> {
   const location = world.locations[0] as number;
   const yesterday = new Date(Date.now() - 86_400_000);
@@ -113,6 +155,9 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
       deviceId: null, displayId: null, callbuttonId: null, chatChannelId: null, tokenId: null, source: 'api', customText: null, requestFrom: null,
       defaultTimeoutSeconds: 3600, defaultEscalationSeconds: 0,
     }, { created: 'created', completed: 'recorded' }, now),
+    'L7 status report': (q) => applyStatusReport(q, {
+      lockerId: (world.lockers[0] as BenchWorld['lockers'][number]).id, keys: [1], front: ['closed'], rear: ['closed'], ip: '10.0.0.7', firmware: '2.4.1', eventType: 'active', event: { type: 'active' },
+    }, now),
     'C1 claim': (q) => cfh.claim(q, scope, messageId, staff, null, 'claimed', now),
     'C3 complete': (q) => cfh.complete(q, scope, messageId, staff, 'helped', null, 'completed', now, { checkOutcome: false }),
     'P1 report, 31 days': (q: Queryable) => reports.cfhFigures(q, world.organizationId, location, day(new Date(yesterday.getTime() - 30 * 86_400_000)), day(yesterday)),
@@ -121,6 +166,7 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
   await client.connect();
   const plans: Record<string, string[]> = {};
   const planCache: HistoryReports['planCache'] = {};
+  const genericPlans: HistoryReports['genericPlans'] = {};
   try {
     let n = 0;
     for (const [name, fn] of Object.entries(statements)) {
@@ -131,6 +177,13 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
         auto: await planRuns(client, `plan_auto_${n}`, first.text, first.params, 'auto'),
         forceGeneric: await planRuns(client, `plan_generic_${n}`, first.text, first.params, 'force_generic_plan'),
       };
+      try {
+        genericPlans[name] = await genericPlan(client, `plan_seen_${n}`, first.text, first.params);
+        const scans = genericPlans[name].filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/^->\s*/, '').replace(/\s+\(actual rows=(\d+).*$/, ' ($1 rows)'));
+        log(`history: ${name} generic plan: ${[...new Set(scans)].join('; ')}`);
+      } catch (err) {
+        log(`history: no generic plan of ${name}: ${(err as Error).message}`);
+      }
       const p = planCache[name];
       log(`history: ${name} prepared: auto made ${p.auto.custom} custom and ${p.auto.generic} generic plans in 30 runs, ${p.auto.ms} ms a run; force_generic_plan ${p.forceGeneric.ms} ms a run`);
     }
@@ -142,5 +195,5 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
   } finally {
     await client.end();
   }
-  return { p1, plans, planCache };
+  return { p1, plans, planCache, genericPlans };
 }
