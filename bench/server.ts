@@ -37,7 +37,7 @@ export async function startServer(root: string, args: string[], env: Record<stri
   const mqttPort = await freePort();
   const child: ChildProcess = spawn(process.execPath, args.map((a) => (a.endsWith('.ts') ? path.join(root, a) : a)), {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), MQTT_PORT: String(mqttPort) },
+    env: { PATH: process.env.PATH ?? '', MALLOC_ARENA_MAX: '2' /* as npm start sets it */, ...env, PORT: String(port), MQTT_PORT: String(mqttPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

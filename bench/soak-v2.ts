@@ -34,7 +34,7 @@ const SAMPLE_MS = 15_000;
 const speech = arg('--speech', 'npm');
 // Heap snapshots (SIGUSR2, written to the soak's temporary folder) at these minutes, e.g. "10,25".
 const snapshotMinutes = arg('--heap-snapshots', '').split(',').filter(Boolean).map(Number);
-const mallocArenaMax = arg('--malloc-arena-max', '');
+const mallocArenaMax = arg('--malloc-arena-max', '2'); // npm start's default
 const benchUrl = process.env.BENCH_DATABASE_URL;
 if (!benchUrl) throw new Error('soak:v2 needs BENCH_DATABASE_URL (two instances share only PostgreSQL)');
 
