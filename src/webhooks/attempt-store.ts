@@ -2,7 +2,7 @@
 // a claim given back; and the endpoint's circuit breaker (failures in a row, its deliveries held
 // together until a probe time, released when a probe is delivered).
 import type { Queryable } from '../db/db.ts';
-import { RETRY_FOR_MS } from './rules.ts';
+import { BREAKER_FAILURES, RETRY_FOR_MS } from './rules.ts';
 
 export interface AttemptRecord {
   deliveryId: number;
@@ -77,14 +77,17 @@ export async function noteFailures(q: Queryable, endpointId: number, failed: num
 }
 
 /**
- * Opens the endpoint's breaker until `until` (unless it is open with a probe time to come) and
+ * Opens the endpoint's breaker until `until` (unless it is open with a probe time to come, or its
+ * failures in a row are no longer enough: another instance's delivered attempt closed it between
+ * this instance's count and this statement, and a breaker opened then would never be closed) and
  * holds its deliveries that are not in flight until the probe time, in one statement. A delivery
  * whose 24 hours of retries are over is failed instead. Returns how many were held.
  */
 export async function openBreaker(q: Queryable, endpointId: number, until: Date, now: Date): Promise<number> {
   const [row] = await q.query<{ n: number }>(
     `WITH opened AS (
-       UPDATE webhook_endpoint_health SET open_until = $2 WHERE endpoint_id = $1 AND (open_until IS NULL OR open_until <= $3)
+       UPDATE webhook_endpoint_health SET open_until = $2
+       WHERE endpoint_id = $1 AND failures >= $5 AND (open_until IS NULL OR open_until <= $3)
        RETURNING open_until
      ), probe AS (
        SELECT coalesce((SELECT open_until FROM opened), (SELECT open_until FROM webhook_endpoint_health WHERE endpoint_id = $1)) AS at
@@ -96,7 +99,7 @@ export async function openBreaker(q: Queryable, endpointId: number, until: Date,
        RETURNING 1
      )
      SELECT count(*)::int AS n FROM held`,
-    [endpointId, until, now, RETRY_FOR_MS],
+    [endpointId, until, now, RETRY_FOR_MS, BREAKER_FAILURES],
   );
   return row?.n ?? 0;
 }

@@ -218,7 +218,12 @@ export class WebhookDeliverer {
     const batch = this.#ended.splice(0, 1_000);
     this.#logBatch(batch).then(
       () => batch.forEach((e) => e.logged()),
-      (err: unknown) => batch.forEach((e) => e.failed(err)),
+      // One attempt that cannot be logged (its event removed meanwhile, say) must not leave the
+      // others of its batch unlogged and sent again: each is logged alone then, and fails alone.
+      async (err: unknown) => {
+        if (batch.length === 1) return batch[0]?.failed(err);
+        for (const e of batch) await this.#logBatch([e]).then(e.logged, e.failed);
+      },
     ).finally(() => {
       this.#logging = false;
       this.#logNext();

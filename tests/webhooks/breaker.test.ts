@@ -7,6 +7,7 @@ import { before, test } from 'node:test';
 import pg from 'pg';
 import { ManualClock } from '../../src/clock.ts';
 import { recordEvents } from '../../src/events/log.ts';
+import { closeBreaker, noteFailures, openBreaker } from '../../src/webhooks/attempt-store.ts';
 import { BREAKER_FAILURES } from '../../src/webhooks/rules.ts';
 import { makeWorld, onPostgres, provisionToken, type TestContext } from '../support/world.ts';
 import { deliveriesOf, deliverNow, provisionEndpoint, Receiver, webhookApp } from './support.ts';
@@ -78,4 +79,19 @@ test('a long transaction in another database of the cluster holds no delivery ba
     await elsewhere.query('ROLLBACK');
     await elsewhere.end();
   }
+});
+
+test('a breaker another instance closed between this one\'s count of failures and its opening stays closed', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: 'http://127.0.0.1:9/hook', secret: 'breaker-race-secret-0123456789abcdef' });
+  const now = ctx.clock.now();
+  // Instance A counts the failure that reaches the threshold...
+  const health = await ctx.db.statement((q) => noteFailures(q, endpointId, BREAKER_FAILURES, now));
+  assert.equal(health.failures, BREAKER_FAILURES);
+  // ...instance B's attempt is delivered meanwhile and closes it...
+  await ctx.db.statement((q) => closeBreaker(q, endpointId, now));
+  // ...then A opens it, as its count told it to: it must not, or nothing would ever close it.
+  await ctx.db.statement((q) => openBreaker(q, endpointId, new Date(now.getTime() + 60_000), now));
+  const [row] = await ctx.db.query<{ open_until: Date | null; failures: number }>('SELECT open_until, failures FROM webhook_endpoint_health WHERE endpoint_id = $1', [endpointId]);
+  assert.deepEqual(row, { open_until: null, failures: 0 });
 });
