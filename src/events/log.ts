@@ -119,9 +119,3 @@ export async function readCommitted(q: Queryable, after: LogPosition, limit: num
 /** The SELECT of the log's end: the last event no running transaction can still come before
  * (columns tx_id, id; no row when the log is empty). */
 export const LOG_END = `SELECT tx_id, id FROM events WHERE tx_id < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY tx_id DESC, id DESC LIMIT 1`;
-
-/** Where a reader that starts now begins: the log's end (history is not replayed). */
-export async function logEnd(q: Queryable): Promise<LogPosition> {
-  const [end] = await q.query<{ tx_id: string; id: number }>(`SELECT tx_id::text AS tx_id, id FROM (${LOG_END}) AS e`);
-  return end === undefined ? { tx_id: '0', event_id: 0 } : { tx_id: end.tx_id, event_id: end.id };
-}
