@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { databaseCeiling, hasDatabaseCeiling } from './ceilings.ts';
-import { cpuMsPerRequest, isLocalDatabase, sampleCpu, type CpuSample } from './cpu.ts';
+import { vacuum } from './database.ts';
+import { isLocalDatabase, measureCpu, type CpuMs } from './cpu.ts';
 import { idleFootprint, probeArgs, type Footprint } from './footprint.ts';
-import { fillHistory } from './history.ts';
+import { historyRun, type HistoryResult } from './history-run.ts';
 import { payloadCeiling } from './payload.ts';
 import { measureRadio, type RadioResult } from './radio.ts';
-import { historyReports, type HistoryReports } from './report-timing.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
 import { seed } from './seed.ts';
 import { serviceNodeFlags, startServer, type Server } from './server.ts';
@@ -27,6 +27,8 @@ export interface Settings {
   seedRequests: number;
   radioPerCaller: number;
   history: number;
+  /** Rounds of each scenario on each side with --history (3). */
+  historyRounds?: number;
   /** false: the scenarios only, without their ceilings (bench/plan-cache.ts). */
   ceilings?: boolean;
   /** Node flags added to `npm start`'s (bench/flags.ts). */
@@ -58,13 +60,6 @@ export interface ScenarioResult {
   rssMb: number;
 }
 
-export interface HistoryResult {
-  rows: number;
-  fillSeconds: Record<string, number>;
-  scenarios: (Pick<ScenarioResult, 'name' | 'rps' | 'p50' | 'p99' | 'errors' | 'serverCpuMs' | 'databaseCpuMs'> & { ratioToEmpty: number })[];
-  reports: HistoryReports;
-}
-
 export interface BackendResult {
   backend: string;
   scenarios: ScenarioResult[];
@@ -82,29 +77,27 @@ export async function benchBackend(root: string, settings: Settings, backend: st
   const world = makeBenchWorld(settings.world);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-bench-'));
   const provisionFile = path.join(dir, 'world.json');
-  const probeFile = path.join(dir, 'memory.json');
+  const probeFile = path.join(dir, 'data-memory.json');
   fs.writeFileSync(provisionFile, JSON.stringify(world.file));
   const secret = crypto.randomBytes(18).toString('base64url');
   let server: Server | null = null;
   try {
     log(`\n[${backend}] starting the service with ${world.lockers.length} lockers, ${world.lockers.length * settings.world.cabinetsPerLocker} cabinets`);
-    server = await startServer(root, [...probeArgs(), ...serviceNodeFlags(root), ...(settings.nodeFlags ?? []), 'src/main.ts'], {
-      DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', MEMORY_PROBE_FILE: probeFile,
-      MQTT_PORT: '0', HOST: '127.0.0.1', PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    const start = (url: string | null, name: string) => startServer(root, [...probeArgs(), ...serviceNodeFlags(root), ...(settings.nodeFlags ?? []), 'src/main.ts'], {
+      DATA_DIR: path.join(dir, name), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', MEMORY_PROBE_FILE: path.join(dir, `${name}-memory.json`),
+      MQTT_PORT: '0', HOST: '127.0.0.1', PORT: '0', ...(url ? { DATABASE_URL: url } : {}),
     });
+    server = await start(databaseUrl, 'data');
     const idle = await idleFootprint(server, probeFile);
     log(`[${backend}] idle: RSS ${idle.rssMb} MB (mapped files ${idle.fileMb}, V8 heap ${idle.heapTotalMb} of which used ${idle.heapUsedMb}, external ${idle.externalMb}, other native ${idle.nativeMb})`);
     const seeded = await seed(server.url, world, secret, settings.seedOrders, settings.seedRequests);
     log(`[${backend}] seeded ${settings.seedOrders} open orders and ${seeded.messageIds.length} CFH requests`);
     const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
     const results: ScenarioResult[] = [];
-    const localDb = isLocalDatabase(databaseUrl);
-    const run = async (scenario: (typeof scenarios)[number]) => {
-      const before = sampleCpu((server as Server).pid, localDb);
-      const loaded = await load(input.url, scenario.options(input));
-      return { loaded, cpu: cpuMsPerRequest(before, sampleCpu((server as Server).pid, localDb), loaded.requests.total) };
-    };
+    const localDb = databaseUrl !== null && isLocalDatabase(databaseUrl);
+    const run = (scenario: (typeof scenarios)[number]) => measureCpu((server as Server).pid, databaseUrl, () => load(input.url, scenario.options(input)));
     for (const scenario of scenarios) {
+      if (databaseUrl !== null) await vacuum(databaseUrl);
       const { loaded, cpu } = await run(scenario);
       const measureCeilings = settings.ceilings !== false;
       const payload = measureCeilings && scenario.reads ? (await payloadCeiling(root, dir, scenario, input, load)).rps : null;
@@ -121,20 +114,9 @@ export async function benchBackend(root: string, settings: Settings, backend: st
     }
     const radio = { ...(await measureRadio(server, world, settings.radioPerCaller)), rssMb: Math.round(server.rssKb() / 1024) };
     log(`[${backend}] R1 to device: p50 ${radio.deviceP50} ms, p95 ${radio.deviceP95} ms, errors ${radio.errors}`);
-    let history: HistoryResult | null = null;
-    if (databaseUrl !== null && settings.history > 0) {
-      const fillSeconds = await fillHistory(databaseUrl, settings.history, world, log);
-      const again: HistoryResult['scenarios'] = [];
-      for (const scenario of scenarios) {
-        const { loaded, cpu } = await run(scenario);
-        const empty = results.find((r) => r.name === scenario.name) as ScenarioResult;
-        const s = summarize(scenario.name, loaded, scenario.requestsPerCycle, helloRps, cpu, 0, {});
-        again.push({ name: s.name, rps: s.rps, p50: s.p50, p99: s.p99, errors: s.errors, serverCpuMs: cpu.server, databaseCpuMs: cpu.database, ratioToEmpty: ratio(s.rps, empty.rps) ?? 0 });
-        log(`[${backend}] with ${settings.history} rows of history, ${s.name}: ${s.rps} req/s (${Math.round((again.at(-1)?.ratioToEmpty ?? 0) * 100)}% of empty), p99 ${s.p99} ms, errors ${s.errors}, CPU ms/request: service ${cpu.server} (empty ${empty.serverCpuMs}), database ${cpu.database} (empty ${empty.databaseCpuMs})`);
-      }
-      const reports = await historyReports(databaseUrl, server.url, world, input, log);
-      history = { rows: settings.history, fillSeconds, scenarios: again, reports };
-    }
+    const history = databaseUrl !== null && settings.history > 0
+      ? await historyRun({ settings, rounds: settings.historyRounds ?? 3, world, secret, empty: { server, databaseUrl, input }, startService: (url) => start(url, 'history'), load, log })
+      : null;
     return { backend, scenarios: results, radio, peakRssMb: Math.round(server.peakRssKb() / 1024), idle, history };
   } finally {
     await server?.stop();
@@ -142,7 +124,7 @@ export async function benchBackend(root: string, settings: Settings, backend: st
   }
 }
 
-function summarize(name: string, result: Result, perCycle: number, helloRps: number, cpu: CpuSample, rssMb: number, ceilings: Partial<ScenarioResult>): ScenarioResult {
+function summarize(name: string, result: Result, perCycle: number, helloRps: number, cpu: CpuMs, rssMb: number, ceilings: Partial<ScenarioResult>): ScenarioResult {
   const hello = ratio(result.requests.average, helloRps) ?? 1;
   return {
     name,

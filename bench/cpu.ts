@@ -1,7 +1,9 @@
 // CPU time per request, read from /proc: the service's own process and, when PostgreSQL runs on
 // this machine, its server processes. It tells where a scenario's time goes whatever else the
 // machine is doing, which requests per second alone cannot.
+import type { Result } from 'autocannon';
 import fs from 'node:fs';
+import pg from 'pg';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -19,44 +21,65 @@ function ticksOfPid(pid: number): number {
   }
 }
 
-/** Every process with this command name (PostgreSQL's postmaster and backends are "postgres"). */
-function ticksOfName(name: string): number {
-  let total = 0;
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === name) total += processTicks(stat);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
+export interface CpuSample {
+  server: number;
+  /** Ticks so far of each PostgreSQL backend measured, by pid. */
+  database: Map<number, number>;
 }
 
-export interface CpuSample {
+/**
+ * CPU ticks so far of the server process and of the given PostgreSQL backends (those of the
+ * benchmark's own database: see databaseBackends; the machine's other databases, other
+ * developers' tests among them, are not counted).
+ */
+export function sampleCpu(serverPid: number, databasePids: readonly number[] = []): CpuSample {
+  return { server: ticksOfPid(serverPid), database: new Map(databasePids.map((pid) => [pid, ticksOfPid(pid)])) };
+}
+
+/**
+ * The pids of the backends connected to this database, when it runs on this machine (else none).
+ * Sampled before and after a run: a backend that starts and ends inside it is not counted, and
+ * neither are PostgreSQL's shared processes (WAL writer, checkpointer), which serve every database.
+ */
+export async function databaseBackends(url: string | null): Promise<number[]> {
+  if (url === null || !isLocalDatabase(url)) return [];
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface CpuMs {
   server: number;
   database: number;
 }
 
-/** CPU ticks so far of the server process and of every local PostgreSQL process. */
-export function sampleCpu(serverPid: number, localDatabase: boolean): CpuSample {
-  return {
-    server: ticksOfPid(serverPid),
-    database: localDatabase ? ticksOfName('postgres') : 0,
-  };
+/** A load run with the CPU it cost per request: the service's, and its database's backends' (PostgreSQL on this machine). */
+export async function measureCpu(serverPid: number, databaseUrl: string | null, run: () => Promise<Result>): Promise<{ loaded: Result; cpu: CpuMs }> {
+  const pids = await databaseBackends(databaseUrl);
+  const before = sampleCpu(serverPid, pids);
+  const loaded = await run();
+  const after = sampleCpu(serverPid, [...new Set([...pids, ...(await databaseBackends(databaseUrl))])]);
+  return { loaded, cpu: cpuMsPerRequest(before, after, loaded.requests.total) };
 }
 
-/** Milliseconds of CPU per request between two samples. */
-export function cpuMsPerRequest(before: CpuSample, after: CpuSample, requests: number): CpuSample {
+/**
+ * Milliseconds of CPU per request between two samples. A backend counts from its first sample
+ * (0 when it started during the run); one that ended during the run is left out (its ticks are
+ * gone), so the database figure is never negative, at worst a little low.
+ */
+export function cpuMsPerRequest(before: CpuSample, after: CpuSample, requests: number): CpuMs {
   const ms = (ticks: number) => (requests > 0 ? Math.round(((ticks * 1000) / TICKS_PER_SECOND / requests) * 1000) / 1000 : 0);
-  return { server: ms(after.server - before.server), database: ms(after.database - before.database) };
+  let database = 0;
+  for (const [pid, ticks] of after.database) {
+    if (ticks === 0) continue; // ended (or never ran)
+    database += Math.max(0, ticks - (before.database.get(pid) ?? 0));
+  }
+  return { server: ms(after.server - before.server), database: ms(database) };
 }
 
 /** Is the database at this URL served by this machine (so its processes can be measured)? */

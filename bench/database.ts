@@ -19,3 +19,12 @@ export async function freshPostgres(url: string, prefix: string): Promise<{ url:
   u.pathname = `/${name}`;
   return { url: u.toString(), drop: () => run(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
+
+/**
+ * VACUUM ANALYZE of a whole database: what PostgreSQL's autovacuum does on its own between a
+ * scenario's bursts of writes on a server that has it on (the shared benchmark machine has it off,
+ * so the dead rows of one scenario would otherwise slow every later one).
+ */
+export async function vacuum(url: string): Promise<void> {
+  await run(url, 'VACUUM ANALYZE');
+}

@@ -27,7 +27,8 @@ export function markdown(settings: Settings, quick: boolean, hello: HelloCeiling
     'Ceilings of each read: *same payload*, a bare Fastify server answering the bytes the service answered (captured ' +
       'from it, the same requests and autocannon settings); *statements alone*, the scenario\'s own SQL through the service\'s ' +
       'database handle (pool of 10, prepared), as many in flight as connections, no HTTP. *of lower* is the ratio to the lower of the two. ' +
-      'CPU ms/req: processor time per request of the service and of a local PostgreSQL (from /proc); the load generator shares the cores.',
+      'CPU ms/req: processor time per request of the service and of its own database\'s PostgreSQL backends (from /proc; other databases\' are not counted); the load generator shares the cores. ' +
+      'On PostgreSQL the database is vacuumed (VACUUM ANALYZE) before each scenario, as autovacuum would have (it is off on this machine).',
     '',
   ];
   for (const b of backends) {
@@ -47,10 +48,11 @@ export function markdown(settings: Settings, quick: boolean, hello: HelloCeiling
       const h = b.history;
       lines.push(`### ${b.backend} with history: ${h.rows.toLocaleString('en')} picked-up orders and ${h.rows.toLocaleString('en')} completed CFH requests (\`--history ${h.rows}\`)`, '',
         `Filled in SQL: ${Object.entries(h.fillSeconds).map(([k, v]) => `${k} ${v} s`).join(', ')}.`, '',
-        '| scenario | req/s | p50 ms | p99 ms | errors | of the empty-history figure | service CPU ms/req (empty) | database CPU ms/req (empty) |', '|---|---|---|---|---|---|---|---|');
+        `A second service on a second database holds the history; each scenario ran ${h.rounds} rounds on each, alternating (bench/history-run.ts), `
+          + 'so the machine\'s other load weighs on both alike. Figures are medians of the rounds; *CPU of empty* compares the service\'s and its database\'s CPU per request.', '',
+        '| scenario | req/s (empty) | of empty | each round | p99 ms (empty) | errors | service CPU ms/req (empty) | database CPU ms/req (empty) | CPU of empty |', '|---|---|---|---|---|---|---|---|---|');
       for (const s of h.scenarios) {
-        const empty = b.scenarios.find((e) => e.name === s.name);
-        lines.push(`| ${s.name} | ${s.rps} | ${s.p50} | ${s.p99} | ${s.errors} | ${pct(s.ratioToEmpty)} | ${s.serverCpuMs} (${empty?.serverCpuMs ?? '–'}) | ${s.databaseCpuMs} (${empty?.databaseCpuMs ?? '–'}) |`);
+        lines.push(`| ${s.name} | ${s.rps} (${s.empty.rps}) | ${pct(s.ratioToEmpty)} | ${s.roundRatios.map(pct).join(', ')} | ${s.p99} (${s.empty.p99}) | ${s.errors} | ${s.serverCpuMs} (${s.empty.serverCpuMs}) | ${s.databaseCpuMs} (${s.empty.databaseCpuMs}) | ${pct(s.cpuRatioToEmpty)} |`);
       }
       lines.push('', `P1 of one store through HTTP (median / max of 5): ${Object.entries(h.reports.p1).map(([k, v]) => `${k} ${v.median} / ${v.max} ms (target < ${v.targetMs})`).join('; ')}.`, '');
     }

@@ -1,16 +1,16 @@
-// npm run bench [-- --quick] [-- --json FILE] [-- --history N] [-- --no-fleet] [-- --no-live] [-- --postgres-only]
+// npm run bench [-- --quick] [-- --json FILE] [-- --history N [--history-rounds R]] [-- --no-fleet] [-- --no-live] [-- --postgres-only]
 // Measures the service against ceilings of its own stack: a bare Fastify hello-world; for each
 // read, a bare Fastify server answering the same bytes and (on PostgreSQL) the read's statements
 // alone. On the embedded defaults and, with BENCH_DATABASE_URL, on real PostgreSQL; with
 // --history N, again over N orders and N CFH requests of history. Then the fleet (bench/fleet.ts)
 // and live streams and webhooks (bench/live.ts), each in its own process. Servers run in child
 // processes; the load generator (autocannon) runs here. Writes its section of bench/RESULTS.md.
-import autocannon, { type Result } from 'autocannon';
+import autocannon from 'autocannon';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchBackend, type BackendResult, type Settings } from './backend.ts';
-import { cpuMsPerRequest, sampleCpu } from './cpu.ts';
+import { measureCpu } from './cpu.ts';
 import { freshPostgres } from './database.ts';
 import { exists, runJson, type Embedded } from './embedded.ts';
 import { markdown, writeSection, type HelloCeiling } from './report-md.ts';
@@ -31,16 +31,21 @@ if (!Number.isInteger(history) || history < 0) {
 const root = path.resolve(import.meta.dirname, '..');
 const log = (line: string) => console.log(line);
 
+const historyRounds = Number(option('history-rounds') ?? 3);
+if (!Number.isInteger(historyRounds) || historyRounds < 1) {
+  console.error('--history-rounds N: a whole number of rounds, 1 or more');
+  process.exit(2);
+}
+
 const settings: Settings = quick
-  ? { duration: 3, connections: 16, world: { locations: 10, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 300, seedRequests: 300, radioPerCaller: 8, history }
-  : { duration: 10, connections: 64, world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 2000, seedRequests: 3000, radioPerCaller: 40, history };
+  ? { duration: 3, connections: 16, world: { locations: 10, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 300, seedRequests: 300, radioPerCaller: 8, history, historyRounds }
+  : { duration: 10, connections: 64, world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 2000, seedRequests: 3000, radioPerCaller: 40, history, historyRounds };
 
 async function helloWorld(): Promise<HelloCeiling> {
   const hello = await startServer(root, ['bench/hello.ts'], {});
   try {
-    const before = sampleCpu(hello.pid, false);
-    const r: Result = await autocannon({ url: hello.url, duration: settings.duration, connections: settings.connections });
-    const serverCpuMs = cpuMsPerRequest(before, sampleCpu(hello.pid, false), r.requests.total).server;
+    const { loaded: r, cpu } = await measureCpu(hello.pid, null, () => autocannon({ url: hello.url, duration: settings.duration, connections: settings.connections }));
+    const serverCpuMs = cpu.server;
     log(`hello-world: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, CPU ms/request ${serverCpuMs}`);
     return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, serverCpuMs };
   } finally {
@@ -98,7 +103,9 @@ function summaryOf(b: BackendResult) {
     }])),
     history: b.history && {
       rows: b.history.rows,
+      rounds: b.history.rounds,
       ratios: Object.fromEntries(b.history.scenarios.map((s) => [s.name, s.ratioToEmpty])),
+      cpuRatios: Object.fromEntries(b.history.scenarios.map((s) => [s.name, s.cpuRatioToEmpty])),
       p1: b.history.reports.p1,
     },
   };
