@@ -190,6 +190,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const retention = new Retention({
     db, clock, retentionDays: config.retentionDays, countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
     onError: (err) => retentionLog.error({ err }, 'retention failed'),
+    vacuumAfterSweep: db.kind === 'pglite',
     ...(config.retentionTestSeconds === null ? {} : {
       windowMs: config.retentionTestSeconds * 1000, pollMs: Math.max(10_000, config.retentionTestSeconds * 100),
     }),

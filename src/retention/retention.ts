@@ -3,6 +3,7 @@
 // each its own short statement, so no lock is held for long; also what heard speech, voice actions'
 // view of open requests and displays' cooldowns leave behind. Requests and orders (what reports
 // read, and their events' subjects) are never deleted: they are the store's history, kept on purpose. Each kind goes batch by batch until a batch comes back short.
+// On the embedded database each sweep ends with a VACUUM (ANALYZE), PostgreSQL's autovacuum's work.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { WorkLoop } from '../jobs/loop.ts';
@@ -38,6 +39,8 @@ export interface RetentionDeps {
   pollMs?: number;
   /** The window in milliseconds, replacing retentionDays (RETENTION_TEST_SECONDS, soak tests only). */
   windowMs?: number;
+  /** Each sweep ends with VACUUM (ANALYZE): for the embedded database, which has no autovacuum. */
+  vacuumAfterSweep?: boolean;
 }
 
 export class Retention {
@@ -75,6 +78,7 @@ export class Retention {
         if (n < limit) break;
       }
     }
+    if (this.#deps.vacuumAfterSweep === true) await db.statement((q) => store.vacuum(q));
     return deleted;
   }
 }

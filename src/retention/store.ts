@@ -76,3 +76,13 @@ export const deleteStaleOpenRequests = (q: Queryable, cutoff: Date, limit: numbe
 export const deleteOldDisplayPresses = (q: Queryable, cutoff: Date, limit: number) => counted(q,
   `DELETE FROM cfh_display_presses WHERE (display_id, client) IN (
      SELECT display_id, client FROM cfh_display_presses WHERE last_at < $1 ORDER BY last_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+
+/**
+ * VACUUM (ANALYZE) of the whole database: what PostgreSQL's autovacuum does on its own. The embedded
+ * database has no autovacuum (PGlite runs PostgreSQL single-user, without its background workers),
+ * so without this the space of every deleted or updated row would never be reused and its planner
+ * statistics would never be refreshed.
+ */
+export async function vacuum(q: Queryable): Promise<void> {
+  await q.query('VACUUM (ANALYZE)');
+}

@@ -89,6 +89,8 @@ export interface TestContext {
   feed: Service['feed'];
   /** The app's open Server-Sent Events streams. */
   live: Service['live'];
+  /** The service's retention; `await retention.runNow()` sweeps now. */
+  retention: Service['retention'];
 }
 
 /** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
@@ -144,7 +146,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   return {
     app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
     mqttUrl: devices.deviceUrl ?? '',
-    health: service.health, feed: service.feed, live: service.live,
+    health: service.health, feed: service.feed, live: service.live, retention: service.retention,
   };
 }
 
