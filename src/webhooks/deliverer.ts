@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { eventPayload } from '../events/payload.ts';
+import { WebhookConnections } from './connections.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules.ts';
 import { claimDue, type ClaimedDelivery } from './store.ts';
@@ -60,7 +61,8 @@ export class WebhookDeliverer {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #log: DelivererLogger | undefined;
-  readonly #allowPrivate: boolean;
+  /** Kept-alive connections per origin, with the address guard. */
+  readonly #connections: WebhookConnections;
   readonly #maxInFlight: number;
   readonly #perEndpoint: number;
   readonly #timeoutMs: number;
@@ -84,13 +86,15 @@ export class WebhookDeliverer {
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#log = opts.log;
-    this.#allowPrivate = opts.allowPrivate;
     // Attempts hold a socket, not a database connection: room for many endpoints at once, so a few
     // hanging ones (at most perEndpoint slots each) cannot take every slot.
     this.#maxInFlight = opts.maxInFlight ?? 256;
     // WEBHOOK_ENDPOINT_CONCURRENCY: a store's events go one at a time, so this is how many of an
     // endpoint's stores are served at once.
     this.#perEndpoint = opts.perEndpoint ?? 32;
+    // As many connections to an origin as attempts to an endpoint: an endpoint never waits for one
+    // unless it shares its origin with another.
+    this.#connections = new WebhookConnections({ allowPrivate: opts.allowPrivate, perOrigin: this.#perEndpoint });
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
     // A store's due deliveries claimed together and sent one after the other: a busy store costs
     // one claim per run, not one per event.
@@ -121,6 +125,7 @@ export class WebhookDeliverer {
     this.#stopping.abort();
     await this.#loop.stop();
     await this.settle();
+    this.#connections.close();
   }
 
   /** Every due delivery attempted, and each one that falls due meanwhile (the next of a store),
@@ -190,7 +195,7 @@ export class WebhookDeliverer {
     const started = performance.now();
     const result: PostResult = await postWebhook(
       { url: delivery.url, body, headers: signedHeaders(delivery.secret, delivery.event.uuid, body, at) },
-      { timeoutMs: this.#timeoutMs, allowPrivate: this.#allowPrivate, bodyCap: this.#bodyCap, signal: this.#stopping.signal },
+      { timeoutMs: this.#timeoutMs, connections: this.#connections, bodyCap: this.#bodyCap, signal: this.#stopping.signal },
     );
     const durationMs = Math.round(performance.now() - started);
     if (result.aborted) return null;
