@@ -182,7 +182,11 @@ export interface DeliveryRow {
 export const ATTEMPTS_SHOWN = 100;
 
 /** A delivery as W1 and W2 show it; `d` is the delivery, `e` its event. */
-const DELIVERY_COLUMNS = `d.id, e.uuid::text AS event_uuid, e.type, e.status, d.state, d.created_at, d.next_attempt_at,
+const DELIVERY_COLUMNS = `d.id, e.uuid::text AS event_uuid, e.type, e.status, d.state, d.created_at,
+  -- A pending delivery of an endpoint whose breaker is open waits for its probe time.
+  CASE WHEN d.state = 'pending'
+    THEN greatest(d.next_attempt_at, (SELECT h.open_until FROM webhook_endpoint_health h WHERE h.endpoint_id = d.endpoint_id))
+    ELSE d.next_attempt_at END AS next_attempt_at,
   (SELECT coalesce(json_agg(json_build_object('at', ${wireTime('a.at')}, 'status_code', a.status_code, 'duration_ms', a.duration_ms,
      'error', a.error) ORDER BY a.id), '[]'::json)
    FROM (SELECT * FROM webhook_attempts WHERE delivery_id = d.id ORDER BY id DESC LIMIT ${ATTEMPTS_SHOWN}) a) AS attempts`;
