@@ -224,7 +224,7 @@ export class WebhookDeliverer {
     if (this.#logging || this.#ended.length === 0) return;
     this.#logging = true;
     const batch = this.#ended.splice(0, 1_000);
-    this.#logBatch(batch).finally(() => {
+    void this.#logBatch(batch).finally(() => {
       this.#logging = false;
       this.#logNext();
     });
