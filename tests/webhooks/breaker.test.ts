@@ -128,3 +128,26 @@ test('opening the breaker writes its own row, not the deliveries it holds; those
   assert.deepEqual((await claim(new Date(until.getTime() - 1))).flat().filter((d) => d.endpoint_id === endpointId), []);
   assert.deepEqual((await claim(until)).flat().filter((d) => d.endpoint_id === endpointId).map((d) => d.id), [ids[1]]);
 });
+
+test('the claim finds stores in flight by a probe of each one\'s leases, not by reading every lease set since the last vacuum', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: 'http://127.0.0.1:9/hook', secret: 'claim-plan-secret-0123456789abcdef' });
+  await ctx.db.tx((q) => recordEvents(q, [{ type: 'callforhelp', status: 'created', organizationId: w.organizationId, locationId: w.locationId, internalId: 'p-1', details: {} }], ctx.clock.now()));
+  await fanOut(ctx);
+  // The claim's own statement, as it is sent, explained instead of run.
+  let statement: { text: string; params: readonly unknown[] } | null = null;
+  await claimDue({ query: async (text: string, params?: readonly unknown[]) => ((statement = { text, params: params ?? [] }), []) } as never, ctx.clock.now(),
+    { limit: 10, perEndpoint: 8, busy: new Map(), runLength: 20, leaseMs: 60_000, attemptMs: 10_000 });
+  const claim = statement as { text: string; params: readonly unknown[] } | null;
+  assert.ok(claim !== null);
+  const plan = await ctx.db.tx(async (q) => {
+    const [row] = await q.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${claim.text}`, claim.params);
+    return JSON.stringify(row?.['QUERY PLAN']);
+  });
+  const uses = [...plan.matchAll(/"Node Type":"([^"]+)"[^{}]*?"Index Name":"webhook_deliveries_leased"[^{}]*/g)];
+  assert.ok(uses.length > 0, 'the leases are read by their index');
+  for (const [node, type] of uses) {
+    assert.equal(type, 'Index Scan', node);
+    assert.match(node, /"Index Cond":"\(\(endpoint_id = .*location_key = /, 'by store');
+  }
+});
