@@ -12,12 +12,16 @@ import { freePort } from '../tests/support/free-port.ts';
 import { percentile, round, sleep } from './live-stats.ts';
 
 export const BENCH_MESSAGE = 'bench live event';
+/** The benchmark's own connections: the database CPU counted is that of the others, the service's. */
+export const BENCH_APPLICATION = 'bench-live';
 
 export interface Receiver {
   url: string;
   secret: string;
   /** uuid -> lag in ms at the first arrival. */
   readonly lags: Map<string, number>;
+  /** [arrival (ms since the epoch), lag in ms] of each first arrival. */
+  readonly arrivals: [number, number][];
   duplicates: number;
   badSignatures: number;
   close(): Promise<void>;
@@ -26,7 +30,7 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const secret = crypto.randomBytes(24).toString('hex');
   const lags = new Map<string, number>();
-  const receiver = { secret, lags, duplicates: 0, badSignatures: 0 } as Receiver;
+  const receiver = { secret, lags, arrivals: [], duplicates: 0, badSignatures: 0 } as unknown as Receiver;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -44,7 +48,10 @@ export async function startReceiver(): Promise<Receiver> {
       const event = JSON.parse(raw.toString('utf8')) as { uuid: string; created_at: string; message: string };
       if (event.message !== BENCH_MESSAGE) return;
       if (lags.has(event.uuid)) receiver.duplicates++;
-      else lags.set(event.uuid, arrived - Date.parse(event.created_at));
+      else {
+        lags.set(event.uuid, arrived - Date.parse(event.created_at));
+        receiver.arrivals.push([arrived, arrived - Date.parse(event.created_at)]);
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -96,7 +103,7 @@ export interface WebhooksOptions {
  * before it, so this lag is a floor under every delivery's. Returns a stop that gives the lags.
  */
 async function sampleXminLag(databaseUrl: string): Promise<() => Promise<number[]>> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: BENCH_APPLICATION });
   await client.connect();
   const seen: [number, number][] = [];
   const lags: number[] = [];
@@ -121,12 +128,19 @@ async function sampleXminLag(databaseUrl: string): Promise<() => Promise<number[
   };
 }
 
+function lagBySecond(arrivals: readonly [number, number][], startedAt: number): number[] {
+  const seconds: number[][] = [];
+  for (const [at, lag] of arrivals) (seconds[Math.max(0, Math.floor((at - startedAt) / 1000))] ??= []).push(lag);
+  return Array.from(seconds, (s) => (s === undefined ? 0 : Math.round(percentile(s.sort((a, b) => a - b), 99))));
+}
+
 export async function runWebhooks(o: WebhooksOptions) {
-  const client = new pg.Client({ connectionString: o.databaseUrl });
+  const client = new pg.Client({ connectionString: o.databaseUrl, application_name: BENCH_APPLICATION });
   await client.connect();
   const stopSampling = await sampleXminLag(o.databaseUrl);
   let offered = 0;
   const t0 = performance.now();
+  const startedAt = Date.now();
   const tickMs = 20;
   try {
     while (performance.now() - t0 < o.seconds * 1000) {
@@ -190,6 +204,8 @@ export async function runWebhooks(o: WebhooksOptions) {
       delivered_per_s: round(delivered / offeredSeconds),
       delivered_within_1s: [...o.receiver.lags.values()].filter((l) => l < 1000).length,
       lag_ms: { p50: round(percentile(lags, 50)), p99: round(percentile(lags, 99)), max: round(lags.at(-1) ?? 0) },
+      /** The lag's p99 of the events that arrived in each second of the run: when it was late. */
+      lag_p99_ms_by_second: lagBySecond(o.receiver.arrivals, startedAt),
       duplicates: o.receiver.duplicates,
       bad_signatures: o.receiver.badSignatures,
       errors: offered - delivered + o.receiver.badSignatures,

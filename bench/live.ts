@@ -15,7 +15,7 @@ import pg from 'pg';
 import { serviceNodeFlags, startServer } from './server.ts';
 import { round } from './live-stats.ts';
 import { runStreams } from './live-streams.ts';
-import { runWebhooks, startDead, startReceiver, type DeadKind } from './live-webhooks.ts';
+import { BENCH_APPLICATION, runWebhooks, startDead, startReceiver, type DeadKind } from './live-webhooks.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -88,6 +88,47 @@ const cpuMs = () => {
   return (Number(f[11]) + Number(f[12])) * 10;
 };
 
+/** Runs `during` while sampling, twice a second, the CPU time (ms, from /proc) of the service's
+ * PostgreSQL backends in the benchmark's database (PostgreSQL on this machine): a backend's time
+ * before it was first seen or after it was last seen is not counted. */
+async function withDatabaseCpu<T>(during: () => Promise<T>): Promise<[T, number]> {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  const sample = async () => {
+    const { rows } = await admin.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name <> $2', [dbName, BENCH_APPLICATION]);
+    for (const { pid } of rows) {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const ms = (Number(f[11]) + Number(f[12])) * 10;
+        if (!first.has(pid)) first.set(pid, ms);
+        last.set(pid, ms);
+      } catch {
+        // the backend ended meanwhile
+      }
+    }
+  };
+  let done = false;
+  const sampler = (async () => {
+    while (!done) {
+      await sample();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  let value: T;
+  try {
+    value = await during();
+  } finally {
+    done = true;
+    await sampler;
+    await sample();
+  }
+  let total = 0;
+  for (const [pid, ms] of last) total += ms - (first.get(pid) ?? ms);
+  return [value, total];
+}
+
 const result: Record<string, unknown> = {};
 try {
   if (only !== 'webhooks') {
@@ -101,12 +142,15 @@ try {
   if (only !== 'streams') {
     const loadBefore = load();
     const cpuBefore = cpuMs();
-    const webhooks = await runWebhooks({
+    const [webhooks, databaseCpu] = await withDatabaseCpu(() => runWebhooks({
       databaseUrl: benchUrl.toString(), receiver, organizationId, locations, rate, seconds, drainSeconds: 5, deadKind,
       deadEndpointId: DEAD_ENDPOINT, liveEndpointId: LIVE_ENDPOINT, log,
-    });
+    }));
+    const perDelivery = (ms: number) => round(ms / Math.max(1, webhooks.delivered_in_window), 2);
     result.webhooks = { ...webhooks, target_lag_p99_ms: 1000, met: webhooks.lag_ms.p99 < 1000 && webhooks.errors === 0, load_before: loadBefore, load_after: load(),
-      service_cpu_ms_per_delivery: round((cpuMs() - cpuBefore) / Math.max(1, webhooks.delivered_in_window), 2) };
+      service_cpu_ms_per_delivery: perDelivery(cpuMs() - cpuBefore),
+      /** The service's PostgreSQL backends (fan-out, claims, attempt logs), not the benchmark's own. */
+      database_cpu_ms_per_delivery: perDelivery(databaseCpu) };
     log(`webhooks: ${JSON.stringify(result.webhooks)}`);
   }
 } finally {

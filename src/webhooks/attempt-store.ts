@@ -1,6 +1,6 @@
 // The SQL of an attempt's end: attempts logged and their deliveries settled, many in one statement;
 // a claim given back; and the endpoint's circuit breaker (failures in a row, its deliveries held
-// together until a probe time, released when a probe is delivered).
+// together until a probe time by its health row, released when a probe is delivered).
 import type { Queryable } from '../db/db.ts';
 import { BREAKER_FAILURES, RETRY_FOR_MS } from './rules.ts';
 
@@ -79,29 +79,28 @@ export async function noteFailures(q: Queryable, endpointId: number, failed: num
 /**
  * Opens the endpoint's breaker until `until` (unless it is open with a probe time to come, or its
  * failures in a row are no longer enough: another instance's delivered attempt closed it between
- * this instance's count and this statement, and a breaker opened then would never be closed) and
- * holds its deliveries that are not in flight until the probe time, in one statement. A delivery
- * whose 24 hours of retries are over is failed instead. Returns how many were held.
+ * this instance's count and this statement, and a breaker opened then would never be closed). The
+ * open breaker alone holds the endpoint's deliveries (the claim takes none of an endpoint whose
+ * probe time is to come), so opening it writes one row, whatever the backlog; W1 shows the probe
+ * time as their next attempt. Deliveries whose 24 hours of retries are over are failed when it
+ * opens. Returns whether it opened, and how many were failed.
  */
-export async function openBreaker(q: Queryable, endpointId: number, until: Date, now: Date): Promise<number> {
-  const [row] = await q.query<{ n: number }>(
+export async function openBreaker(q: Queryable, endpointId: number, until: Date, now: Date): Promise<{ opened: boolean; failed: number }> {
+  const [row] = await q.query<{ opened: boolean; failed: number }>(
     `WITH opened AS (
        UPDATE webhook_endpoint_health SET open_until = $2
        WHERE endpoint_id = $1 AND failures >= $5 AND (open_until IS NULL OR open_until <= $3)
-       RETURNING open_until
-     ), probe AS (
-       SELECT coalesce((SELECT open_until FROM opened), (SELECT open_until FROM webhook_endpoint_health WHERE endpoint_id = $1)) AS at
-     ), held AS (
-       UPDATE webhook_deliveries SET updated_at = $3,
-         state = CASE WHEN retry_since <= $3::timestamptz - $4 * interval '1 millisecond' THEN 'failed' ELSE 'pending' END,
-         next_attempt_at = CASE WHEN retry_since <= $3::timestamptz - $4 * interval '1 millisecond' THEN NULL ELSE (SELECT at FROM probe) END
-       WHERE endpoint_id = $1 AND state = 'pending' AND next_attempt_at < (SELECT at FROM probe) AND lease IS NULL
+       RETURNING 1
+     ), expired AS (
+       UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, updated_at = $3
+       WHERE endpoint_id = $1 AND state = 'pending' AND lease IS NULL AND retry_since <= $3::timestamptz - $4 * interval '1 millisecond'
+         AND EXISTS (SELECT 1 FROM opened)
        RETURNING 1
      )
-     SELECT count(*)::int AS n FROM held`,
+     SELECT EXISTS (SELECT 1 FROM opened) AS opened, (SELECT count(*)::int FROM expired) AS failed`,
     [endpointId, until, now, RETRY_FOR_MS, BREAKER_FAILURES],
   );
-  return row?.n ?? 0;
+  return row ?? { opened: false, failed: 0 };
 }
 
 /**

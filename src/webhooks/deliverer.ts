@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { eventPayload } from '../events/payload.ts';
+import { WebhookConnections } from './connections.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules.ts';
 import { claimDue, type ClaimedDelivery } from './store.ts';
@@ -60,7 +61,8 @@ export class WebhookDeliverer {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #log: DelivererLogger | undefined;
-  readonly #allowPrivate: boolean;
+  /** Kept-alive connections per origin, with the address guard. */
+  readonly #connections: WebhookConnections;
   readonly #maxInFlight: number;
   readonly #perEndpoint: number;
   readonly #timeoutMs: number;
@@ -76,6 +78,8 @@ export class WebhookDeliverer {
   /** Attempts that ended, logged together by one statement at a time. */
   #ended: Ended[] = [];
   #logging = false;
+  /** The breakers' statements, one after the other, beside the logging of attempts. */
+  #breakers: Promise<void> = Promise.resolve();
   /** Endpoints this instance saw fail since their last delivered attempt (their breaker is closed
    * when one is delivered). */
   readonly #failing = new Set<number>();
@@ -84,13 +88,15 @@ export class WebhookDeliverer {
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#log = opts.log;
-    this.#allowPrivate = opts.allowPrivate;
     // Attempts hold a socket, not a database connection: room for many endpoints at once, so a few
     // hanging ones (at most perEndpoint slots each) cannot take every slot.
     this.#maxInFlight = opts.maxInFlight ?? 256;
     // WEBHOOK_ENDPOINT_CONCURRENCY: a store's events go one at a time, so this is how many of an
     // endpoint's stores are served at once.
     this.#perEndpoint = opts.perEndpoint ?? 32;
+    // As many connections to an origin as attempts to an endpoint: an endpoint never waits for one
+    // unless it shares its origin with another.
+    this.#connections = new WebhookConnections({ allowPrivate: opts.allowPrivate, perOrigin: this.#perEndpoint });
     this.#timeoutMs = opts.timeoutMs ?? 10_000;
     // A store's due deliveries claimed together and sent one after the other: a busy store costs
     // one claim per run, not one per event.
@@ -121,6 +127,7 @@ export class WebhookDeliverer {
     this.#stopping.abort();
     await this.#loop.stop();
     await this.settle();
+    this.#connections.close();
   }
 
   /** Every due delivery attempted, and each one that falls due meanwhile (the next of a store),
@@ -168,8 +175,7 @@ export class WebhookDeliverer {
   }
 
   /** A store's claimed deliveries, one at a time, in order. After a failed attempt (or when the
-   * service stops) the rest are given back, due at once, before that attempt is logged: the
-   * endpoint's breaker, if it opens then, holds them too. */
+   * service stops) the rest are given back, due at once (unless the endpoint's breaker opens). */
   async #run(run: readonly ClaimedDelivery[]): Promise<void> {
     const logged: Promise<void>[] = [];
     for (let i = 0; i < run.length; i++) {
@@ -190,7 +196,7 @@ export class WebhookDeliverer {
     const started = performance.now();
     const result: PostResult = await postWebhook(
       { url: delivery.url, body, headers: signedHeaders(delivery.secret, delivery.event.uuid, body, at) },
-      { timeoutMs: this.#timeoutMs, allowPrivate: this.#allowPrivate, bodyCap: this.#bodyCap, signal: this.#stopping.signal },
+      { timeoutMs: this.#timeoutMs, connections: this.#connections, bodyCap: this.#bodyCap, signal: this.#stopping.signal },
     );
     const durationMs = Math.round(performance.now() - started);
     if (result.aborted) return null;
@@ -205,7 +211,9 @@ export class WebhookDeliverer {
   }
 
   /** Logs an attempt with the others that ended meanwhile: one statement for all of them at a
-   * time, those that end during it go in the next. Resolves once it is logged. */
+   * time, those that end during it go in the next. Resolves once it is logged, and once the
+   * endpoint's breaker has taken it into account when it has to (a failure, or the first delivered
+   * attempt after failures), so the next claim sees the breaker as it is. */
   #logEnded(attempt: Omit<Ended, 'logged' | 'failed'>): Promise<void> {
     const done = new Promise<void>((logged, failed) => this.#ended.push({ ...attempt, logged, failed }));
     this.#logNext();
@@ -216,36 +224,56 @@ export class WebhookDeliverer {
     if (this.#logging || this.#ended.length === 0) return;
     this.#logging = true;
     const batch = this.#ended.splice(0, 1_000);
-    this.#logBatch(batch).then(
-      () => batch.forEach((e) => e.logged()),
-      // One attempt that cannot be logged (its event removed meanwhile, say) must not leave the
-      // others of its batch unlogged and sent again: each is logged alone then, and fails alone.
-      async (err: unknown) => {
-        if (batch.length === 1) return batch[0]?.failed(err);
-        for (const e of batch) await this.#logBatch([e]).then(e.logged, e.failed);
-      },
-    ).finally(() => {
+    void this.#logBatch(batch).finally(() => {
       this.#logging = false;
       this.#logNext();
     });
   }
 
+  /** Logs a batch; the breaker's statements for it then run in their own queue (#breakers), so
+   * that a dead endpoint's bookkeeping never holds back the log of another endpoint's attempts. */
   async #logBatch(batch: readonly Ended[]): Promise<void> {
     const now = this.#clock.now();
+    let logged: readonly Ended[] = batch;
+    try {
+      await this.#record(batch, now);
+    } catch (err) {
+      // One attempt that cannot be logged (its event removed meanwhile, say) must not leave the
+      // others of its batch unlogged and sent again: each is logged alone then, and fails alone.
+      if (batch.length === 1) {
+        batch[0]?.failed(err);
+        return;
+      }
+      const alone: Ended[] = [];
+      for (const e of batch) await this.#record([e], now).then(() => alone.push(e), e.failed);
+      logged = alone;
+    }
+    const watched = this.#breakerWork(logged);
+    if (watched.size === 0) {
+      for (const e of logged) e.logged();
+      return;
+    }
+    const work = this.#breakers.then(() => this.#watchEndpoints(watched, now))
+      .catch((err: unknown) => this.#log?.error({ err }, 'could not update a webhook endpoint\'s breaker; its next attempts do'));
+    this.#breakers = work;
+    for (const e of logged) {
+      if (watched.has(e.delivery.endpoint_id)) void work.then(e.logged);
+      else e.logged();
+    }
+  }
+
+  async #record(batch: readonly Ended[], now: Date): Promise<void> {
     const settled = await this.#db.statement((q) => recordAttempts(q, batch.map((e) => e.record), now));
     for (const { delivery, record } of batch) {
       if (!settled.has(delivery.id)) this.#log?.warn({ delivery: delivery.id }, 'a webhook attempt outlived its claim; logged, the delivery left as it is');
       if (record.state === 'failed') this.#log?.warn({ delivery: delivery.id, endpoint: delivery.endpoint_id }, 'webhook delivery failed for good');
     }
-    await this.#watchEndpoints(batch, now);
   }
 
-  /**
-   * The circuit breaker: an endpoint's attempts failing BREAKER_FAILURES times in a row hold all of
-   * its deliveries until a probe time (one statement), so a dead endpoint costs one attempt per
-   * probe, not one per event; a delivered attempt closes it and makes what it held due.
-   */
-  async #watchEndpoints(batch: readonly Ended[], now: Date): Promise<void> {
+  /** What the breaker has to do for a logged batch, by endpoint: close (a delivered attempt of an
+   * endpoint seen failing) and count the failures since the last delivered attempt. An endpoint
+   * that just delivers has nothing to do. */
+  #breakerWork(batch: readonly Ended[]): Map<number, { close: boolean; failedSince: number }> {
     const byEndpoint = new Map<number, { delivered: boolean; knownFailing: boolean; failedSince: number }>();
     for (const { delivery, record } of batch) {
       const e = byEndpoint.get(delivery.endpoint_id) ?? { delivered: false, knownFailing: false, failedSince: 0 };
@@ -256,20 +284,31 @@ export class WebhookDeliverer {
       } else e.failedSince++;
       byEndpoint.set(delivery.endpoint_id, e);
     }
+    const work = new Map<number, { close: boolean; failedSince: number }>();
     for (const [endpointId, e] of byEndpoint) {
-      if (e.delivered && (e.knownFailing || this.#failing.has(endpointId))) {
-        this.#failing.delete(endpointId);
-        if (await this.#db.statement((q) => closeBreaker(q, endpointId, now))) this.#loop.wake();
-      }
+      const close = e.delivered && (e.knownFailing || this.#failing.has(endpointId));
+      if (close) this.#failing.delete(endpointId);
+      if (e.failedSince > 0) this.#failing.add(endpointId);
+      if (close || e.failedSince > 0) work.set(endpointId, { close, failedSince: e.failedSince });
+    }
+    return work;
+  }
+
+  /**
+   * The circuit breaker: an endpoint's attempts failing BREAKER_FAILURES times in a row hold all of
+   * its deliveries until a probe time (one row), so a dead endpoint costs one attempt per probe,
+   * not one per event; a delivered attempt closes it and makes what it held due.
+   */
+  async #watchEndpoints(work: ReadonlyMap<number, { close: boolean; failedSince: number }>, now: Date): Promise<void> {
+    for (const [endpointId, e] of work) {
+      if (e.close && (await this.#db.statement((q) => closeBreaker(q, endpointId, now)))) this.#loop.wake();
       if (e.failedSince === 0) continue;
-      this.#failing.add(endpointId);
       const health = await this.#db.statement((q) => noteFailures(q, endpointId, e.failedSince, now));
       if (health.failures < BREAKER_FAILURES) continue;
-      // Opened, or open already: what was given back since waits for the probe time too.
       const until = new Date(now.getTime() + breakerDelayMs(now.getTime() - new Date(health.failing_since).getTime(), Math.random()));
-      const held = await this.#db.statement((q) => openBreaker(q, endpointId, until, now));
-      if (health.open_until === null || new Date(health.open_until) <= now) {
-        this.#log?.warn({ endpoint: endpointId, failures: health.failures, held, until: until.toISOString() }, 'webhook endpoint failing: its deliveries wait for a probe');
+      const { opened, failed } = await this.#db.statement((q) => openBreaker(q, endpointId, until, now));
+      if (opened) {
+        this.#log?.warn({ endpoint: endpointId, failures: health.failures, failed, until: until.toISOString() }, 'webhook endpoint failing: its deliveries wait for a probe');
       }
     }
   }

@@ -85,9 +85,6 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
          WHERE state = 'pending' AND (endpoint_id, location_key) > (p.endpoint_id, p.location_key)
          ORDER BY endpoint_id, location_key LIMIT 1
        ) n
-     ), in_flight AS (
-       SELECT DISTINCT endpoint_id, location_key FROM webhook_deliveries
-       WHERE state = 'pending' AND lease IS NOT NULL AND locked_until > $1
      ), due AS (
        -- Of each store not in flight anywhere, and not of an endpoint whose breaker holds it, the oldest due ones.
        SELECT p.endpoint_id, p.location_key, r.id, r.next_attempt_at, r.k
@@ -96,7 +93,14 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
          WHERE d.endpoint_id = p.endpoint_id AND d.location_key = p.location_key AND d.state = 'pending' AND d.next_attempt_at <= $1
          ORDER BY d.id LIMIT $7::int
        ) r
-       WHERE NOT EXISTS (SELECT 1 FROM in_flight f WHERE f.endpoint_id = p.endpoint_id AND f.location_key = p.location_key)
+       WHERE NOT EXISTS (
+           -- A probe of the leased index per store (OFFSET 0 keeps it one): a scan of the whole
+           -- index, as a join would do, reads every lease ever set since the table's last vacuum.
+           SELECT 1 FROM webhook_deliveries f
+           WHERE f.endpoint_id = p.endpoint_id AND f.location_key = p.location_key AND f.state = 'pending' AND f.lease IS NOT NULL
+             AND f.locked_until > $1
+           OFFSET 0
+         )
          AND NOT EXISTS (SELECT 1 FROM webhook_endpoint_health eh WHERE eh.endpoint_id = p.endpoint_id AND eh.open_until > $1)
      ), heads AS (
        SELECT due.endpoint_id, due.location_key, due.next_attempt_at, due.id, eh.open_until IS NOT NULL AS probing,
@@ -182,7 +186,11 @@ export interface DeliveryRow {
 export const ATTEMPTS_SHOWN = 100;
 
 /** A delivery as W1 and W2 show it; `d` is the delivery, `e` its event. */
-const DELIVERY_COLUMNS = `d.id, e.uuid::text AS event_uuid, e.type, e.status, d.state, d.created_at, d.next_attempt_at,
+const DELIVERY_COLUMNS = `d.id, e.uuid::text AS event_uuid, e.type, e.status, d.state, d.created_at,
+  -- A pending delivery of an endpoint whose breaker is open waits for its probe time.
+  CASE WHEN d.state = 'pending'
+    THEN greatest(d.next_attempt_at, (SELECT h.open_until FROM webhook_endpoint_health h WHERE h.endpoint_id = d.endpoint_id))
+    ELSE d.next_attempt_at END AS next_attempt_at,
   (SELECT coalesce(json_agg(json_build_object('at', ${wireTime('a.at')}, 'status_code', a.status_code, 'duration_ms', a.duration_ms,
      'error', a.error) ORDER BY a.id), '[]'::json)
    FROM (SELECT * FROM webhook_attempts WHERE delivery_id = d.id ORDER BY id DESC LIMIT ${ATTEMPTS_SHOWN}) a) AS attempts`;

@@ -9,8 +9,9 @@ import { ManualClock } from '../../src/clock.ts';
 import { recordEvents } from '../../src/events/log.ts';
 import { closeBreaker, noteFailures, openBreaker } from '../../src/webhooks/attempt-store.ts';
 import { BREAKER_FAILURES } from '../../src/webhooks/rules.ts';
+import { claimDue } from '../../src/webhooks/store.ts';
 import { makeWorld, onPostgres, provisionToken, type TestContext } from '../support/world.ts';
-import { deliveriesOf, deliverNow, provisionEndpoint, Receiver, webhookApp } from './support.ts';
+import { deliveriesOf, deliverNow, fanOut, provisionEndpoint, Receiver, webhookApp } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -18,6 +19,15 @@ before(async () => {
 });
 
 const clock = () => ctx.clock as ManualClock;
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  'Recheck Cond'?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
 
 test('a failing endpoint is probed once per wait after failures in a row, without holding back another; a delivered probe sends the rest', async (t) => {
   const w = await makeWorld(ctx.db, ctx.clock);
@@ -94,4 +104,64 @@ test('a breaker another instance closed between this one\'s count of failures an
   await ctx.db.statement((q) => openBreaker(q, endpointId, new Date(now.getTime() + 60_000), now));
   const [row] = await ctx.db.query<{ open_until: Date | null; failures: number }>('SELECT open_until, failures FROM webhook_endpoint_health WHERE endpoint_id = $1', [endpointId]);
   assert.deepEqual(row, { open_until: null, failures: 0 });
+});
+
+test('opening the breaker writes its own row, not the deliveries it holds; those past their 24 hours are failed then', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: 'http://127.0.0.1:9/hook', secret: 'breaker-rows-secret-0123456789abcdef' });
+  const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['webhooks']);
+  const created = ctx.clock.now();
+  await ctx.db.tx((q) => recordEvents(q, Array.from({ length: 5 }, (_, i) => ({
+    type: 'callforhelp' as const, status: 'created', organizationId: w.organizationId, locationId: w.locationId, internalId: `h-${i}`, details: {},
+  })), created));
+  await fanOut(ctx);
+  const ids = (await deliveriesOf(ctx.app, token, endpointId)).map((d) => d.id).sort((a, b) => a - b);
+  assert.equal(ids.length, 5);
+  // The oldest has been retried for more than a day (its own retries, before the endpoint failed).
+  await ctx.db.query(`UPDATE webhook_deliveries SET retry_since = $2 WHERE id = $1`, [ids[0], new Date(created.getTime() - 25 * 3600_000)]);
+
+  clock().advance(1_000);
+  const now = ctx.clock.now();
+  const until = new Date(now.getTime() + 60_000);
+  await ctx.db.statement((q) => noteFailures(q, endpointId, BREAKER_FAILURES, now));
+  assert.deepEqual(await ctx.db.statement((q) => openBreaker(q, endpointId, until, now)), { opened: true, failed: 1 });
+  const rows = await ctx.db.query<{ id: number; state: string; untouched: boolean }>(
+    'SELECT id, state, updated_at = $2 AS untouched FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY id', [endpointId, created]);
+  assert.deepEqual(rows.map((r) => r.state), ['failed', 'pending', 'pending', 'pending', 'pending']);
+  assert.deepEqual(rows.map((r) => r.untouched), [false, true, true, true, true], 'the held deliveries were not written');
+  const shown = await deliveriesOf(ctx.app, token, endpointId);
+  assert.ok(shown.filter((d) => d.state === 'pending').every((d) => Date.parse(d.next_attempt_at ?? '') === until.getTime()), 'W1 shows the probe time');
+
+  // Held until the probe time, then probed by one attempt.
+  const claim = (at: Date) => ctx.db.statement((q) => claimDue(q, at, { limit: 10, perEndpoint: 8, busy: new Map(), runLength: 20, leaseMs: 60_000, attemptMs: 10_000 }));
+  assert.deepEqual((await claim(new Date(until.getTime() - 1))).flat().filter((d) => d.endpoint_id === endpointId), []);
+  assert.deepEqual((await claim(until)).flat().filter((d) => d.endpoint_id === endpointId).map((d) => d.id), [ids[1]]);
+});
+
+test('the claim finds stores in flight by a probe of each one\'s leases, not by reading every lease set since the last vacuum', async () => {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: 'http://127.0.0.1:9/hook', secret: 'claim-plan-secret-0123456789abcdef' });
+  await ctx.db.tx((q) => recordEvents(q, [{ type: 'callforhelp', status: 'created', organizationId: w.organizationId, locationId: w.locationId, internalId: 'p-1', details: {} }], ctx.clock.now()));
+  await fanOut(ctx);
+  // The claim's own statement, as it is sent, explained instead of run.
+  let statement: { text: string; params: readonly unknown[] } | null = null;
+  await claimDue({ query: async (text: string, params?: readonly unknown[]) => ((statement = { text, params: params ?? [] }), []) } as never, ctx.clock.now(),
+    { limit: 10, perEndpoint: 8, busy: new Map(), runLength: 20, leaseMs: 60_000, attemptMs: 10_000 });
+  const claim = statement as { text: string; params: readonly unknown[] } | null;
+  assert.ok(claim !== null);
+  const plan = await ctx.db.tx(async (q) => {
+    const [row] = await q.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${claim.text}`, claim.params);
+    return row?.['QUERY PLAN'][0]?.Plan as PlanNode;
+  });
+  const nodes: PlanNode[] = [];
+  const walk = (n: PlanNode) => {
+    nodes.push(n);
+    for (const c of n.Plans ?? []) walk(c);
+  };
+  walk(plan);
+  assert.deepEqual(nodes.filter((n) => n['Node Type'].startsWith('Bitmap')).map((n) => n['Index Name']), [], 'no index read whole');
+  // The leases checked: those of one store at a time, by an index condition on the store.
+  const leases = nodes.filter((n) => `${n.Filter ?? ''}${n['Index Cond'] ?? ''}${n['Recheck Cond'] ?? ''}`.includes('locked_until >'));
+  assert.ok(leases.length > 0, JSON.stringify(plan));
+  for (const n of leases) assert.match(n['Index Cond'] ?? '', /endpoint_id = .*location_key = /, JSON.stringify(n));
 });

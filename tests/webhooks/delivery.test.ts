@@ -49,6 +49,7 @@ test('a CFH request\'s steps arrive once each, in order, signed, in the payload 
     assert.ok(Math.abs(Number(d.headers['x-timestamp']) - ctx.clock.now().getTime() / 1000) <= 60, 'signed at the time of the attempt');
   }
   assert.equal(new Set(receiver.received.map((d) => d.body.uuid)).size, 4, 'four distinct events');
+  assert.equal(receiver.connections, 1, 'the four went over one kept connection');
   assert.deepEqual(receiver.received[0]?.body, {
     uuid: receiver.received[0]?.body.uuid, type: 'callforhelp', status: 'created', created_at: iso(created),
     details: {

@@ -41,12 +41,15 @@ export class Receiver {
   behaviour: Behaviour;
   /** Requests that came in, answered or not. */
   requests = 0;
+  /** Connections that were opened to it. */
+  connections = 0;
   #waiters: (() => void)[] = [];
 
   private constructor(secret: string, behaviour: Behaviour) {
     this.secret = secret;
     this.behaviour = behaviour;
     this.server = http.createServer((req, res) => this.#handle(req, res));
+    this.server.on('connection', () => this.connections++);
   }
 
   static async start(t: Teardown | undefined, behaviour: Behaviour = 'ok', secret = crypto.randomBytes(24).toString('hex')): Promise<Receiver> {

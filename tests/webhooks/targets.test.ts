@@ -2,8 +2,12 @@
 // refused when connecting unless WEBHOOK_ALLOW_PRIVATE=true, whether the URL names the address or
 // a host that resolves to it; the rules of addresses, retries and the setting itself.
 import assert from 'node:assert/strict';
+import type dns from 'node:dns';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
+import { WebhookConnections } from '../../src/webhooks/connections.ts';
 import { postWebhook } from '../../src/webhooks/post.ts';
 import { FIRST_RETRY_MS, isPrivateAddress, MAX_RETRY_MS, retryDelayMs, settle, targetUrlProblem } from '../../src/webhooks/rules.ts';
 import { cfhClient, createRequest } from '../cfh/support.ts';
@@ -35,13 +39,65 @@ test('the address is checked when connecting: a host that resolves to loopback i
   const receiver = await Receiver.start(undefined);
   const url = `http://localhost:${new URL(receiver.url).port}/hook`;
   const target = { url, body: '{}', headers: { 'content-type': 'application/json' } };
-  const refused = await postWebhook(target, { timeoutMs: 5_000, allowPrivate: false, bodyCap: 1024 });
+  const refused = await postWebhook(target, { timeoutMs: 5_000, connections: new WebhookConnections({ allowPrivate: false, perOrigin: 4 }), bodyCap: 1024 });
   assert.equal(refused.statusCode, null);
   assert.match(refused.error ?? '', /^refused: localhost resolves to a private address/);
-  const allowed = await postWebhook(target, { timeoutMs: 5_000, allowPrivate: true, bodyCap: 1024 });
+  const allowing = new WebhookConnections({ allowPrivate: true, perOrigin: 4 });
+  const allowed = await postWebhook(target, { timeoutMs: 5_000, connections: allowing, bodyCap: 1024 });
+  allowing.close();
   assert.deepEqual(allowed, { statusCode: 200, error: null, aborted: false });
   assert.equal(receiver.requests, 1);
   await receiver.close();
+});
+
+test('a kept connection is reused only to the address checked when it was made; a host that resolves to a private address later gets no new one', async (t) => {
+  // No public address can be served here: 127.0.0.1 plays a public one (allowed by this pool's
+  // rule), 127.0.0.2 a private one (refused); the host name resolves to one, then the other.
+  const hits = { public: 0, private: 0, publicConnections: 0, privateConnections: 0 };
+  const listen = async (address: string, port: number, kind: 'public' | 'private') => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        hits[kind]++;
+        res.end('ok');
+      });
+    });
+    server.on('connection', () => hits[kind === 'public' ? 'publicConnections' : 'privateConnections']++);
+    await new Promise<void>((resolve) => server.listen(port, address, resolve));
+    t.after(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+    return (server.address() as AddressInfo).port;
+  };
+  const port = await listen('127.0.0.1', 0, 'public');
+  await listen('127.0.0.2', port, 'private');
+  let resolvesTo = '127.0.0.1';
+  let lookups = 0;
+  const resolve = ((_host: string, _options: object, callback: (err: null, addresses: { address: string; family: number }[]) => void) => {
+    lookups++;
+    callback(null, [{ address: resolvesTo, family: 4 }]);
+  }) as unknown as typeof dns.lookup;
+  const connections = new WebhookConnections({ allowPrivate: false, perOrigin: 4, idleMs: 200, resolve, refused: (a) => a !== '127.0.0.1' });
+  t.after(() => connections.close());
+  const post = () => postWebhook({ url: `http://hooks.example:${port}/hook`, body: '{}', headers: {} }, { timeoutMs: 5_000, connections, bodyCap: 1024 });
+  const delivered = { statusCode: 200, error: null, aborted: false };
+
+  assert.deepEqual(await post(), delivered);
+  assert.deepEqual(await post(), delivered);
+  assert.deepEqual([hits.public, hits.publicConnections, lookups], [2, 1, 1], 'two attempts, one connection, looked up and checked once');
+
+  resolvesTo = '127.0.0.2';
+  // The open connection still goes to 127.0.0.1, the address checked when it was made; a second
+  // connection, needed for an attempt at the same time, is looked up again and refused.
+  const both = await Promise.all([post(), post()]);
+  assert.deepEqual(both.filter((r) => r.statusCode === 200).length, 1);
+  assert.match(both.find((r) => r.statusCode !== 200)?.error ?? '', /^refused: hooks\.example resolves to a private address \(127\.0\.0\.2\)/);
+  // Once the kept connection is closed for idleness, nothing is left that was checked.
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.match((await post()).error ?? '', /^refused: hooks\.example resolves to a private address/);
+  assert.deepEqual([hits.public, hits.publicConnections], [3, 1]);
+  assert.deepEqual([hits.private, hits.privateConnections], [0, 0], 'nothing ever reached the private address');
 });
 
 test('loopback, link-local, metadata, unique-local, private and CGNAT addresses are private in every form', () => {
