@@ -78,11 +78,17 @@ export const deleteOldDisplayPresses = (q: Queryable, cutoff: Date, limit: numbe
      SELECT display_id, client FROM cfh_display_presses WHERE last_at < $1 ORDER BY last_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
 
 /**
- * VACUUM (ANALYZE) of the whole database: what PostgreSQL's autovacuum does on its own. The embedded
- * database has no autovacuum (PGlite runs PostgreSQL single-user, without its background workers),
- * so without this the space of every deleted or updated row would never be reused and its planner
- * statistics would never be refreshed.
+ * The service's tables, each quoted as an identifier, for vacuumTable. VACUUM (ANALYZE) is what
+ * PostgreSQL's autovacuum does on its own; the embedded database has none (PGlite runs PostgreSQL
+ * single-user, without its background workers), so without it the space of every deleted or updated
+ * row would never be reused and the planner's statistics never refreshed.
  */
-export async function vacuum(q: Queryable): Promise<void> {
-  await q.query('VACUUM (ANALYZE)');
+export async function tableNames(q: Queryable): Promise<string[]> {
+  const rows = await q.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename`);
+  return rows.map((r) => r.name);
+}
+
+/** VACUUM (ANALYZE) of one table (a name from tableNames: quoted, from the catalog). */
+export async function vacuumTable(q: Queryable, quotedName: string): Promise<void> {
+  await q.query(`VACUUM (ANALYZE) ${quotedName}`);
 }

@@ -183,7 +183,10 @@ export class WebhookDeliverer {
       const rest = attempt?.delivered === true ? [] : run.slice(attempt === null ? i : i + 1);
       if (rest.length > 0) await this.#db.statement((q) => releaseClaims(q, rest.map((d) => ({ id: d.id, lease: d.lease }))));
       if (attempt === null) break;
-      logged.push(this.#logEnded(attempt));
+      const log = this.#logEnded(attempt);
+      // Handled now: if a later statement of this run throws, #run rejects before awaiting it.
+      log.catch(() => undefined);
+      logged.push(log);
       if (!attempt.delivered) break;
     }
     await Promise.all(logged);

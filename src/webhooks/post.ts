@@ -6,7 +6,9 @@
 //
 // Connections are kept open between attempts (connections.ts). A kept connection that the
 // receiver closed just as it was reused fails before any answer; the request is then sent again
-// on another, within the same time limit: it never reached the receiver's application.
+// on another, within the same time limit. The receiver may have read the first one before closing,
+// so it can get the event twice in one attempt: at least once, as the contract says (receivers
+// drop a repeated event by its uuid).
 import http from 'node:http';
 import https from 'node:https';
 import type { WebhookConnections } from './connections.ts';
@@ -54,7 +56,7 @@ export function postWebhook(target: { url: string; body: string; headers: Record
   return new Promise((resolve) => {
     let statusCode: number | null = null;
     let settled = false;
-    let request: http.ClientRequest;
+    let request: http.ClientRequest | undefined;
     const client = url.protocol === 'https:' ? https : http;
     const headers = { ...target.headers, 'content-length': String(Buffer.byteLength(target.body)) };
 
@@ -64,7 +66,7 @@ export function postWebhook(target: { url: string; body: string; headers: Record
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       // A complete answer leaves its connection to the pool; anything else closes it.
-      if (error !== null || aborted) request.destroy();
+      if (error !== null || aborted) request?.destroy();
       resolve({ statusCode, error, aborted });
     };
 
@@ -73,7 +75,7 @@ export function postWebhook(target: { url: string; body: string; headers: Record
       const sent = request;
       let answered = false;
       sent.on('error', (err: NodeJS.ErrnoException) => {
-        if (!answered && sent.reusedSocket && !settled && CLOSED_UNDER_US.has(err.code ?? '')) send();
+        if (!answered && sent.reusedSocket && !settled && CLOSED_UNDER_US.has(err.code ?? '')) sendOrFail();
         else finish(describe(err));
       });
       sent.on('response', (res) => {
@@ -94,9 +96,18 @@ export function postWebhook(target: { url: string; body: string; headers: Record
       sent.end(target.body);
     };
 
+    // A request that cannot even be made (a header Node refuses, say) is a failed attempt, never a throw.
+    const sendOrFail = () => {
+      try {
+        send();
+      } catch (err) {
+        finish(describe(err));
+      }
+    };
+
     const timer = setTimeout(() => finish(`no complete answer within ${opts.timeoutMs / 1000} s`), opts.timeoutMs);
     const onAbort = () => finish('the service stopped', true);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    send();
+    sendOrFail();
   });
 }
