@@ -86,3 +86,28 @@ test('the queue is usable with the keyboard alone: sign in, reach Claim with Tab
   await page.keyboard.press('Enter');
   await page.getByText('Claimed by Kim').waitFor();
 });
+
+test('a live update keeps the keyboard focus: Claim reached with Tab stays focused when another request arrives, and Enter claims', { skip }, async (t) => {
+  const ctx = await testApp({ t });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = ctx.app.server.address() as AddressInfo;
+  const w = await consoleWorld(ctx.db, ctx.clock);
+  const create = () => ctx.app.inject({
+    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+  });
+  const first = (await create()).json<{ message_id: string }>().message_id;
+  const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
+  await page.goto(`http://127.0.0.1:${port}/console`);
+  await page.getByLabel('Your name').fill('Kim');
+  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator(`li.request[data-message-id="${first}"]`).waitFor();
+  await page.locator('#live.on').waitFor(); // the stream is open: the next change redraws the queue
+  await page.locator(`li.request[data-message-id="${first}"] button`, { hasText: 'Claim' }).focus();
+  // Another customer asks: the queue is redrawn while the focus is on the first request's Claim.
+  const second = (await create()).json<{ message_id: string }>().message_id;
+  await page.locator(`li.request[data-message-id="${second}"]`).waitFor();
+  assert.equal(await page.evaluate(`document.activeElement?.closest('[data-message-id]')?.getAttribute('data-message-id')`), first, 'the focus is still on the first request');
+  await page.keyboard.press('Enter');
+  await page.locator(`li.request[data-message-id="${first}"]`).getByText('Claimed by Kim').waitFor();
+});

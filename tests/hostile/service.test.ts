@@ -54,6 +54,11 @@ async function operations(): Promise<Operation[]> {
 /** Refusals made before an operation is chosen (the router's), not the operation's own. */
 const ROUTER_CODES = new Set(['bad_url', 'uri_too_long']);
 
+/** A dot segment ('..', '%2e%2e', '.') is resolved by the URL parser before the request is made (by
+ * any HTTP client, and by inject): `/displays/../requests` asks another operation, whose statuses
+ * are its own, so it is no answer of the operation the path was made from. */
+const DOT_SEGMENT = /\/(\.|%2e){1,2}(\/|$)/i;
+
 /** Every credential the service knows, each present or not, right or wrong. */
 const credentials = (w: World): fc.Arbitrary<{ query: string; headers: Record<string, string> }> =>
   fc.record({
@@ -100,6 +105,7 @@ test('every operation, with any credential, path, query and body: a 2xx or a cle
     const res = await guard(probe);
     (seen.get(op.operationId) ?? seen.set(op.operationId, new Set()).get(op.operationId))?.add(res.statusCode);
     if (method !== null && method !== op.method) return;
+    if (DOT_SEGMENT.test(path)) return;
     const code = res.statusCode >= 400 ? res.json<{ code: string }>().code : '';
     if (ROUTER_CODES.has(code)) return;
     if (!op.documented.has(String(res.statusCode))) undocumented.add(`${op.operationId} ${res.statusCode} ${code}`);

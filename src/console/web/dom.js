@@ -30,6 +30,26 @@ export function mount(el, ...children) {
   append(el, children);
 }
 
+/**
+ * Where the keyboard focus is inside root, to find it again once root is redrawn (a live update
+ * redraws a page under the hands of someone using the keyboard): the control's tag, id and text,
+ * and the request card (data-message-id) it belongs to. null: the focus is elsewhere.
+ */
+export function focusIn(root) {
+  const el = document.activeElement;
+  if (!(el instanceof HTMLElement) || el === root || !root.contains(el)) return null;
+  return { tag: el.tagName, id: el.id, text: el.textContent, item: el.closest('[data-message-id]')?.getAttribute('data-message-id') ?? null };
+}
+
+/** Puts the focus back on the control focusIn saw, when the redrawn root has it again. */
+export function restoreFocus(root, was) {
+  if (was === null || root.contains(document.activeElement)) return;
+  const candidates = was.id ? [document.getElementById(was.id)] : [...root.getElementsByTagName(was.tag)];
+  const again = candidates.find((c) => c instanceof HTMLElement && root.contains(c) && c.textContent === was.text
+    && (c.closest('[data-message-id]')?.getAttribute('data-message-id') ?? null) === was.item);
+  again?.focus();
+}
+
 const SVG = 'http://www.w3.org/2000/svg';
 export function s(tag, attrs, ...children) {
   const el = document.createElementNS(SVG, tag);

@@ -2,7 +2,7 @@
 // shows changed (or every `pollMs` for what changes without events: last-seen times, delivery
 // attempts), and keep the server's clock for ages that tick.
 import { get } from '../api.js';
-import { h, mount } from '../dom.js';
+import { focusIn, h, mount, restoreFocus } from '../dom.js';
 
 export function livePage(container, { title, url, kinds, render, pollMs = 0, tickMs = 0 }) {
   const heading = h('h1', { id: 'page-title' }, title);
@@ -21,7 +21,9 @@ export function livePage(container, { title, url, kinds, render, pollMs = 0, tic
         if (state.stopped) return;
         if (data && data.now) state.offsetMs = Date.parse(data.now) - Date.now();
         state.data = data;
+        const focus = focusIn(body);
         render(body, data, { reload: () => load(), now: () => new Date(Date.now() + state.offsetMs) });
+        restoreFocus(body, focus);
       } catch (err) {
         if (err.status !== 401 && !state.stopped) mount(body, h('p', { class: 'error', role: 'alert' }, err.message));
       } finally {
