@@ -179,7 +179,7 @@ export async function holdEach(app: App, db: Db, worlds: readonly WorldRef[], pr
 }
 
 /** Runs a property over probes, holding each answer to the contract; returns how often each status came. */
-export async function holdProperty(app: App, db: Db, worlds: readonly WorldRef[], probes: fc.Arbitrary<Probe>, numRuns: number): Promise<Map<number, number>> {
+export async function holdProperty(app: App, db: Db, worlds: readonly WorldRef[], probes: fc.Arbitrary<Probe>, numRuns: number, examples: readonly Probe[] = []): Promise<Map<number, number>> {
   const statuses = new Map<number, number>();
   const guard = refusalGuard(app, db, worlds);
   await fc.assert(
@@ -187,7 +187,8 @@ export async function holdProperty(app: App, db: Db, worlds: readonly WorldRef[]
       const res = await guard(probe);
       statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     }),
-    { numRuns },
+    // Examples run first (counted in numRuns): the paths `reached` asks for, whatever the draw.
+    { numRuns, examples: examples.map((probe) => [probe] as [Probe]) },
   );
   return statuses;
 }
