@@ -77,24 +77,24 @@ export async function benchBackend(root: string, settings: Settings, backend: st
   const world = makeBenchWorld(settings.world);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-bench-'));
   const provisionFile = path.join(dir, 'world.json');
-  const probeFile = path.join(dir, 'data-memory.json');
+  const probeFileOf = (name: string) => path.join(dir, `${name}-memory.json`);
   fs.writeFileSync(provisionFile, JSON.stringify(world.file));
   const secret = crypto.randomBytes(18).toString('base64url');
   let server: Server | null = null;
   try {
     log(`\n[${backend}] starting the service with ${world.lockers.length} lockers, ${world.lockers.length * settings.world.cabinetsPerLocker} cabinets`);
     const start = (url: string | null, name: string) => startServer(root, [...probeArgs(), ...serviceNodeFlags(root), ...(settings.nodeFlags ?? []), 'src/main.ts'], {
-      DATA_DIR: path.join(dir, name), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', MEMORY_PROBE_FILE: path.join(dir, `${name}-memory.json`),
+      DATA_DIR: path.join(dir, name), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', MEMORY_PROBE_FILE: probeFileOf(name),
       MQTT_PORT: '0', HOST: '127.0.0.1', PORT: '0', ...(url ? { DATABASE_URL: url } : {}),
     });
     server = await start(databaseUrl, 'data');
-    const idle = await idleFootprint(server, probeFile);
+    const idle = await idleFootprint(server, probeFileOf('data'));
     log(`[${backend}] idle: RSS ${idle.rssMb} MB (mapped files ${idle.fileMb}, V8 heap ${idle.heapTotalMb} of which used ${idle.heapUsedMb}, external ${idle.externalMb}, other native ${idle.nativeMb})`);
     const seeded = await seed(server.url, world, secret, settings.seedOrders, settings.seedRequests);
     log(`[${backend}] seeded ${settings.seedOrders} open orders and ${seeded.messageIds.length} CFH requests`);
     const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
     const results: ScenarioResult[] = [];
-    const localDb = databaseUrl !== null && isLocalDatabase(databaseUrl);
+    const localDb = isLocalDatabase(databaseUrl);
     const run = (scenario: (typeof scenarios)[number]) => measureCpu((server as Server).pid, databaseUrl, () => load(input.url, scenario.options(input)));
     for (const scenario of scenarios) {
       if (databaseUrl !== null) await vacuum(databaseUrl);

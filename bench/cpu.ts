@@ -21,6 +21,15 @@ function ticksOfPid(pid: number): number {
   }
 }
 
+/** A process's CPU time so far (user + system), in ms; null once it has ended. */
+export function cpuMsOfPid(pid: number): number | null {
+  try {
+    return (processTicks(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
 export interface CpuSample {
   server: number;
   /** Ticks so far of each PostgreSQL backend measured, by pid. */

@@ -14,6 +14,7 @@ import path from 'node:path';
 import net from 'node:net';
 import mqtt, { MqttClient } from 'mqtt';
 import { freePort } from '../tests/support/free-port.ts';
+import { cpuMsOfPid } from './cpu.ts';
 import { serviceNodeFlags, startServer } from './server.ts';
 import { makeBenchWorld } from './world.ts';
 
@@ -34,12 +35,7 @@ if (!Number.isInteger(total) || total < 10 || !['embedded', 'mosquitto'].include
 const root = path.resolve(import.meta.dirname, '..');
 const log = (line: string) => (asJson ? process.stderr : process.stdout).write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const TICKS = 100; // USER_HZ
-const ticksOf = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
+const cpuOf = (pid: number) => cpuMsOfPid(pid) ?? 0;
 const pct = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number));
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
@@ -189,11 +185,11 @@ try {
   const connectedRssMb = server.rssKb() / 1024;
   // Idle: every device connected, nothing to send.
   const idleSeconds = 10;
-  const cpu0 = ticksOf(server.pid);
-  const broker0 = mosquitto === null ? 0 : ticksOf(mosquitto.pid);
+  const cpu0 = cpuOf(server.pid);
+  const broker0 = mosquitto === null ? 0 : cpuOf(mosquitto.pid);
   await sleep(idleSeconds * 1000);
-  const idleCpuPercent = ((ticksOf(server.pid) - cpu0) / TICKS / idleSeconds) * 100;
-  const brokerIdleCpuPercent = mosquitto === null ? null : ((ticksOf(mosquitto.pid) - broker0) / TICKS / idleSeconds) * 100;
+  const idleCpuPercent = ((cpuOf(server.pid) - cpu0) / 1000 / idleSeconds) * 100;
+  const brokerIdleCpuPercent = mosquitto === null ? null : ((cpuOf(mosquitto.pid) - broker0) / 1000 / idleSeconds) * 100;
   log(`idle: service RSS ${connectedRssMb.toFixed(0)} MB (${baseRssMb.toFixed(0)} MB before devices), CPU ${idleCpuPercent.toFixed(1)}%`);
 
   // Steady load: `rate` L3 commands a second to random lockers, for `seconds`.

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { cpuMsOfPid } from './cpu.ts';
 import { serviceNodeFlags, startServer } from './server.ts';
 import { round } from './live-stats.ts';
 import { runStreams } from './live-streams.ts';
@@ -82,11 +83,7 @@ const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'
   ...(profileDir === null ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }),
 });
 /** The service's CPU time so far, in ms (user + system, from /proc). */
-const cpuMs = () => {
-  const stat = fs.readFileSync(`/proc/${server.pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
+const cpuMs = () => cpuMsOfPid(server.pid) ?? 0;
 
 /** Runs `during` while sampling, twice a second, the CPU time (ms, from /proc) of the service's
  * PostgreSQL backends in the benchmark's database (PostgreSQL on this machine): a backend's time
@@ -98,15 +95,10 @@ async function withDatabaseCpu<T>(during: () => Promise<T>): Promise<[T, number]
     const { rows } = await admin.query<{ pid: number }>(
       'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name <> $2', [dbName, BENCH_APPLICATION]);
     for (const { pid } of rows) {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const ms = (Number(f[11]) + Number(f[12])) * 10;
-        if (!first.has(pid)) first.set(pid, ms);
-        last.set(pid, ms);
-      } catch {
-        // the backend ended meanwhile
-      }
+      const ms = cpuMsOfPid(pid);
+      if (ms === null) continue; // the backend ended meanwhile
+      if (!first.has(pid)) first.set(pid, ms);
+      last.set(pid, ms);
     }
   };
   let done = false;
