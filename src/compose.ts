@@ -31,6 +31,7 @@ import { WebhookDeliverer } from './webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
 import { Retention } from './retention/retention.ts';
+import { Statistics } from './retention/statistics.ts';
 import { LiveFeed } from './live/feed.ts';
 import { LiveStreams } from './live/streams.ts';
 
@@ -76,6 +77,8 @@ export interface Service {
   metrics: ServiceMetrics;
   /** Deletes what is older than RETENTION_DAYS; `await retention.runNow()` sweeps now. */
   retention: Retention;
+  /** Analyzes the tables that grew, where the database does not (embedded, or autovacuum off); null where it does. */
+  statistics: Statistics | null;
   /** What open streams hear of committed changes; `await feed.readNow()` reads the log now. */
   feed: LiveFeed;
   /** The open Server-Sent Events streams of this instance. */
@@ -196,6 +199,11 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     }),
   });
 
+  // PostgreSQL's autovacuum keeps planner statistics fresh; where nothing does (the embedded
+  // database, or a server with autovacuum off), the service analyzes the tables that grew.
+  const autovacuumOff = db.kind === 'postgres' && (await db.query<{ autovacuum: string }>('SHOW autovacuum'))[0]?.autovacuum === 'off';
+  const statistics = db.kind === 'pglite' || autovacuumOff ? new Statistics({ db, onError: (err) => retentionLog.error({ err }, 'analyze failed') }) : null;
+
   const feed = new LiveFeed({ db, log: log('live') });
   const live = new LiveStreams({ feed, log: log('live') });
 
@@ -216,6 +224,9 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
       await speech.ready();
       speechLog.info({ engines: speech.engines }, `speech engine: ${speech.engines[0] ?? 'none'} (best first: ${speech.engines.join(', ')})`);
     }
+    if (autovacuumOff) {
+      retentionLog.warn({}, 'PostgreSQL autovacuum is off: the service analyzes the tables that grow, but the space of deleted and updated rows is reused only once something vacuums them (docs/operations.md)');
+    }
     if (opts.devices === undefined) await devices.start();
     feed.start(); // streams are live in tests too: the feed reads only while someone listens
     if (opts.manualJobs === true) return;
@@ -224,6 +235,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     events.start();
     webhooks.start();
     retention.start();
+    statistics?.start();
   });
   // Before the server closes: open streams would hold it open until their clients left.
   built.addHook('preClose', async () => live.closeAll());
@@ -231,6 +243,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     await feed.stop();
     await scheduler.stop();
     await retention.stop();
+    await statistics?.stop();
     await events.stop();
     await webhooks.stop(); // attempts in flight are cut short and their deliveries due again at once
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
@@ -238,5 +251,5 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });
-  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention, feed, live };
+  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention, statistics, feed, live };
 }

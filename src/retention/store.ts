@@ -78,17 +78,41 @@ export const deleteOldDisplayPresses = (q: Queryable, cutoff: Date, limit: numbe
      SELECT display_id, client FROM cfh_display_presses WHERE last_at < $1 ORDER BY last_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
 
 /**
- * The service's tables, each quoted as an identifier, for vacuumTable. VACUUM (ANALYZE) is what
+ * The service's tables, each schema-qualified and quoted (as grownTables names them), for vacuumTable. VACUUM (ANALYZE) is what
  * PostgreSQL's autovacuum does on its own; the embedded database has none (PGlite runs PostgreSQL
  * single-user, without its background workers), so without it the space of every deleted or updated
  * row would never be reused and the planner's statistics never refreshed.
  */
 export async function tableNames(q: Queryable): Promise<string[]> {
-  const rows = await q.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename`);
+  const rows = await q.query<{ name: string }>(`SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename`);
   return rows.map((r) => r.name);
 }
 
-/** VACUUM (ANALYZE) of one table (a name from tableNames: quoted, from the catalog). */
-export async function vacuumTable(q: Queryable, quotedName: string): Promise<void> {
-  await q.query(`VACUUM (ANALYZE) ${quotedName}`);
+/** VACUUM (ANALYZE) of one table (a name from tableNames: qualified and quoted, from the catalog). */
+export async function vacuumTable(q: Queryable, qualifiedName: string): Promise<void> {
+  await q.query(`VACUUM (ANALYZE) ${qualifiedName}`);
+}
+
+/**
+ * The service's tables that have grown past their planner statistics: more than a fifth (and 64 KB)
+ * bigger than when last analyzed or vacuumed (relpages), or never analyzed and past 64 KB. Only the
+ * tables of the service's schema that its role may analyze; each schema-qualified and quoted, for
+ * analyzeTable. Size in pages, not row counts: the embedded database keeps no activity counters
+ * (n_mod_since_analyze stays 0 there).
+ */
+export async function grownTables(q: Queryable): Promise<string[]> {
+  const rows = await q.query<{ name: string }>(
+    `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
+       AND pg_relation_size(c.oid) / current_setting('block_size')::bigint > 8 + 1.2 * greatest(c.relpages, 0)
+     ORDER BY c.relname`);
+  return rows.map((r) => r.name);
+}
+
+/**
+ * ANALYZE of one table (a name from grownTables). A table another session is analyzing (another
+ * instance) or altering is skipped, not waited for: it is looked at again on the next pass.
+ */
+export async function analyzeTable(q: Queryable, qualifiedName: string): Promise<void> {
+  await q.query(`ANALYZE (SKIP_LOCKED) ${qualifiedName}`);
 }

@@ -91,6 +91,8 @@ export interface TestContext {
   live: Service['live'];
   /** The service's retention; `await retention.runNow()` sweeps now. */
   retention: Service['retention'];
+  /** Planner statistics where the database keeps none itself (null on a PostgreSQL with autovacuum on). */
+  statistics: Service['statistics'];
 }
 
 /** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
@@ -146,7 +148,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   return {
     app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
     mqttUrl: devices.deviceUrl ?? '',
-    health: service.health, feed: service.feed, live: service.live, retention: service.retention,
+    health: service.health, feed: service.feed, live: service.live, retention: service.retention, statistics: service.statistics,
   };
 }
 
