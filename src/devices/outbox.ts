@@ -25,3 +25,13 @@ export async function enqueueDeviceMessage(q: Tx, message: DeviceMessage, create
     [message.topic, message.payload, message.key, createdAt, message.audioMessageId ?? null, message.expiresAt ?? null, message.priority ?? 0],
   );
 }
+
+/**
+ * For a store statement that makes a change and sends its device message in one round trip (as
+ * insertEventsFrom does for events): the INSERT of a CTE, over a SELECT of topic, payload (jsonb),
+ * message_key, created_at. A key stored already is not sent again.
+ */
+export function insertDeviceMessagesFrom(q: Tx, select: string): string {
+  q.signal('device_outbox');
+  return `INSERT INTO device_outbox (topic, payload, message_key, created_at) ${select} ON CONFLICT (message_key) DO NOTHING`;
+}

@@ -13,6 +13,8 @@ const LOCKER_ID = /^[1-9][0-9]{0,9}$/;
 const MAX_ID = 2_147_483_647;
 
 export const lockerCommandTopic = (lockerId: number) => `lockers/${lockerId}/commands`;
+/** lockerCommandTopic in SQL, for a statement that sends the command itself (lockerId: an SQL expression). */
+export const lockerCommandTopicSql = (lockerId: string) => `'lockers/' || ${lockerId} || '/commands'`;
 export const lockerAckTopic = (lockerId: number) => `lockers/${lockerId}/acks`;
 export const edgePlayTopic = (edgeId: string) => `radio/${edgeId}/play`;
 export const edgePlayedTopic = (edgeId: string) => `radio/${edgeId}/played`;
@@ -32,18 +34,17 @@ export interface LockerCommandMessage {
   thermal_mode?: string;
 }
 
-/** The JSON a locker receives on lockers/<locker_id>/commands (QoS 1). */
-export function lockerCommandMessage(
-  cabinet: { id: number; key: number; size: string; thermal_mode: string },
-  command: { commandId: string; command: LockerCommandMessage['command']; door: LockerCommandMessage['door']; issuedAt: string },
-): LockerCommandMessage {
-  const message: LockerCommandMessage = {
-    command_id: command.commandId, cabinet_key: cabinet.key, cabinet_id: cabinet.id, command: command.command, door: command.door,
-    issued_at: command.issuedAt,
-  };
-  if (command.command === 'resize') message.size = cabinet.size;
-  if (command.command === 'set_thermal_mode') message.thermal_mode = cabinet.thermal_mode;
-  return message;
+/**
+ * The JSON a locker receives on lockers/<locker_id>/commands (QoS 1), as jsonb, built by the statement that carries the command
+ * out and sends it (L3, L5 agree, the delayed close): `cabinet` is the alias of the cabinet row as
+ * changed (id, key, size, thermal_mode); the others are SQL expressions (parameters) of the
+ * command. resize carries the new size, set_thermal_mode the new mode (tests/devices/wire.test.ts).
+ */
+export function lockerCommandMessageSql(cabinet: string, command: { commandId: string; command: string; door: string; issuedAt: string }): string {
+  return `jsonb_build_object('command_id', ${command.commandId}::text, 'cabinet_key', ${cabinet}.key, 'cabinet_id', ${cabinet}.id,
+      'command', ${command.command}::text, 'door', ${command.door}::text, 'issued_at', ${command.issuedAt}::text)
+    || CASE ${command.command}::text WHEN 'resize' THEN jsonb_build_object('size', ${cabinet}.size)
+         WHEN 'set_thermal_mode' THEN jsonb_build_object('thermal_mode', ${cabinet}.thermal_mode) ELSE '{}'::jsonb END`;
 }
 
 export interface PlayMessage {

@@ -4,9 +4,14 @@
 // and 13). The cabinet row is locked first, so a door's state before a change is read under that
 // lock and each change is one event however requests race.
 import type { Queryable, Tx } from '../db/db.ts';
+import { isoMicros } from '../db/timestamps.ts';
+import { insertDeviceMessagesFrom } from '../devices/outbox.ts';
+import { lockerCommandMessageSql, lockerCommandTopicSql } from '../devices/wire.ts';
 import { insertEventsFrom, insertEventsReturningFrom } from '../events/log.ts';
+import { deleteJobsFrom } from '../jobs/queue.ts';
+import { delayedCloseKeySql } from './rules.ts';
 import { orderEvent } from './store.ts';
-import type { CabinetChange, CabinetRow, CommandTarget, Door, StatusReport } from './types.ts';
+import type { CabinetChange, CabinetRow, CommandTarget, StatusReport } from './types.ts';
 
 const CABINET_COLUMNS = `c.id, c.key, c.created_at, c.updated_at, c.name, c.locker_id, c.state, c.enabled, c.size,
   c.occupied, c.released_at, c.thermal_mode, c.rear_load_status, c.tag, c.cool_off_until`;
@@ -75,9 +80,11 @@ export async function recordCustomerAction(q: Queryable, openCode: string, kind:
 
 /**
  * L3 and L5 agree in one statement: changes the cabinet, logs the command, cancels a delayed close
- * it overtakes and writes the door's event. undefined: no such cabinet, or no open order with the code.
+ * it overtakes and writes the door's event; carried out now (not delayed), it also calls off that
+ * delayed close's job and sends the command to the locker through the device outbox, so that L5
+ * agree is one round trip. undefined: no such cabinet, or no open order with the code.
  */
-export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date): Promise<(CabinetRow & { overtook: boolean }) | undefined> {
+export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date): Promise<CabinetRow | undefined> {
   const byCode = 'openCode' in cmd.target;
   const target = byCode
     ? `SELECT c.*, o.id AS order_pk, o.order_id::text AS order_number FROM cabinets c JOIN locker_orders o ON o.cabinet_id = c.id
@@ -91,7 +98,7 @@ export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date):
   // Commanded closed counts even when the door was already closed: staff closed it on the order.
   const closes = `SELECT cur.id AS cabinet_id, cur.key AS cabinet_key, $5::text AS door FROM cur JOIN updated u ON u.id = cur.id
     WHERE $10::text = 'close' AND $6::text = 'closed'`;
-  const [row] = await q.query<CabinetRow & { overtook: boolean }>(
+  const [row] = await q.query<CabinetRow>(
     `WITH cur AS (${target}),
      next AS (
        SELECT cur.id,
@@ -115,32 +122,37 @@ export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date):
      ), logged AS (
        INSERT INTO cabinet_commands (command_id, cabinet_id, locker_id, command, door, source, acted_by, order_id, reason,
          size, thermal_mode, delay_seconds, created_at, run_at, executed_at)
-       SELECT $9, cur.id, cur.locker_id, $10, $5, $11, $12, coalesce($13, cur.order_number), $14, $2, $3, $15, $7, $16,
+       SELECT $9::uuid, cur.id, cur.locker_id, $10, $5, $11, $12, coalesce($13, cur.order_number), $14, $2, $3, $15, $7, $16,
          CASE WHEN $17::boolean THEN NULL ELSE $7::timestamptz END
        FROM cur
      ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$7::timestamptz'))}),
+     -- Carried out now: a delayed close the command overtook is called off, and the locker is told
+     -- through the device outbox (delayed: the job does both when it runs).
+     canceled AS (${deleteJobsFrom(`SELECT ${delayedCloseKeySql('cur.id', '$5::text')} FROM cur WHERE NOT $17::boolean AND EXISTS (SELECT 1 FROM overtaken)`)}),
+     sent AS (${insertDeviceMessagesFrom(q, `SELECT ${lockerCommandTopicSql('u.locker_id')},
+       ${lockerCommandMessageSql('u', { commandId: '$9', command: '$10', door: '$5', issuedAt: '$18' })}, $9, $7 FROM updated u WHERE NOT $17::boolean`)}),
      ${readyOrders(closes, '$7::timestamptz', (select) => insertEventsFrom(q, select))}${agree}
-     SELECT ${CABINET_COLUMNS}, EXISTS (SELECT 1 FROM overtaken) AS overtook FROM updated c`,
+     SELECT ${CABINET_COLUMNS} FROM updated c`,
     [
       byCode ? (cmd.target as { openCode: string }).openCode : (cmd.target as { cabinetId: number }).cabinetId,
       cmd.size, cmd.thermalMode, cmd.enabled, cmd.door, cmd.doorState, now, cmd.overtakes, cmd.commandId, cmd.command,
-      cmd.source, cmd.actedBy, cmd.orderId, cmd.reason, cmd.delaySeconds, cmd.runAt, cmd.delayed,
+      cmd.source, cmd.actedBy, cmd.orderId, cmd.reason, cmd.delaySeconds, cmd.runAt, cmd.delayed, isoMicros(now),
     ],
   );
   return row;
 }
 
-/** The delayed close of a command, carried out now with its door's event; undefined when another
- * command on that door overtook it. */
-export async function executeDelayedClose(q: Tx, commandId: string, now: Date): Promise<(CabinetRow & { door: Door }) | undefined> {
+/** The delayed close of a command, carried out now with its door's event, and sent to the locker;
+ * undefined when another command on that door overtook it. */
+export async function executeDelayedClose(q: Tx, commandId: string, now: Date): Promise<CabinetRow | undefined> {
   const changes = `SELECT b.id AS cabinet_id, b.key AS cabinet_key, b.locker_id, cmd.door,
       CASE WHEN cmd.door = 'front' THEN b.state ELSE b.rear_load_status END AS old_state, 'closed' AS new_state
     FROM prior b JOIN cmd ON cmd.cabinet_id = b.id`;
   const closes = 'SELECT b.id AS cabinet_id, b.key AS cabinet_key, cmd.door FROM prior b JOIN cmd ON cmd.cabinet_id = b.id';
-  const [done] = await q.query<CabinetRow & { door: Door }>(
+  const [done] = await q.query<CabinetRow>(
     `WITH cmd AS (
        UPDATE cabinet_commands SET executed_at = $2
-       WHERE command_id = $1 AND executed_at IS NULL AND canceled_at IS NULL
+       WHERE command_id = $1::uuid AND executed_at IS NULL AND canceled_at IS NULL
        RETURNING cabinet_id, door
      ), prior AS (
        SELECT c.id, c.key, c.locker_id, c.state, c.rear_load_status FROM cabinets c JOIN cmd ON c.id = cmd.cabinet_id FOR NO KEY UPDATE OF c
@@ -153,9 +165,11 @@ export async function executeDelayedClose(q: Tx, commandId: string, now: Date): 
        FROM cmd, prior b WHERE c.id = cmd.cabinet_id AND b.id = c.id
        RETURNING c.*
      ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$2::timestamptz'))}),
+     sent AS (${insertDeviceMessagesFrom(q, `SELECT ${lockerCommandTopicSql('c.locker_id')},
+       ${lockerCommandMessageSql('c', { commandId: '$1', command: `'close'`, door: 'cmd.door', issuedAt: '$3' })}, $1, $2 FROM closed c, cmd`)}),
      ${readyOrders(closes, '$2::timestamptz', (select) => insertEventsFrom(q, select))}
-     SELECT ${CABINET_COLUMNS}, cmd.door FROM closed c, cmd`,
-    [commandId, now],
+     SELECT ${CABINET_COLUMNS} FROM closed c`,
+    [commandId, now, isoMicros(now)],
   );
   return done;
 }

@@ -1,39 +1,30 @@
 // The cabinet use cases: L3 a staff command, L5 a customer's here / agree / disagree, and the
 // delayed close a command left for later. A command changes its cabinet, is logged with who gave
 // it, writes the event of a door it opens or closes, and goes to the locker through the device
-// outbox, all in one transaction; a delayed close waits as a job and does the same when it runs.
+// outbox, all in one transaction (L5 agree: one statement); a delayed close waits as a job and does
+// the same when it runs.
 import crypto from 'node:crypto';
 import type { Tx } from '../db/db.ts';
-import { isoMicros } from '../db/timestamps.ts';
-import { enqueueDeviceMessage } from '../devices/outbox.ts';
-import { lockerCommandMessage, lockerCommandTopic } from '../devices/wire.ts';
 import { AppError, notFound } from '../http/errors.ts';
-import { cancelJob, enqueueJob } from '../jobs/queue.ts';
+import { enqueueJob } from '../jobs/queue.ts';
 import {
   commandEffect, commandProblems, DELAYED_CLOSE_JOB, delayedCloseKey, delayedCloseSeconds, doorOf, isDoorCommand, looksLikeOpenCode,
   type CabinetCommandRequest,
 } from './rules.ts';
 import { applyCabinetCommand, executeDelayedClose, lockCabinetForCommand, recordCustomerAction } from './cabinet-store.ts';
-import type { CabinetChange, CabinetCommand, CabinetRow, Door, LockerDeps } from './types.ts';
+import type { CabinetChange, CabinetRow, LockerDeps } from './types.ts';
 
-/** Tells the locker device, once the transaction commits (the outbox's dispatcher is woken by it). */
-async function sendToLocker(q: Tx, cabinet: CabinetRow, command: { commandId: string; command: CabinetCommand; door: Door }, now: Date): Promise<void> {
-  const message = lockerCommandMessage(cabinet, { ...command, issuedAt: isoMicros(now) });
-  await enqueueDeviceMessage(q, { topic: lockerCommandTopic(cabinet.locker_id), payload: { ...message }, key: command.commandId }, now);
-}
-
-/** Applies a command in the caller's transaction; the cabinet as it now is, or undefined when the target is not found. */
+/**
+ * Applies a command in the caller's transaction or statement; the cabinet as it now is, or undefined
+ * when the target is not found. Carried out now, the store's one statement also sends it to the
+ * locker; a delayed close waits as a job (one statement more: L3 only, in its transaction).
+ */
 async function carryOut(q: Tx, change: CabinetChange, now: Date): Promise<CabinetRow | undefined> {
-  const row = await applyCabinetCommand(q, change, now);
-  if (row === undefined) return undefined;
-  const { overtook, ...cabinet } = row;
-  if (change.delayed) {
-    // Same key: a delayed close already waiting on this door is replaced.
+  const cabinet = await applyCabinetCommand(q, change, now);
+  // Same key: a delayed close already waiting on this door is replaced.
+  if (cabinet !== undefined && change.delayed) {
     await enqueueJob(q, DELAYED_CLOSE_JOB, { command_id: change.commandId }, change.runAt, { key: delayedCloseKey(cabinet.id, change.door) });
-    return cabinet;
   }
-  if (overtook) await cancelJob(q, delayedCloseKey(cabinet.id, change.door));
-  await sendToLocker(q, cabinet, { commandId: change.commandId, command: change.command, door: change.door }, now);
   return cabinet;
 }
 
@@ -70,7 +61,8 @@ export async function customerCommand(deps: LockerDeps, openCode: string, comman
   if (!looksLikeOpenCode(openCode)) throw missing();
   const now = deps.clock.now();
   const cabinet = command === 'agree'
-    ? await deps.db.tx((q) => carryOut(q, {
+    // Carried out now, never delayed: the store's one statement is the whole change.
+    ? await deps.db.statement((q) => applyCabinetCommand(q, {
       ...commandEffect('open', { delayed: false, size: null, thermalMode: null }), target: { openCode }, commandId: crypto.randomUUID(),
       command: 'open', door: 'front', source: 'customer', actedBy: null, orderId: null, reason: null, overtakes: true,
       delaySeconds: null, runAt: now, delayed: false,
@@ -82,7 +74,5 @@ export async function customerCommand(deps: LockerDeps, openCode: string, comman
 
 /** The delayed-close job: close the door now and tell the locker, unless another command on that door overtook it. */
 export async function runDelayedClose(q: Tx, commandId: string, now: Date): Promise<void> {
-  const closed = await executeDelayedClose(q, commandId, now);
-  if (closed === undefined) return;
-  await sendToLocker(q, closed, { commandId, command: 'close', door: closed.door }, now);
+  await executeDelayedClose(q, commandId, now);
 }

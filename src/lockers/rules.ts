@@ -7,6 +7,8 @@ export const DELAYED_CLOSE_JOB = 'lockers.delayed_close';
 export const COOL_OFF_END_JOB = 'lockers.cool_off_end';
 /** One pending delayed close per door of a cabinet. */
 export const delayedCloseKey = (cabinetId: number, door: Door) => `lockers:close:${cabinetId}:${door}`;
+/** delayedCloseKey in SQL (cabinetId, door: SQL expressions). */
+export const delayedCloseKeySql = (cabinetId: string, door: string) => `'lockers:close:' || ${cabinetId} || ':' || ${door}`;
 /** One pending cool-off end per cabinet. */
 export const coolOffKey = (cabinetId: number) => `lockers:cool-off:${cabinetId}`;
 /** An order's next pickup reminder, or its deadline. */

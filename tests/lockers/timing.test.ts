@@ -100,6 +100,9 @@ test('an open overtakes a delayed close waiting on the same door, not on the oth
   await l.command(0, { command: 'close', delay: 10 });
   await l.command(0, { command: 'close', rearload: true, delay: 10 });
   await l.command(0, { command: 'open' }); // the front again: its delayed close is dropped
+  const id = (await l.cabinet(0)).id;
+  const waiting = await l.ctx.db.query<{ dedupe_key: string }>(`SELECT dedupe_key FROM jobs WHERE dedupe_key LIKE $1 AND done_at IS NULL ORDER BY dedupe_key`, [`lockers:close:${id}:%`]);
+  assert.deepEqual(waiting.map((j) => j.dedupe_key), [`lockers:close:${id}:rear`], 'the front close\'s job is called off, the rear one waits');
   await runDue(l, 10_000);
   const cabinet = await l.cabinet(0);
   assert.equal(cabinet.state, 'open');
