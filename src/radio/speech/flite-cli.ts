@@ -3,10 +3,11 @@
 // WAV written to a private temporary folder. About 60 ms for a store announcement, 16 kHz.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SpeechInputError, SpeechUnavailableError } from './errors.ts';
-import { FLITE_DURATION_STRETCH, FLITE_VOICE, plainText, type EngineBounds, type SpeechEngine } from './engine.ts';
+import { FLITE_LEXICON, FLITE_LEXICON_FILE, FLITE_VOICE, fliteArgs, plainText, type EngineBounds, type SpeechEngine } from './engine.ts';
 import { Limiter } from './limiter.ts';
 import { toRadioRate } from './resample.ts';
 import { decodeWav } from './wav.ts';
@@ -36,6 +37,14 @@ export async function readSpeech(file: string, maxSamples: number): Promise<Int1
 
 export function fliteCliEngine(binary: string, tmpDir: string, bounds: EngineBounds): SpeechEngine {
   const limiter = new Limiter({ concurrency: bounds.workers, queueLimit: bounds.queueLimit, timeoutMs: bounds.timeoutMs });
+  // Written once in the engine's private folder (removed with it at close); every run reads it.
+  // Flite speaks without it (only the strong "a" is lost), so a failed write is not a failed engine.
+  let lexicon: string | null = path.join(tmpDir, FLITE_LEXICON_FILE);
+  try {
+    writeFileSync(lexicon, FLITE_LEXICON);
+  } catch {
+    lexicon = null;
+  }
   return {
     name: 'flite',
     voice: `cmu ${FLITE_VOICE} (Debian flite)`,
@@ -44,7 +53,7 @@ export function fliteCliEngine(binary: string, tmpDir: string, bounds: EngineBou
       limiter.run(async (_budget, signal) => {
         const file = path.join(tmpDir, `${crypto.randomUUID()}.wav`);
         try {
-          await run(binary, ['-voice', FLITE_VOICE, '--setf', `duration_stretch=${FLITE_DURATION_STRETCH}`, '-t', plainText(text), '-o', file], signal);
+          await run(binary, [...fliteArgs(lexicon), '-t', plainText(text), '-o', file], signal);
           return await readSpeech(file, maxSamples);
         } finally {
           await fs.rm(file, { force: true });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { FLITE_DURATION_STRETCH, FLITE_VOICE, fliteWasmPath, plainText } from './engine.ts';
+import { FLITE_LEXICON, FLITE_LEXICON_FILE, fliteArgs, fliteWasmPath, plainText } from './engine.ts';
 import type { SynthesisRequest, WorkerReply } from './protocol.ts';
 import { toRadioRate } from './resample.ts';
 import { decodeWav } from './wav.ts';
@@ -66,7 +66,7 @@ function speak(text: string): Int16Array | null {
   next = null;
   const wasi = new WASI({
     version: 'preview1',
-    args: ['flite', '-voice', FLITE_VOICE, '--setf', `duration_stretch=${FLITE_DURATION_STRETCH}`, '-f', `/work/${TEXT}`, '-o', `/work/${OUT}`],
+    args: ['flite', ...fliteArgs(`/work/${FLITE_LEXICON_FILE}`), '-f', `/work/${TEXT}`, '-o', `/work/${OUT}`],
     env: {},
     preopens: { '/work': dir },
     returnOnExit: true,
@@ -133,6 +133,8 @@ try {
   // Compiled once by the pool for every worker (21 MB of WebAssembly); compiled here only without one.
   const shared = (workerData as { shared?: object } | null)?.shared;
   module = shared ?? new WebAssembly.Module(fs.readFileSync(file));
+  // How Flite says some words (engine.ts), read by every run; the folder goes with the worker.
+  fs.writeFileSync(path.join(dir, FLITE_LEXICON_FILE), FLITE_LEXICON);
   speak('Attention.'); // the first run compiles the hot paths
   next = prepare();
 } catch (err) {
