@@ -49,6 +49,18 @@ export async function recordAttempts(q: Queryable, attempts: readonly AttemptRec
   return new Set(rows.map((r) => r.id));
 }
 
+/** Holds a run's claims until `until`, as it goes on: those still this claim's (no other instance
+ * took them after their lease ran out) are renewed; returns their ids. */
+export async function renewClaims(q: Queryable, claims: readonly { id: number; lease: string }[], until: Date): Promise<Set<number>> {
+  const rows = await q.query<{ id: number }>(
+    `UPDATE webhook_deliveries d SET locked_until = $3
+     FROM unnest($1::bigint[], $2::uuid[]) AS c(id, lease) WHERE d.id = c.id AND d.lease = c.lease
+     RETURNING d.id`,
+    [claims.map((c) => c.id), claims.map((c) => c.lease), until],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Gives claims back without an attempt (the service is stopping, or a run stopped at a failure):
  * due again at once, anywhere. */
 export async function releaseClaims(q: Queryable, claims: readonly { id: number; lease: string }[]): Promise<void> {

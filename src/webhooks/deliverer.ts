@@ -4,8 +4,9 @@
 // and `perEndpoint` per endpoint, so a slow or dead endpoint holds only its own slots, and never a
 // database connection; an endpoint that keeps failing has its breaker opened: its deliveries wait
 // together for a probe, so a dead endpoint costs one attempt per probe time, not one per event.
-// The lease makes one attempt per delivery in flight across instances; a delivery whose instance
-// died is claimed again once its lease ends, so every delivery is attempted at least once.
+// The lease makes one attempt per delivery in flight across instances; a run renews the leases of
+// the rest of its deliveries as it goes, so those of an instance that died run out one lease after
+// its last renewal and are claimed again: every delivery is attempted at least once.
 //
 // Woken by commits that wrote deliveries (the "webhooks" signal, from any instance), by an attempt
 // that ended (the next delivery of its store may go), and by a poll (retries falling due).
@@ -17,7 +18,7 @@ import { WebhookConnections } from './connections.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules.ts';
 import { claimDue, type ClaimedDelivery } from './store.ts';
-import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaims, type AttemptRecord } from './attempt-store.ts';
+import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaims, renewClaims, type AttemptRecord } from './attempt-store.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 
 export interface DelivererLogger {
@@ -38,7 +39,8 @@ export interface DelivererOptions {
   runLength?: number;
   /** The whole exchange of one attempt, connection to the end of the answer. */
   timeoutMs?: number;
-  /** How long a claim holds a delivery: longer than an attempt can take, with room to record it. */
+  /** How long a claim holds a delivery before its run renews it: far longer than an attempt can
+   * take, with room to record it; a dead instance's deliveries wait at most that long. */
   leaseMs?: number;
   /** Bytes of an answer's body read at most. */
   bodyCap?: number;
@@ -152,10 +154,9 @@ export class WebhookDeliverer {
     if (room <= 0 || this.#stopping.signal.aborted) return 0;
     const busy = new Map<number, number>();
     for (const f of this.#inFlight.values()) busy.set(f.endpointId, (busy.get(f.endpointId) ?? 0) + 1);
+    const claimedAt = this.#clock.now();
     const runs = await this.#db.statement((q) =>
-      claimDue(q, this.#clock.now(), {
-        limit: room, perEndpoint: this.#perEndpoint, busy, runLength: this.#runLength, leaseMs: this.#leaseMs, attemptMs: this.#timeoutMs,
-      }),
+      claimDue(q, claimedAt, { limit: room, perEndpoint: this.#perEndpoint, busy, runLength: this.#runLength, leaseMs: this.#leaseMs }),
     );
     let claimed = 0;
     for (const run of runs) {
@@ -163,7 +164,7 @@ export class WebhookDeliverer {
       if (first === undefined) continue;
       claimed += run.length;
       const key = ++this.#runs;
-      const promise = this.#run(run)
+      const promise = this.#run(run, claimedAt)
         .catch((err: unknown) => this.#log?.error({ err, delivery: first.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
         .finally(() => {
           this.#inFlight.delete(key);
@@ -176,9 +177,25 @@ export class WebhookDeliverer {
 
   /** A store's claimed deliveries, one at a time, in order. After a failed attempt (or when the
    * service stops) the rest are given back, due at once (unless the endpoint's breaker opens). */
-  async #run(run: readonly ClaimedDelivery[]): Promise<void> {
+  async #run(run: readonly ClaimedDelivery[], claimedAt: Date): Promise<void> {
     const logged: Promise<void>[] = [];
+    let heldUntil = claimedAt.getTime() + this.#leaseMs;
     for (let i = 0; i < run.length; i++) {
+      // Renewed once half the lease is gone, far more than an attempt and its log take: a long run
+      // (a slow receiver) keeps its store, and a fast one costs no statement.
+      if (heldUntil - this.#clock.now().getTime() < this.#leaseMs / 2) {
+        const now = this.#clock.now().getTime();
+        const rest = run.slice(i);
+        const renewed = await this.#db.statement((q) => renewClaims(q, rest, new Date(now + this.#leaseMs)));
+        heldUntil = now + this.#leaseMs;
+        if (renewed.size < rest.length) {
+          // This instance stalled past its lease and another took the store over: what is still
+          // this run's is given back, in order behind what the other instance sends.
+          const mine = rest.filter((d) => renewed.has(d.id));
+          if (mine.length > 0) await this.#db.statement((q) => releaseClaims(q, mine));
+          break;
+        }
+      }
       const attempt = await this.#attempt(run[i] as ClaimedDelivery);
       const rest = attempt?.delivered === true ? [] : run.slice(attempt === null ? i : i + 1);
       if (rest.length > 0) await this.#db.statement((q) => releaseClaims(q, rest.map((d) => ({ id: d.id, lease: d.lease }))));

@@ -61,18 +61,17 @@ export interface ClaimLimits {
   busy: ReadonlyMap<number, number>;
   /** Deliveries of one store claimed together at most, sent one after the other. */
   runLength: number;
+  /** How long the claim holds each delivery of a run; the run renews it as it goes (renewClaims). */
   leaseMs: number;
-  /** The longest an attempt lasts: each delivery later in a run holds its claim that much longer. */
-  attemptMs: number;
 }
 
 /**
  * Claims due deliveries in runs: of an endpoint's deliveries of one location, none while one of
  * them is in flight anywhere, else its oldest due ones (up to runLength; one while the endpoint's
  * breaker is open), which this instance then sends one at a time, in order. Each gets a lease
- * (until now + leaseMs, and attemptMs more for each one before it in its run) in one statement,
- * so no other instance claims it while its run is in flight: a receiver gets a store's events one
- * at a time, in order, unless one waits for a retry. Returned in runs, each oldest first.
+ * (until now + leaseMs, renewed by the run as it goes) in one statement, so no other instance
+ * claims it while its run is in flight: a receiver gets a store's events one at a time, in order,
+ * unless one waits for a retry. Returned in runs, each oldest first.
  */
 export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Promise<ClaimedDelivery[][]> {
   const rows = await q.query<ClaimedRow & { location_key: number }>(
@@ -128,7 +127,7 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
        FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE webhook_deliveries d
-     SET lease = gen_random_uuid(), locked_until = $1::timestamptz + ($6 + (p.k - 1) * $8) * interval '1 millisecond', updated_at = $1
+     SET lease = gen_random_uuid(), locked_until = $1::timestamptz + $6 * interval '1 millisecond', updated_at = $1
      FROM picked p JOIN webhook_endpoints w ON w.id = p.endpoint_id JOIN events e ON e.id = p.event_id
        LEFT JOIN locations loc ON loc.id = e.location_id LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = p.endpoint_id
      WHERE d.id = p.id
@@ -136,7 +135,7 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
        coalesce(eh.failures, 0) AS endpoint_failures, w.url, w.secret,
        e.uuid::text AS uuid, e.type, e.status, e.created_at, e.details, e.location_id, e.internal_id, e.organization_id, e.message,
        loc.store_number`,
-    [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs, limits.runLength, limits.attemptMs],
+    [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs, limits.runLength],
   );
   const runs = new Map<string, ClaimedDelivery[]>();
   for (const r of rows.sort((a, b) => a.id - b.id)) {

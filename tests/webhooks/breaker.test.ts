@@ -133,7 +133,7 @@ test('opening the breaker writes its own row, not the deliveries it holds; those
   assert.ok(shown.filter((d) => d.state === 'pending').every((d) => Date.parse(d.next_attempt_at ?? '') === until.getTime()), 'W1 shows the probe time');
 
   // Held until the probe time, then probed by one attempt.
-  const claim = (at: Date) => ctx.db.statement((q) => claimDue(q, at, { limit: 10, perEndpoint: 8, busy: new Map(), runLength: 20, leaseMs: 60_000, attemptMs: 10_000 }));
+  const claim = (at: Date) => ctx.db.statement((q) => claimDue(q, at, { limit: 10, perEndpoint: 8, busy: new Map(), runLength: 20, leaseMs: 60_000 }));
   assert.deepEqual((await claim(new Date(until.getTime() - 1))).flat().filter((d) => d.endpoint_id === endpointId), []);
   assert.deepEqual((await claim(until)).flat().filter((d) => d.endpoint_id === endpointId).map((d) => d.id), [ids[1]]);
 });
@@ -146,7 +146,7 @@ test('the claim finds stores in flight by a probe of each one\'s leases, not by 
   // The claim's own statement, as it is sent, explained instead of run.
   let statement: { text: string; params: readonly unknown[] } | null = null;
   await claimDue({ query: async (text: string, params?: readonly unknown[]) => ((statement = { text, params: params ?? [] }), []) } as never, ctx.clock.now(),
-    { limit: 10, perEndpoint: 8, busy: new Map(), runLength: 20, leaseMs: 60_000, attemptMs: 10_000 });
+    { limit: 10, perEndpoint: 8, busy: new Map(), runLength: 20, leaseMs: 60_000 });
   const claim = statement as { text: string; params: readonly unknown[] } | null;
   assert.ok(claim !== null);
   const plan = await ctx.db.tx(async (q) => {

@@ -46,25 +46,52 @@ test('events written before a restart are delivered after it, and an attempt cut
   assert.equal(deliveries[1]?.attempts.length, 1, 'the attempt cut short by the stop was given back, not logged as failed');
 });
 
-test('a delivery whose instance died is claimed again once its claim runs out', async (t) => {
+test('a dead instance\'s run is claimed again once one lease has run out, however long the run', async (t) => {
   const { w, receiver, endpointId, token } = await world(t, 'hang');
   const ctx = await webhookApp({ clock, t });
-  await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  const client = cfhClient(ctx.app, w.token);
+  for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   await fanOut(ctx);
   const dead = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true });
   t.after(() => dead.stop());
   dead.start();
   await receiver.waitFor(1);
-  // The instance is gone (it never records anything): nobody else may claim the delivery until its
-  // lease ends.
+  // The instance is gone (it never records anything): nobody else may claim the store's
+  // deliveries until their leases end, all of them one lease after the claim.
   await ctx.webhooks.runDue();
-  assert.equal(receiver.requests, 1, 'one attempt in flight per delivery');
+  assert.equal(receiver.requests, 1, 'one attempt in flight per store');
   receiver.behaviour = 'ok';
   clock.advance(61_000);
   await ctx.webhooks.runDue();
-  assert.equal(receiver.requests, 2);
-  const [d] = await deliveriesOf(ctx.app, token, endpointId);
-  assert.equal(d?.state, 'delivered');
+  const uuids = receiver.received.map((r) => r.body.uuid);
+  assert.equal(uuids.length, 5, 'the first event again, then the other three');
+  assert.deepEqual(uuids.slice(1), [...new Set(uuids)], 'in the order they were written');
+  const deliveries = await deliveriesOf(ctx.app, token, endpointId);
+  assert.deepEqual(deliveries.map((d) => d.state), ['delivered', 'delivered', 'delivered', 'delivered']);
+});
+
+test('a run that outlasts its lease renews it as it goes: no other instance takes its store meanwhile', async (t) => {
+  const { w, receiver, endpointId, token } = await world(t, { delayMs: 300 });
+  const ctx = await webhookApp({ clock, t });
+  const client = cfhClient(ctx.app, w.token);
+  for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  await fanOut(ctx);
+  const slow = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true, leaseMs: 60_000 });
+  t.after(() => slow.stop());
+  const run = slow.runDue();
+  await receiver.waitFor(1);
+  // Each answer takes long on the service's clock: past half the lease before the second attempt,
+  // past the first lease before the third. Another instance claims nothing of the store.
+  clock.advance(40_000);
+  await receiver.waitFor(2);
+  clock.advance(55_000);
+  assert.equal(await ctx.webhooks.runDue(), 0, 'the store is still the run\'s');
+  assert.equal(await run, 4);
+  const uuids = receiver.received.map((r) => r.body.uuid);
+  assert.equal(uuids.length, 4, 'each event once');
+  assert.equal(new Set(uuids).size, 4);
+  const deliveries = await deliveriesOf(ctx.app, token, endpointId);
+  assert.deepEqual(deliveries.map((d) => [d.state, d.attempts.length]), Array(4).fill(['delivered', 1]));
 });
 
 async function secondHandle(db: Db): Promise<Db> {
