@@ -49,14 +49,15 @@ export async function recordAttempts(q: Queryable, attempts: readonly AttemptRec
   return new Set(rows.map((r) => r.id));
 }
 
-/** Holds a run's claims until `until`, as it goes on: those still this claim's (no other instance
- * took them after their lease ran out) are renewed; returns their ids. */
-export async function renewClaims(q: Queryable, claims: readonly { id: number; lease: string }[], until: Date): Promise<Set<number>> {
+/** Holds a run's claims until `until`, as it goes on: those still this claim's and not run out
+ * (another instance may claim a row whose lease ran out: it is not touched, not even locked) are
+ * renewed; returns their ids. */
+export async function renewClaims(q: Queryable, claims: readonly { id: number; lease: string }[], now: Date, until: Date): Promise<Set<number>> {
   const rows = await q.query<{ id: number }>(
-    `UPDATE webhook_deliveries d SET locked_until = $3
-     FROM unnest($1::bigint[], $2::uuid[]) AS c(id, lease) WHERE d.id = c.id AND d.lease = c.lease
+    `UPDATE webhook_deliveries d SET locked_until = $4
+     FROM unnest($1::bigint[], $2::uuid[]) AS c(id, lease) WHERE d.id = c.id AND d.lease = c.lease AND d.locked_until > $3
      RETURNING d.id`,
-    [claims.map((c) => c.id), claims.map((c) => c.lease), until],
+    [claims.map((c) => c.id), claims.map((c) => c.lease), now, until],
   );
   return new Set(rows.map((r) => r.id));
 }

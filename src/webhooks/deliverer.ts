@@ -18,7 +18,8 @@ import { WebhookConnections } from './connections.ts';
 import { postWebhook, type PostResult } from './post.ts';
 import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules.ts';
 import { claimDue, type ClaimedDelivery } from './store.ts';
-import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaims, renewClaims, type AttemptRecord } from './attempt-store.ts';
+import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaims, type AttemptRecord } from './attempt-store.ts';
+import { RunClaims } from './run-claims.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 
 export interface DelivererLogger {
@@ -104,7 +105,8 @@ export class WebhookDeliverer {
     // one claim per run, not one per event.
     this.#runLength = opts.runLength ?? 20;
     // Far longer than an attempt can take (its own time limit), so a claim never runs out while
-    // its POST is in flight, whatever the wait for a connection or the clocks of other hosts.
+    // its POST is in flight, whatever the wait for a connection; a run renews it with half left,
+    // which leaves room for an attempt and for a skew between the clocks of hosts of 20 s.
     this.#leaseMs = opts.leaseMs ?? Math.max(60_000, this.#timeoutMs * 6);
     this.#bodyCap = opts.bodyCap ?? 64 * 1024;
     this.#loop = new WorkLoop(() => this.#claim(), {
@@ -179,28 +181,16 @@ export class WebhookDeliverer {
    * service stops) the rest are given back, due at once (unless the endpoint's breaker opens). */
   async #run(run: readonly ClaimedDelivery[], claimedAt: Date): Promise<void> {
     const logged: Promise<void>[] = [];
-    let heldUntil = claimedAt.getTime() + this.#leaseMs;
+    const hold = new RunClaims({ db: this.#db, clock: this.#clock, leaseMs: this.#leaseMs, log: this.#log }, run, claimedAt);
     for (let i = 0; i < run.length; i++) {
-      // Renewed once half the lease is gone, far more than an attempt and its log take: a long run
-      // (a slow receiver) keeps its store, and a fast one costs no statement.
-      if (heldUntil - this.#clock.now().getTime() < this.#leaseMs / 2) {
-        const now = this.#clock.now().getTime();
-        const rest = run.slice(i);
-        const renewed = await this.#db.statement((q) => renewClaims(q, rest, new Date(now + this.#leaseMs)));
-        heldUntil = now + this.#leaseMs;
-        if (renewed.size < rest.length) {
-          // This instance stalled past its lease and another took the store over: what is still
-          // this run's is given back, in order behind what the other instance sends.
-          const mine = rest.filter((d) => renewed.has(d.id));
-          if (mine.length > 0) await this.#db.statement((q) => releaseClaims(q, mine));
-          break;
-        }
-      }
+      if (!(await hold.keep(i))) break;
       const attempt = await this.#attempt(run[i] as ClaimedDelivery);
       const rest = attempt?.delivered === true ? [] : run.slice(attempt === null ? i : i + 1);
       if (rest.length > 0) await this.#db.statement((q) => releaseClaims(q, rest.map((d) => ({ id: d.id, lease: d.lease }))));
       if (attempt === null) break;
-      const log = this.#logEnded(attempt);
+      const id = attempt.delivery.id;
+      hold.unlogged.add(id);
+      const log = this.#logEnded(attempt).then(() => void hold.unlogged.delete(id));
       // Handled now: if a later statement of this run throws, #run rejects before awaiting it.
       log.catch(() => undefined);
       logged.push(log);

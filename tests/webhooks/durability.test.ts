@@ -52,7 +52,8 @@ test('a dead instance\'s run is claimed again once one lease has run out, howeve
   const client = cfhClient(ctx.app, w.token);
   for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   await fanOut(ctx);
-  const dead = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true });
+  // It claims once (its poll would otherwise claim the store again once its leases run out).
+  const dead = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true, pollMs: 3_600_000 });
   t.after(() => dead.stop());
   dead.start();
   await receiver.waitFor(1);
@@ -92,6 +93,30 @@ test('a run that outlasts its lease renews it as it goes: no other instance take
   assert.equal(new Set(uuids).size, 4);
   const deliveries = await deliveriesOf(ctx.app, token, endpointId);
   assert.deepEqual(deliveries.map((d) => [d.state, d.attempts.length]), Array(4).fill(['delivered', 1]));
+});
+
+test('a run that stalled past its lease stops: what another instance claimed meanwhile is sent once, by it', async (t) => {
+  const { w, receiver, endpointId, token } = await world(t, { delayMs: 300 });
+  const ctx = await webhookApp({ clock, t });
+  const client = cfhClient(ctx.app, w.token);
+  for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  await fanOut(ctx);
+  const stalled = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true, leaseMs: 60_000 });
+  t.after(() => stalled.stop());
+  const run = stalled.runDue();
+  await receiver.waitFor(1);
+  // Its first attempt outlasts the whole lease on the service's clock: the store is free to claim.
+  clock.advance(61_000);
+  const takenOver = ctx.webhooks.runDue();
+  await run;
+  assert.ok((await takenOver) >= 3, 'the other instance claimed the store and sent the rest');
+  const uuids = receiver.received.map((r) => r.body.uuid);
+  const deliveries = await deliveriesOf(ctx.app, token, endpointId);
+  assert.deepEqual(deliveries.map((d) => d.state), ['delivered', 'delivered', 'delivered', 'delivered']);
+  // The first event may arrive twice (in flight when the lease ran out: at least once); no other does.
+  const later = uuids.filter((u) => u !== uuids[0]);
+  assert.equal(later.length, 3, `the other three once each: ${uuids.length} requests`);
+  assert.equal(new Set(later).size, 3);
 });
 
 async function secondHandle(db: Db): Promise<Db> {
