@@ -86,6 +86,12 @@ test('1,000 streams opened and closed leave no stream, listener or handle behind
     while ((ctx.live.size > 0 || ctx.feed.listenerCount > 0) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
   };
   const handles = () => process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap').length;
+  const connections = () => new Promise<number>((resolve, reject) => ctx.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+  const closed = async () => {
+    const end = Date.now() + 10_000;
+    while ((await connections()) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    return connections();
+  };
   let before = -1;
   for (let round = 0; round < 10; round++) {
     const streams = await Promise.all(Array.from({ length: 100 }, (_, i) => i % 2 === 0
@@ -98,9 +104,11 @@ test('1,000 streams opened and closed leave no stream, listener or handle behind
     await settle();
     assert.equal(ctx.live.size, 0, 'no stream left open');
     assert.equal(ctx.feed.listenerCount, 0, 'no listener left behind');
-    // Sockets the client keeps alive come and go; after the first round the count stays level.
+    assert.equal(await closed(), 0, 'every stream\'s connection closed');
+    // The database pool's connections (a socket and an idle timer each) grow with the load, up to
+    // its size, so the process's count is held to a margin far below one round's 100 streams.
     if (round === 1) before = handles();
-    if (round > 1) assert.ok(handles() <= before + 10, `handles: ${handles()} after round ${round}, ${before} after round 1`);
+    if (round > 1) assert.ok(handles() <= before + 50, `handles: ${handles()} after round ${round}, ${before} after round 1`);
   }
 });
 
