@@ -46,16 +46,27 @@ test('events written before a restart are delivered after it, and an attempt cut
   assert.equal(deliveries[1]?.attempts.length, 1, 'the attempt cut short by the stop was given back, not logged as failed');
 });
 
-test('a dead instance\'s run is claimed again once one lease has run out, however long the run', async (t) => {
-  const { w, receiver, endpointId, token } = await world(t, 'hang');
+/** A service, an endpoint and four events of one store, fanned out to their deliveries. */
+async function oneStoresFourEvents(t: Parameters<typeof Receiver.start>[0], behaviour: Parameters<typeof Receiver.start>[1]) {
+  const { w, receiver, endpointId, token } = await world(t, behaviour);
   const ctx = await webhookApp({ clock, t });
   const client = cfhClient(ctx.app, w.token);
   for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   await fanOut(ctx);
+  return { ctx, receiver, endpointId, token };
+}
+
+/** The deliverer of another instance on the same database (60 s leases), which polls only when asked. */
+function otherInstance(t: { after: (fn: () => Promise<void>) => void }, db: Db): WebhookDeliverer {
+  const deliverer = new WebhookDeliverer({ db, clock, allowPrivate: true, leaseMs: 60_000, pollMs: 3_600_000 });
+  t.after(() => deliverer.stop());
+  return deliverer;
+}
+
+test('a dead instance\'s run is claimed again once one lease has run out, however long the run', async (t) => {
+  const { ctx, receiver, endpointId, token } = await oneStoresFourEvents(t, 'hang');
   // It claims once (its poll would otherwise claim the store again once its leases run out).
-  const dead = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true, pollMs: 3_600_000 });
-  t.after(() => dead.stop());
-  dead.start();
+  otherInstance(t, ctx.db).start();
   await receiver.waitFor(1);
   // The instance is gone (it never records anything): nobody else may claim the store's
   // deliveries until their leases end, all of them one lease after the claim.
@@ -72,14 +83,8 @@ test('a dead instance\'s run is claimed again once one lease has run out, howeve
 });
 
 test('a run that outlasts its lease renews it as it goes: no other instance takes its store meanwhile', async (t) => {
-  const { w, receiver, endpointId, token } = await world(t, { delayMs: 300 });
-  const ctx = await webhookApp({ clock, t });
-  const client = cfhClient(ctx.app, w.token);
-  for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
-  await fanOut(ctx);
-  const slow = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true, leaseMs: 60_000 });
-  t.after(() => slow.stop());
-  const run = slow.runDue();
+  const { ctx, receiver, endpointId, token } = await oneStoresFourEvents(t, { delayMs: 300 });
+  const run = otherInstance(t, ctx.db).runDue();
   await receiver.waitFor(1);
   // Each answer takes long on the service's clock: past half the lease before the second attempt,
   // past the first lease before the third. Another instance claims nothing of the store.
@@ -96,14 +101,8 @@ test('a run that outlasts its lease renews it as it goes: no other instance take
 });
 
 test('a run that stalled past its lease stops: what another instance claimed meanwhile is sent once, by it', async (t) => {
-  const { w, receiver, endpointId, token } = await world(t, { delayMs: 300 });
-  const ctx = await webhookApp({ clock, t });
-  const client = cfhClient(ctx.app, w.token);
-  for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
-  await fanOut(ctx);
-  const stalled = new WebhookDeliverer({ db: ctx.db, clock, allowPrivate: true, leaseMs: 60_000 });
-  t.after(() => stalled.stop());
-  const run = stalled.runDue();
+  const { ctx, receiver, endpointId, token } = await oneStoresFourEvents(t, { delayMs: 300 });
+  const run = otherInstance(t, ctx.db).runDue();
   await receiver.waitFor(1);
   // Its first attempt outlasts the whole lease on the service's clock: the store is free to claim.
   clock.advance(61_000);
