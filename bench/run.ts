@@ -79,16 +79,17 @@ const extra: string[] = [];
 interface FleetFigures {
   connect?: { seconds?: number };
   rssMb?: { perThousandDevices?: number };
+  afterConnectCpuPercent?: { service?: number; seconds?: number };
   idleCpuPercent?: { service?: number; perThousandDevices?: number };
   delivery?: { p50Ms?: number; p99Ms?: number; errors?: number };
   reconnect?: { firstCommandMs?: number };
 }
 if (Object.keys(fleet).length > 0) {
   extra.push(`### Fleet (${fleetArgs.join(' ')}; the fleet's own benchmark, \`npm run bench:fleet\`, measures it at scale)`, '',
-    '| broker | exit | connect s | RSS MB per 1,000 devices | idle CPU % (per 1,000) | delivery p50 / p99 ms | errors | first command after a reconnect, ms |', '|---|---|---|---|---|---|---|---|');
+    '| broker | exit | connect s | RSS MB per 1,000 devices | CPU % just after the connect | idle CPU % after it (per 1,000) | delivery p50 / p99 ms | errors | first command after a reconnect, ms |', '|---|---|---|---|---|---|---|---|---|');
   for (const [broker, f] of Object.entries(fleet)) {
     const r = (f.result ?? {}) as FleetFigures;
-    extra.push(`| ${broker} | ${f.exitCode} | ${r.connect?.seconds ?? '?'} | ${r.rssMb?.perThousandDevices ?? '?'} | ${r.idleCpuPercent?.service ?? '?'} (${r.idleCpuPercent?.perThousandDevices ?? '?'}) | ${r.delivery?.p50Ms ?? '?'} / ${r.delivery?.p99Ms ?? '?'} | ${r.delivery?.errors ?? '?'} | ${r.reconnect?.firstCommandMs ?? '?'} |`);
+    extra.push(`| ${broker} | ${f.exitCode} | ${r.connect?.seconds ?? '?'} | ${r.rssMb?.perThousandDevices ?? '?'} | ${r.afterConnectCpuPercent?.service ?? '?'} (${r.afterConnectCpuPercent?.seconds ?? '?'} s) | ${r.idleCpuPercent?.service ?? '?'} (${r.idleCpuPercent?.perThousandDevices ?? '?'}) | ${r.delivery?.p50Ms ?? '?'} / ${r.delivery?.p99Ms ?? '?'} | ${r.delivery?.errors ?? '?'} | ${r.reconnect?.firstCommandMs ?? '?'} |`);
   }
   extra.push('');
 }

@@ -49,9 +49,9 @@ export async function recordAttempts(q: Queryable, attempts: readonly AttemptRec
   return new Set(rows.map((r) => r.id));
 }
 
-/** Holds a run's claims until `until`, as it goes on: those still this claim's and not run out
- * (another instance may claim a row whose lease ran out: it is not touched, not even locked) are
- * renewed; returns their ids. */
+/** Holds a run's claims until `until`, as it goes on: those still this claim's (the same lease)
+ * and not run out by `now` are renewed; returns their ids. A row whose lease ran out is left to
+ * whichever instance claims it. */
 export async function renewClaims(q: Queryable, claims: readonly { id: number; lease: string }[], now: Date, until: Date): Promise<Set<number>> {
   const rows = await q.query<{ id: number }>(
     `UPDATE webhook_deliveries d SET locked_until = $4

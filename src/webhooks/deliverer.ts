@@ -157,6 +157,7 @@ export class WebhookDeliverer {
     const busy = new Map<number, number>();
     for (const f of this.#inFlight.values()) busy.set(f.endpointId, (busy.get(f.endpointId) ?? 0) + 1);
     const claimedAt = this.#clock.now();
+    const claimedTick = performance.now();
     const runs = await this.#db.statement((q) =>
       claimDue(q, claimedAt, { limit: room, perEndpoint: this.#perEndpoint, busy, runLength: this.#runLength, leaseMs: this.#leaseMs }),
     );
@@ -166,7 +167,7 @@ export class WebhookDeliverer {
       if (first === undefined) continue;
       claimed += run.length;
       const key = ++this.#runs;
-      const promise = this.#run(run, claimedAt)
+      const promise = this.#run(run, claimedAt, claimedTick)
         .catch((err: unknown) => this.#log?.error({ err, delivery: first.id }, 'could not record a webhook attempt; it is retried when its claim ends'))
         .finally(() => {
           this.#inFlight.delete(key);
@@ -179,9 +180,9 @@ export class WebhookDeliverer {
 
   /** A store's claimed deliveries, one at a time, in order. After a failed attempt (or when the
    * service stops) the rest are given back, due at once (unless the endpoint's breaker opens). */
-  async #run(run: readonly ClaimedDelivery[], claimedAt: Date): Promise<void> {
+  async #run(run: readonly ClaimedDelivery[], claimedAt: Date, claimedTick: number): Promise<void> {
     const logged: Promise<void>[] = [];
-    const hold = new RunClaims({ db: this.#db, clock: this.#clock, leaseMs: this.#leaseMs, log: this.#log }, run, claimedAt);
+    const hold = new RunClaims({ db: this.#db, clock: this.#clock, leaseMs: this.#leaseMs, log: this.#log }, run, claimedAt, claimedTick);
     for (let i = 0; i < run.length; i++) {
       if (!(await hold.keep(i))) break;
       const attempt = await this.#attempt(run[i] as ClaimedDelivery);
@@ -190,7 +191,7 @@ export class WebhookDeliverer {
       if (attempt === null) break;
       const id = attempt.delivery.id;
       hold.unlogged.add(id);
-      const log = this.#logEnded(attempt).then(() => void hold.unlogged.delete(id));
+      const log = this.#logEnded(attempt).finally(() => hold.unlogged.delete(id));
       // Handled now: if a later statement of this run throws, #run rejects before awaiting it.
       log.catch(() => undefined);
       logged.push(log);

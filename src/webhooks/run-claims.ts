@@ -24,11 +24,12 @@ export class RunClaims {
   /** Attempts that ended but are not logged yet: their leases are held with the rest. */
   readonly unlogged = new Set<number>();
 
-  constructor(deps: RunClaimsDeps, run: readonly ClaimedDelivery[], claimedAt: Date) {
+  /** `claimedAt` and `claimedTick` (performance.now()) were read together, before the claim's statement. */
+  constructor(deps: RunClaimsDeps, run: readonly ClaimedDelivery[], claimedAt: Date, claimedTick: number) {
     this.#deps = deps;
     this.#run = run;
     this.#until = claimedAt.getTime() + deps.leaseMs;
-    this.#deadline = performance.now() + deps.leaseMs;
+    this.#deadline = claimedTick + deps.leaseMs;
   }
 
   /**
@@ -46,6 +47,8 @@ export class RunClaims {
     if (left >= leaseMs / 2) return true;
     const rest = this.#run.slice(next);
     if (left <= 0) {
+      // Nothing is written: another instance may be claiming these rows now, and a release that
+      // locked some of them would make its claim skip those (and send the later ones first).
       log?.warn({ delivery: rest[0]?.id }, 'a webhook run outlived its claims; it stops, and its deliveries go to whichever instance claims them');
       return false;
     }
@@ -66,7 +69,10 @@ export class RunClaims {
     // order behind what the other instance sends.
     log?.warn({ delivery: rest[0]?.id }, 'another instance took over a webhook run\'s store; the run stops');
     const mine = rest.filter((d) => renewed.has(d.id));
-    if (mine.length > 0) await db.statement((q) => releaseClaims(q, mine));
+    if (mine.length > 0) {
+      await db.statement((q) => releaseClaims(q, mine))
+        .catch((err: unknown) => log?.error({ err, delivery: mine[0]?.id }, 'could not give back a webhook run\'s claims; they run out'));
+    }
     return false;
   }
 }
