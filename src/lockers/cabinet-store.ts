@@ -143,13 +143,13 @@ export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date):
 }
 
 /** The delayed close of a command, carried out now with its door's event, and sent to the locker;
- * undefined when another command on that door overtook it. */
-export async function executeDelayedClose(q: Tx, commandId: string, now: Date): Promise<CabinetRow | undefined> {
+ * false when another command on that door overtook it. */
+export async function executeDelayedClose(q: Tx, commandId: string, now: Date): Promise<boolean> {
   const changes = `SELECT b.id AS cabinet_id, b.key AS cabinet_key, b.locker_id, cmd.door,
       CASE WHEN cmd.door = 'front' THEN b.state ELSE b.rear_load_status END AS old_state, 'closed' AS new_state
     FROM prior b JOIN cmd ON cmd.cabinet_id = b.id`;
   const closes = 'SELECT b.id AS cabinet_id, b.key AS cabinet_key, cmd.door FROM prior b JOIN cmd ON cmd.cabinet_id = b.id';
-  const [done] = await q.query<CabinetRow>(
+  const done = await q.query(
     `WITH cmd AS (
        UPDATE cabinet_commands SET executed_at = $2
        WHERE command_id = $1::uuid AND executed_at IS NULL AND canceled_at IS NULL
@@ -168,10 +168,10 @@ export async function executeDelayedClose(q: Tx, commandId: string, now: Date): 
      sent AS (${insertDeviceMessagesFrom(q, `SELECT ${lockerCommandTopicSql('c.locker_id')},
        ${lockerCommandMessageSql('c', { commandId: '$1', command: `'close'`, door: 'cmd.door', issuedAt: '$3' })}, $1, $2 FROM closed c, cmd`)}),
      ${readyOrders(closes, '$2::timestamptz', (select) => insertEventsFrom(q, select))}
-     SELECT ${CABINET_COLUMNS} FROM closed c`,
+     SELECT 1 FROM closed`,
     [commandId, now, isoMicros(now)],
   );
-  return done;
+  return done.length > 0;
 }
 
 /**
