@@ -5,6 +5,7 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errorResponses, oneOf, RowId, SERVICE_ERRORS, STREAM_429, StorableText } from '../http/schemas.ts';
+import { SpeakableText } from '../radio/schemas.ts';
 import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
@@ -127,7 +128,8 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
     schema: {
       hide: true,
       params: Type.Object({ edge_id: Type.String({ minLength: 1, maxLength: 200 }) }),
-      body: Type.Object({ text: StorableText({ minLength: 1, maxLength: 500 }) }),
+      // R1's text: the announcement takes R1's path (a lone surrogate would reach jsonb).
+      body: Type.Object({ text: SpeakableText('The announcement') }),
     },
   }, async (request) => {
     const { messageId } = await announce(deps, identityOf(request), request.params.edge_id, request.body.text);

@@ -4,8 +4,10 @@ import { Type } from 'typebox';
 import { errorResponses, JSON_STORABLE_CHAR, JsonStorableText, nullable, oneOf } from '../http/schemas.ts';
 import { MAX_MESSAGING_BODY, MAX_TEXT_LENGTH } from './rules.ts';
 
-// Two patterns, each linear: one pattern saying both would backtrack quadratically on a long text.
-const SpeakableText = (description: string, maxLength = MAX_TEXT_LENGTH) =>
+/** Text to be spoken (R1, R2, the console's announcement): something to say, and nothing that jsonb
+ * or the engines cannot take (no NUL, no lone surrogate). Two patterns, each linear: one pattern
+ * saying both would backtrack quadratically on a long text. */
+export const SpeakableText = (description: string, maxLength = MAX_TEXT_LENGTH) =>
   Type.String({ minLength: 1, maxLength, pattern: String.raw`\S`, allOf: [{ pattern: `^${JSON_STORABLE_CHAR}*$` }], description });
 const EdgeId = JsonStorableText({ minLength: 1, maxLength: 100, description: 'The radio edge device id' });
 const MessageId = (description: string) => JsonStorableText({ minLength: 1, maxLength: 100, description });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { browserContext, hasChromium } from '../support/browser.ts';
 import { TestDevice } from '../devices/device.ts';
 import { testApp } from '../support/world.ts';
-import { consoleWorld, signInHttp } from './support.ts';
+import { consoleWorld, fromPage, signInHttp } from './support.ts';
 
 const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 
@@ -52,4 +52,22 @@ test("a played message's audio is found only through an edge device the session 
   const ok = await ctx.app.inject({ url: `/console/api/radio/${encodeURIComponent(other.edgeId)}/messages/${messageId}/audio`, headers: { cookie: theirs.cookie } });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.headers['content-type'], 'audio/wav');
+});
+
+test('an announcement R1 would refuse (a lone surrogate, nothing to say, a NUL) is a 422 from the console too, and nothing is played', async (t) => {
+  const ctx = await testApp({ t });
+  const w = await consoleWorld(ctx.db, ctx.clock);
+  const s = await signInHttp(ctx.app, w.consoleToken);
+  const url = `/console/api/radio/${encodeURIComponent(w.edgeId)}/announce`;
+  const headers = { ...fromPage(s), 'content-type': 'application/json' };
+  const outbox = async () => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM device_outbox'))[0]?.n;
+  const before = await outbox();
+  for (const text of ['a\udc00b', '\ud800', '   ', 'a\u0000b']) {
+    const res = await ctx.app.inject({ method: 'POST', url, headers, payload: JSON.stringify({ text }) });
+    assert.equal(res.statusCode, 422, `${JSON.stringify(text)}: ${res.body}`);
+    assert.equal(res.json().code, 'validation_failed');
+  }
+  assert.equal(await outbox(), before, 'nothing sent to the edge device');
+  const ok = await ctx.app.inject({ method: 'POST', url, headers, payload: JSON.stringify({ text: 'Cleanup in aisle 5' }) });
+  assert.equal(ok.statusCode, 200, ok.body);
 });
