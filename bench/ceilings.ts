@@ -32,7 +32,7 @@ function percentile(sorted: number[], p: number): number {
 export async function databaseCeiling(databaseUrl: string, scenario: string, input: ScenarioInput, seconds: number, inFlight: number): Promise<DatabaseCeiling> {
   const run = statements[scenario];
   if (run === undefined) throw new Error(`no database ceiling for ${scenario}`);
-  const db = await openDb({ kind: 'postgres', url: databaseUrl });
+  const db = await openDb({ url: databaseUrl });
   try {
     for (let i = 0; i < 20; i++) await run(db, input); // prepare on the connections, warm the cache
     const latencies: number[] = [];

@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import { buildApp, type App } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { DataDirLockedError } from './db/data-dir-lock.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { DatabaseStartError, openConfiguredDb } from './db/open.ts';
@@ -31,7 +30,6 @@ import { WebhookDeliverer } from './webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
 import { Retention } from './retention/retention.ts';
-import { Statistics } from './retention/statistics.ts';
 import { LiveFeed } from './live/feed.ts';
 import { LiveStreams } from './live/streams.ts';
 
@@ -77,8 +75,6 @@ export interface Service {
   metrics: ServiceMetrics;
   /** Deletes what is older than RETENTION_DAYS; `await retention.runNow()` sweeps now. */
   retention: Retention;
-  /** Analyzes the tables that grew, where the database does not (embedded, or autovacuum off); null where it does. */
-  statistics: Statistics | null;
   /** What open streams hear of committed changes; `await feed.readNow()` reads the log now. */
   feed: LiveFeed;
   /** The open Server-Sent Events streams of this instance. */
@@ -119,7 +115,7 @@ async function openOwnDb(config: Config, onWait?: (line: string) => void): Promi
   try {
     return await openConfiguredDb(config, onWait === undefined ? {} : { onWait });
   } catch (err) {
-    if (err instanceof DataDirLockedError || err instanceof DatabaseStartError) throw new StartupError(err.message);
+    if (err instanceof DatabaseStartError) throw new StartupError(err.message);
     throw err;
   }
 }
@@ -193,16 +189,14 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const retention = new Retention({
     db, clock, retentionDays: config.retentionDays, countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
     onError: (err) => retentionLog.error({ err }, 'retention failed'),
-    vacuumAfterSweep: db.kind === 'pglite',
     ...(config.retentionTestSeconds === null ? {} : {
       windowMs: config.retentionTestSeconds * 1000, pollMs: Math.max(10_000, config.retentionTestSeconds * 100),
     }),
   });
 
-  // PostgreSQL's autovacuum keeps planner statistics fresh; where nothing does (the embedded
-  // database, or a server with autovacuum off), the service analyzes the tables that grew.
-  const autovacuumOff = db.kind === 'postgres' && (await db.query<{ autovacuum: string }>('SHOW autovacuum'))[0]?.autovacuum === 'off';
-  const statistics = db.kind === 'pglite' || autovacuumOff ? new Statistics({ db, onError: (err) => retentionLog.error({ err }, 'analyze failed') }) : null;
+  // Autovacuum keeps the planner's statistics fresh and reuses the space of deleted rows; a server
+  // that runs without it is told of at start, since nothing else does that work.
+  const autovacuumOff = (await db.query<{ autovacuum: string }>('SHOW autovacuum'))[0]?.autovacuum === 'off';
 
   const feed = new LiveFeed({ db, log: log('live') });
   const live = new LiveStreams({ feed, log: log('live') });
@@ -225,7 +219,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
       speechLog.info({ engines: speech.engines }, `speech engine: ${speech.engines[0] ?? 'none'} (best first: ${speech.engines.join(', ')})`);
     }
     if (autovacuumOff) {
-      retentionLog.warn({}, 'PostgreSQL autovacuum is off: the service analyzes the tables that grow, but the space of deleted and updated rows is reused only once something vacuums them (docs/operations.md)');
+      retentionLog.warn({}, 'PostgreSQL autovacuum is off: the planner statistics go stale and the space of deleted and updated rows is reused only once something vacuums and analyzes the tables (docs/operations.md)');
     }
     if (opts.devices === undefined) await devices.start();
     feed.start(); // streams are live in tests too: the feed reads only while someone listens
@@ -235,7 +229,6 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     events.start();
     webhooks.start();
     retention.start();
-    statistics?.start();
   });
   // Before the server closes: open streams would hold it open until their clients left.
   built.addHook('preClose', async () => live.closeAll());
@@ -243,7 +236,6 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     await feed.stop();
     await scheduler.stop();
     await retention.stop();
-    await statistics?.stop();
     await events.stop();
     await webhooks.stop(); // attempts in flight are cut short and their deliveries due again at once
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
@@ -251,5 +243,5 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });
-  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention, statistics, feed, live };
+  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention, feed, live };
 }

@@ -6,7 +6,7 @@ import { openConfiguredDb } from '../db/open.ts';
 
 try {
   const config = loadConfig(process.env);
-  const db = await openConfiguredDb(config);
+  const db = await openConfiguredDb(config, { attach: true });
   try {
     const applied = await migrate(db);
     console.log(applied.length === 0 ? 'storeops: the database is up to date' : `storeops: applied ${applied.join(', ')}`);

@@ -1,10 +1,11 @@
 // npm run openapi: writes the OpenAPI document the service serves to docs/openapi.json (the
 // committed copy; tests/http/openapi.test.ts checks they match). `-- --stdout` prints it instead.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { compose } from '../compose.ts';
 import { loadConfig } from '../config.ts';
-import { openDb } from '../db/db.ts';
+import { openEmbeddedDb } from '../db/embedded/open.ts';
 import { migrate } from '../db/migrate.ts';
 
 export const OPENAPI_FILE = path.resolve(import.meta.dirname, '../../docs/openapi.json');
@@ -13,9 +14,11 @@ export const OPENAPI_FILE = path.resolve(import.meta.dirname, '../../docs/openap
 export const formatDocument = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
 
 async function main(): Promise<void> {
-  // A throwaway service: in-memory database, no ports, quiet. The document depends on no setting.
+  // A throwaway service: a database in a temporary directory, no ports, quiet. The document
+  // depends on no setting.
   const config = loadConfig({ PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SPEECH_WORKERS: '1' });
-  const db = await openDb({ kind: 'pglite', dataDir: null });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-openapi-'));
+  const db = await openEmbeddedDb(dataDir);
   await migrate(db);
   const service = await compose({ config, db, secretDigest: '0'.repeat(64), manualJobs: true });
   try {
@@ -29,6 +32,7 @@ async function main(): Promise<void> {
   } finally {
     await service.app.close();
     await db.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -20,7 +20,7 @@ try {
   } catch (err) {
     throw new Error(`${file}: ${(err as Error).message}`);
   }
-  const db = await openConfiguredDb(config);
+  const db = await openConfiguredDb(config, { attach: true });
   try {
     await migrate(db);
     const summary = await applyProvisioning(db, systemClock, input);

@@ -2,7 +2,6 @@
 // `-- --rotate` replaces a generated one with a new one, printed this once (the old one is refused
 // from the next start of the service on). With SECRET_TOKEN set there is nothing stored to rotate.
 import { ConfigError, loadConfig } from '../config.ts';
-import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { migrate } from '../db/migrate.ts';
 import { describeDatabaseUrl, openConfiguredDb } from '../db/open.ts';
 import { resolveSecretToken, rotateSecretToken } from '../http/secret-token.ts';
@@ -14,7 +13,7 @@ try {
     console.log(`storeops: SECRET_TOKEN is set in the environment: it is the token${rotate ? '; change it there to rotate it' : ''}.`);
     process.exitCode = rotate ? 2 : 0;
   } else {
-    const db = await openConfiguredDb(config);
+    const db = await openConfiguredDb(config, { attach: true });
     const where = config.databaseUrl === null ? `the embedded database in ${config.dataDir}` : `the database at ${describeDatabaseUrl(config.databaseUrl)}`;
     try {
       await migrate(db);
@@ -39,7 +38,6 @@ try {
   }
 } catch (err) {
   const message = err instanceof ConfigError ? `configuration error: ${err.message}` : (err as Error).message;
-  const hint = err instanceof DataDirLockedError ? ' (the service is running on it: stop it first)' : '';
-  console.error(`storeops: ${message}${hint}`);
+  console.error(`storeops: ${message}`);
   process.exitCode = err instanceof ConfigError ? 2 : 1;
 }

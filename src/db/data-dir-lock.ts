@@ -1,10 +1,19 @@
-// PGlite does not lock its data directory, and two processes on one directory lose writes.
+// One service owns a data directory: it starts and stops the embedded server there. The lock is a
+// file holding the owner's pid; one left by a process that is gone is taken over.
 import fs from 'node:fs';
 import path from 'node:path';
+import { DatabaseStartError } from './start-error.ts';
 
-export class DataDirLockedError extends Error {}
+export class DataDirLockedError extends DatabaseStartError {
+  /** The process that holds the directory. */
+  readonly pid: number;
+  constructor(message: string, pid: number) {
+    super(message);
+    this.pid = pid;
+  }
+}
 
-function alive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -13,25 +22,41 @@ function alive(pid: number): boolean {
   }
 }
 
+export function lockPath(dataDir: string): string {
+  return path.join(dataDir, 'storeops.lock');
+}
+
+/** The live process holding the data directory, or null. */
+export function lockHolder(dataDir: string): number | null {
+  let holder: number;
+  try {
+    holder = Number(fs.readFileSync(lockPath(dataDir), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  return Number.isInteger(holder) && holder > 0 && holder !== process.pid && processAlive(holder) ? holder : null;
+}
+
 /** Takes the data directory for this process; returns the function that gives it back. */
-export async function lockDataDir(dataDir: string): Promise<() => void> {
+export function lockDataDir(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true });
-  const lockPath = path.join(dataDir, 'storeops.lock');
+  const file = lockPath(dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(lockPath, { force: true });
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(file, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+      const holder = lockHolder(dataDir);
+      if (holder !== null) {
         throw new DataDirLockedError(
           `the data directory ${dataDir} is in use by another storeops process (pid ${holder}); ` +
             'stop it first, or set DATA_DIR to another directory or DATABASE_URL to a PostgreSQL server',
+          holder,
         );
       }
-      fs.rmSync(lockPath, { force: true }); // left by a process that is gone
+      fs.rmSync(file, { force: true }); // left by a process that is gone
     }
   }
-  throw new DataDirLockedError(`could not lock the data directory ${dataDir}`);
+  throw new DataDirLockedError(`could not lock the data directory ${dataDir}`, 0);
 }

@@ -1,10 +1,7 @@
-// One database handle for both backends: node-postgres over real PostgreSQL, or over embedded
-// PGlite through its node-postgres adapter, so queries, result types and transactions are the same.
-import path from 'node:path';
+// The database handle: a node-postgres pool on PostgreSQL (the embedded server or DATABASE_URL's),
+// with transactions that signal their commits to the rest of the service and to other instances.
 import pg from 'pg';
 import { pgTimestamptzToIso } from './timestamps.ts';
-import { lockDataDir } from './data-dir-lock.ts';
-import { seedPgliteDataDir } from './pglite-template.ts';
 import { postgresNotifier } from './notify.ts';
 import { SignalHub, type CommitSignals, type Signal } from './signals.ts';
 
@@ -23,7 +20,6 @@ export interface Tx extends Queryable {
 }
 
 export interface Db extends Queryable {
-  readonly kind: 'postgres' | 'pglite';
   /** Runs fn in one transaction; every query of fn must go through the handle it is given. */
   tx<T>(fn: (q: Tx) => Promise<T>): Promise<T>;
   /**
@@ -37,11 +33,12 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-export type DbTarget =
-  /** schema: a search_path of its own (test isolation). */
-  | { kind: 'postgres'; url: string; poolSize?: number; schema?: string }
-  /** dataDir null: in memory (tests). */
-  | { kind: 'pglite'; dataDir: string | null };
+export interface DbTarget {
+  url: string;
+  poolSize?: number;
+  /** A search_path of its own. */
+  schema?: string;
+}
 
 /** node-postgres's error when query_timeout passes without an answer. */
 const QUERY_READ_TIMEOUT = 'Query read timeout';
@@ -95,34 +92,13 @@ function wrap(client: pg.Pool | pg.PoolClient, nameOf: ReturnType<typeof stateme
   };
 }
 
-/**
- * PGlite's queries outside a transaction. Its node-postgres adapter shares one connection between
- * the clients a pool makes, and pool.query() discards a client whose statement failed: the answers
- * still due on the shared connection then reached the next client, so after any refused statement
- * the next query failed ("Connection terminated unexpectedly", then protocol errors). The client
- * goes back to the pool instead, and reads those answers itself.
- */
-function keepingClient(pool: pg.Pool, nameOf: ReturnType<typeof statementNames>): Queryable {
-  return {
-    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-      const client = await pool.connect();
-      try {
-        return await wrap(client, nameOf).query<R>(text, params);
-      } finally {
-        client.release();
-      }
-    },
-  };
-}
-
-function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd?: () => Promise<void>; afterEnd?: () => Promise<void> }): Db {
+function fromPool(pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd: () => Promise<void> }): Db {
   // An idle client that loses its server emits 'error' on the pool; without a listener that would
   // crash the process. The next query gets a fresh connection (or a 503 while the server is down).
   pool.on('error', () => {});
   const nameOf = statementNames();
-  const root = kind === 'pglite' ? keepingClient(pool, nameOf) : wrap(pool, nameOf);
+  const root = wrap(pool, nameOf);
   return {
-    kind,
     query: root.query,
     commits: hub,
     async statement<T>(fn: (q: Tx) => Promise<T>): Promise<T> {
@@ -189,52 +165,27 @@ function fromPool(kind: Db['kind'], pool: pg.Pool, hub: SignalHub, hooks: { befo
       await pool.query('SELECT 1');
     },
     async close() {
-      await hooks.beforeEnd?.();
+      await hooks.beforeEnd();
       await pool.end();
-      await hooks.afterEnd?.();
     },
   };
 }
 
 export async function openDb(target: DbTarget): Promise<Db> {
-  if (target.kind === 'postgres') {
-    // Generic plans (plan_cache_mode=force_generic_plan) for the statements prepared on a
-    // connection (statementNames above). Measured over a million rows of history (`npm run bench --
-    // --history N`, docs/performance.md): under PostgreSQL's default, auto, every hot statement
-    // settled on its generic plan after five runs but L7's, which auto planned again on every call
-    // (0.9 ms a run against 0.26 ms with its generic plan, which finds the cabinet by key as well).
-    const connection = {
-      connectionString: target.url,
-      connectionTimeoutMillis: 5_000,
-      options: `-c TimeZone=UTC -c plan_cache_mode=force_generic_plan${target.schema ? ` -c search_path=${target.schema}` : ''}`,
-      types: typeParsers,
-    };
-    const pool = new pg.Pool({ ...connection, max: target.poolSize ?? 10, statement_timeout: 15_000, query_timeout: QUERY_TIMEOUT_MS });
-    const hub = new SignalHub(target.schema ?? 'public');
-    const notifier = postgresNotifier(pool, connection, hub);
-    hub.connect({ send: notifier.send, listen: notifier.listen });
-    return fromPool('postgres', pool, hub, { beforeEnd: () => notifier.close() });
-  }
-  // Loaded only here: PGlite's module and its wasm are tens of MB that a service on PostgreSQL
-  // never needs (measured: idle RSS on PostgreSQL ~20 MB lower, docs/performance.md).
-  const [{ PGlite }, { createPgConfig }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/node-postgres')]);
-  const release = target.dataDir === null ? null : await lockDataDir(target.dataDir);
-  if (target.dataDir !== null) seedPgliteDataDir(path.join(target.dataDir, 'pglite'));
-  // PGlite's default 128 MB of shared buffers live in the process's own memory, on top of the
-  // operating system's cache of the same files; one store's data needs far less (the benchmark's
-  // 50-store chain ran as fast with 32 MB, and the idle process is ~150 MB smaller).
-  const pglite = await PGlite.create(target.dataDir === null ? 'memory://' : path.join(target.dataDir, 'pglite'), {
-    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
-  });
-  await pglite.exec("SET TIME ZONE 'UTC'");
-  // PGlite is one connection: with more, results reach the wrong queries. The timeout turns a
-  // query that waits for the busy connection (a deadlock on PGlite) into an error.
-  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, connectionTimeoutMillis: 15_000, types: typeParsers });
-  // One process owns a PGlite database: its commits are signalled in-process only.
-  return fromPool('pglite', pool, new SignalHub(), {
-    afterEnd: async () => {
-      await pglite.close();
-      release?.();
-    },
-  });
+  // Generic plans (plan_cache_mode=force_generic_plan) for the statements prepared on a
+  // connection (statementNames above). Measured over a million rows of history (`npm run bench --
+  // --history N`, docs/performance.md): under PostgreSQL's default, auto, every hot statement
+  // settled on its generic plan after five runs but L7's, which auto planned again on every call
+  // (0.9 ms a run against 0.26 ms with its generic plan, which finds the cabinet by key as well).
+  const connection = {
+    connectionString: target.url,
+    connectionTimeoutMillis: 5_000,
+    options: `-c TimeZone=UTC -c plan_cache_mode=force_generic_plan${target.schema ? ` -c search_path=${target.schema}` : ''}`,
+    types: typeParsers,
+  };
+  const pool = new pg.Pool({ ...connection, max: target.poolSize ?? 10, statement_timeout: 15_000, query_timeout: QUERY_TIMEOUT_MS });
+  const hub = new SignalHub(target.schema ?? 'public');
+  const notifier = postgresNotifier(pool, connection, hub);
+  hub.connect({ send: notifier.send, listen: notifier.listen });
+  return fromPool(pool, hub, { beforeEnd: () => notifier.close() });
 }

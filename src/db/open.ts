@@ -1,12 +1,14 @@
-// The database the configuration names: PostgreSQL at DATABASE_URL, else PGlite in DATA_DIR.
+// The database the configuration names: PostgreSQL at DATABASE_URL, else the embedded server in
+// DATA_DIR (embedded/open.ts).
 // A start waits up to DATABASE_WAIT_SECONDS for PostgreSQL to answer (a compose setup starts the
 // database late), saying so once per attempt; what cannot get better by waiting (a database that
 // does not exist, a refused password) stops the start at once, in one line naming DATABASE_URL.
 import type { Config } from '../config.ts';
 import { openDb, type Db } from './db.ts';
+import { openEmbeddedDb } from './embedded/open.ts';
+import { DatabaseStartError } from './start-error.ts';
 
-/** A start that cannot reach its database, with one line for the operator. */
-export class DatabaseStartError extends Error {}
+export { DatabaseStartError };
 
 const RETRY_MS = 1_000;
 
@@ -62,19 +64,23 @@ function permanentMessage(err: PgError, where: string, url: string): string {
 }
 
 export interface OpenOptions {
-  /** One line per failed attempt while waiting for the database. */
+  /** One line per failed attempt while waiting for the database; on the embedded server, what its start did. */
   onWait?: (line: string) => void;
+  /** A command-line tool: on the embedded server, go through the running service's server. */
+  attach?: boolean;
   sleep?: (ms: number) => Promise<void>;
 }
 
 export async function openConfiguredDb(config: Config, opts: OpenOptions = {}): Promise<Db> {
-  if (config.databaseUrl === null) return openDb({ kind: 'pglite', dataDir: config.dataDir });
+  if (config.databaseUrl === null) {
+    return openEmbeddedDb(config.dataDir, { attach: opts.attach === true, ...(opts.onWait ? { onLine: opts.onWait } : {}) });
+  }
   const url = config.databaseUrl;
   const where = describeDatabaseUrl(url);
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const deadline = Date.now() + config.databaseWaitSeconds * 1000;
   for (let attempt = 1; ; attempt++) {
-    const db = await openDb({ kind: 'postgres', url });
+    const db = await openDb({ url });
     try {
       await db.ping();
       return db;

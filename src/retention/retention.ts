@@ -3,7 +3,6 @@
 // each its own short statement, so no lock is held for long; also what heard speech, voice actions'
 // view of open requests and displays' cooldowns leave behind. Requests and orders (what reports
 // read, and their events' subjects) are never deleted: they are the store's history, kept on purpose. Each kind goes batch by batch until a batch comes back short.
-// On the embedded database each sweep ends with VACUUM (ANALYZE) of each table, PostgreSQL's autovacuum's work.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { WorkLoop } from '../jobs/loop.ts';
@@ -39,8 +38,6 @@ export interface RetentionDeps {
   pollMs?: number;
   /** The window in milliseconds, replacing retentionDays (RETENTION_TEST_SECONDS, soak tests only). */
   windowMs?: number;
-  /** Each sweep ends with VACUUM (ANALYZE): for the embedded database, which has no autovacuum. */
-  vacuumAfterSweep?: boolean;
 }
 
 export class Retention {
@@ -77,12 +74,6 @@ export class Retention {
         this.#deps.countDeleted(kind, n);
         if (n < limit) break;
       }
-    }
-    if (this.#deps.vacuumAfterSweep === true) {
-      // A table at a time, each its own statement: the embedded database has one connection, and
-      // what waits for it (requests, acks, deliveries) goes between two tables, not after them all.
-      const tables = await db.statement((q) => store.tableNames(q));
-      for (const table of tables) await db.statement((q) => store.vacuumTable(q, table));
     }
     return deleted;
   }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
-import { onPostgres, provisionToken, testApp, type TestContext } from '../support/world.ts';
+import { provisionToken, testApp, type TestContext } from '../support/world.ts';
 import { ann, cfhClient, eventKinds, makeCfhWorld, press, success } from './support.ts';
 
 let ctx: TestContext;
@@ -74,7 +74,7 @@ test('20 concurrent presses of one button create one request', async () => {
   const answers = await Promise.all(Array.from({ length: 20 }, () => press(ctx.app, w.hubToken, { device_key: w.deviceKey })));
   assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, ...Array<number>(19).fill(429)]);
   const rows = await ctx.db.query('SELECT 1 FROM cfh_requests WHERE callbutton_id = $1', [w.buttonId]);
-  assert.equal(rows.length, 1, onPostgres ? 'truly concurrent on PostgreSQL' : 'PGlite');
+  assert.equal(rows.length, 1, 'truly concurrent');
 });
 
 test('voltage reports: button 0 records the voltage only; last-seen and voltage show in D1; battery_low once below 2.4 V', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { listEvents } from '../../src/cfh/store.ts';
-import { makeWorld, onPostgres, testApp, type TestContext } from '../support/world.ts';
+import { makeWorld, testApp, type TestContext } from '../support/world.ts';
 import { cfhClient, createRequest, success, type Employee } from './support.ts';
 
 let ctx: TestContext;
@@ -13,7 +13,7 @@ before(async () => {
 
 const employee = (i: number): Employee => ({ channel_id: 'C-floor', claimed_by: `Employee ${i}`, claimed_by_user_id: `U-${i}`, request_from: 'provider_c' });
 
-test(`of 20 concurrent claims exactly one succeeds${onPostgres ? ' (PostgreSQL)' : ''}`, async () => {
+test(`of 20 concurrent claims exactly one succeeds`, async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const client = cfhClient(ctx.app, w.token);
   for (let round = 0; round < 3; round++) {

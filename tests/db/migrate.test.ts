@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { freshDb, onPostgres } from '../support/world.ts';
+import { freshDb } from '../support/world.ts';
 
 test('every migration applies to an empty database, and a second run applies nothing', async () => {
   const db = await freshDb();
@@ -21,7 +21,7 @@ test('every migration applies to an empty database, and a second run applies not
   }
 });
 
-test('instances that migrate at the same time apply each migration once', { skip: !onPostgres && 'needs real PostgreSQL' }, async () => {
+test('instances that migrate at the same time apply each migration once', async () => {
   const db = await freshDb();
   try {
     const results = await Promise.all([migrate(db), migrate(db), migrate(db)]);

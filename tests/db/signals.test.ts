@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openDb, type Db } from '../../src/db/db.ts';
-import { onPostgres, testDb } from '../support/world.ts';
+import { testDb, testDatabaseUrl } from '../support/world.ts';
 
 const db = await testDb();
 
@@ -60,9 +60,8 @@ test('a one-statement change signals once its statement succeeded, and refuses a
   }
 });
 
-test('a commit on one instance wakes the listeners of another', { skip: !onPostgres && 'needs real PostgreSQL' }, async () => {
-  const [{ schema }] = (await db.query<{ schema: string }>('SELECT current_schema() AS schema')) as [{ schema: string }];
-  const other = await openDb({ kind: 'postgres', url: process.env.TEST_DATABASE_URL as string, schema, poolSize: 2 });
+test('a commit on one instance wakes the listeners of another', async () => {
+  const other = await openDb({ url: await testDatabaseUrl(), poolSize: 2 });
   const heard = counter(other, 'events');
   try {
     await other.commits.listening();

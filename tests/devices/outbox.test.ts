@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { enqueueDeviceMessage } from '../../src/devices/outbox.ts';
 import { ManualClock } from '../../src/clock.ts';
-import { makeWorld, onPostgres, testConfig, testDb, testGatewayOptions, TEST_MQTT_URL } from '../support/world.ts';
+import { makeWorld, testConfig, testDb, testGatewayOptions, TEST_MQTT_URL } from '../support/world.ts';
 import { byKey, outboxState, queueCommand, startBareBroker, TestDevice, waitUntil } from './device.ts';
 
 // No app here: its gateway would dispatch what these tests mean to leave queued.
@@ -118,7 +118,7 @@ test('messages queued while the external broker is down are published when it is
   }
 });
 
-test('two dispatchers on one database publish each message once, each device\'s in order', { skip: !onPostgres && 'needs PostgreSQL: PGlite runs one transaction at a time' }, async () => {
+test('two dispatchers on one database publish each message once, each device\'s in order', async () => {
   const bare = TEST_MQTT_URL === null ? await startBareBroker() : null;
   if (bare !== null) after(() => bare.close());
   const url = TEST_MQTT_URL ?? bare?.url ?? '';

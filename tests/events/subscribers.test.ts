@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { openDb, type Db, type Tx } from '../../src/db/db.ts';
 import { recordEvents, type EventRow, type NewEvent } from '../../src/events/log.ts';
 import { EventSubscribers } from '../../src/events/subscribers.ts';
-import { freshId, onPostgres, testDb } from '../support/world.ts';
+import { freshId, testDb, testDatabaseUrl } from '../support/world.ts';
 
 const db = await testDb();
 const clock = new ManualClock();
@@ -34,8 +34,7 @@ async function runUntil(subs: EventSubscribers[], done: () => boolean): Promise<
 }
 
 async function secondHandle(): Promise<Db> {
-  const [{ schema }] = (await db.query<{ schema: string }>('SELECT current_schema() AS schema')) as [{ schema: string }];
-  return openDb({ kind: 'postgres', url: process.env.TEST_DATABASE_URL as string, schema, poolSize: 5 });
+  return openDb({ url: await testDatabaseUrl(), poolSize: 5 });
 }
 
 test('a subscriber gets every committed event once, in commit order, and none of a rolled-back change', async () => {
@@ -127,7 +126,7 @@ test('the commit that wrote an event wakes a started subscriber without waiting 
   }
 });
 
-test('two instances hand each event to exactly one of them', { skip: !onPostgres && 'needs real PostgreSQL' }, async () => {
+test('two instances hand each event to exactly one of them', async () => {
   const org = freshId();
   const second = await secondHandle();
   try {
@@ -153,7 +152,7 @@ test('two instances hand each event to exactly one of them', { skip: !onPostgres
   }
 });
 
-test('an event whose transaction commits late is not skipped by a reader that saw later ones', { skip: !onPostgres && 'needs real PostgreSQL' }, async () => {
+test('an event whose transaction commits late is not skipped by a reader that saw later ones', async () => {
   const org = freshId();
   const subs = new EventSubscribers({ db });
   const { seen, handler } = collector(org);

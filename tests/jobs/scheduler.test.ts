@@ -4,7 +4,7 @@ import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { openDb, type Db } from '../../src/db/db.ts';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
-import { onPostgres, testDb } from '../support/world.ts';
+import { testDb, testDatabaseUrl } from '../support/world.ts';
 
 let db: Db;
 before(async () => {
@@ -105,12 +105,10 @@ test('enqueueing again with the same key moves the pending job, and cancel drops
   assert.equal(await scheduler.runDue(), 0);
 });
 
-test('two instances on one PostgreSQL run every job exactly once', { skip: !onPostgres && 'needs real PostgreSQL' }, async () => {
+test('two instances on one PostgreSQL run every job exactly once', async () => {
   const clock = new ManualClock();
   const kind = kindOf();
-  const url = process.env.TEST_DATABASE_URL as string;
-  const [{ schema }] = (await db.query<{ schema: string }>('SELECT current_schema() AS schema')) as [{ schema: string }];
-  const second = await openDb({ kind: 'postgres', url, schema, poolSize: 5 });
+  const second = await openDb({ url: await testDatabaseUrl(), poolSize: 5 });
   try {
     const a = new Scheduler({ db, clock });
     const b = new Scheduler({ db: second, clock });

@@ -9,7 +9,7 @@ import { recordEvents } from '../../src/events/log.ts';
 import { LiveStreams } from '../../src/live/streams.ts';
 import type { Db } from '../../src/db/db.ts';
 import { openSse } from '../support/sse.ts';
-import { freshId, makeWorld, onPostgres, otherInstanceDb, testApp, type Teardown } from '../support/world.ts';
+import { freshId, makeWorld, otherInstanceDb, testApp, type Teardown } from '../support/world.ts';
 
 /** A test route that streams a location's events as `change` events after a `hello`. */
 function streamRoute(heartbeatMs?: number) {
@@ -58,7 +58,7 @@ test("a stream hears its location's changes made through another instance, and n
   assert.deepEqual(JSON.parse((await stream.next('change')).data), { status: 'claimed', internal_id: 'r-1' });
 });
 
-test('a change reaches a stream while an older transaction is still running, and that one\'s events come when it commits', { skip: !onPostgres && 'needs real PostgreSQL' }, async (t) => {
+test('a change reaches a stream while an older transaction is still running, and that one\'s events come when it commits', async (t) => {
   const writer = await testApp({ t });
   const reader = await listening(t, { db: await otherInstanceDb() });
   const w = await makeWorld(writer.db, writer.clock);

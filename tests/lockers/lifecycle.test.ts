@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { onPostgres, withSecret } from '../support/world.ts';
+import { withSecret } from '../support/world.ts';
 import { assertError, lockers, sharedApp, WIRE_TIME, type Json, type Lockers } from './helpers.ts';
 
 await sharedApp();
@@ -202,7 +202,7 @@ test('L9 gives an open order a new open code: the old one stops working, the new
   assert.equal((await l.completeByCode(String(body.open_code))).statusCode, 200);
 });
 
-test(`a cancel racing a completion: exactly one wins, the other gets its contract answer${onPostgres ? ' (PostgreSQL)' : ''}`, async () => {
+test(`a cancel racing a completion: exactly one wins, the other gets its contract answer`, async () => {
   const l = await lockers();
   for (let round = 0; round < 5; round++) {
     const created = await l.placeOrder(0, { order_id: 100 + round });
@@ -221,7 +221,7 @@ test(`a cancel racing a completion: exactly one wins, the other gets its contrac
   }
 });
 
-test(`a new open code racing the old code's agree: the agree works before, or is refused after${onPostgres ? ' (PostgreSQL)' : ''}`, async () => {
+test(`a new open code racing the old code's agree: the agree works before, or is refused after`, async () => {
   const l = await lockers();
   for (let round = 0; round < 5; round++) {
     const created = await l.placeOrder(0, { order_id: 200 + round });

@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { ManualClock } from '../../src/clock.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { freshId, onPostgres, testDb } from '../support/world.ts';
+import { freshId, testDb, testDatabaseUrl } from '../support/world.ts';
 
-test('applying an unchanged file while an order holds a cabinet neither waits for it nor deadlocks with it', { skip: !onPostgres && 'needs real PostgreSQL' }, async () => {
+test('applying an unchanged file while an order holds a cabinet neither waits for it nor deadlocks with it', async () => {
   const db = await testDb();
   const clock = new ManualClock();
   const [org, loc, locker, cabinet] = [freshId(), freshId(), freshId(), freshId()];
@@ -17,11 +17,10 @@ test('applying an unchanged file while an order holds a cabinet neither waits fo
     lockers: [{ id: locker, location_id: loc, name: 'Front', api_key: `locker-key-${locker}-abcdefgh`, cabinets: [{ id: cabinet, key: 1 }] }],
   };
   await applyProvisioning(db, clock, file);
-  const schema = (await db.query<{ s: string }>('SELECT current_schema() AS s'))[0]?.s as string;
 
   // An order being made, as L2 does it: the cabinet locked first, then the order row, whose
   // foreign key needs a share lock on the locker.
-  const order = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+  const order = new pg.Client({ connectionString: await testDatabaseUrl() });
   await order.connect();
   try {
     await order.query('BEGIN');

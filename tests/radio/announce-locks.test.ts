@@ -1,8 +1,6 @@
 // An announcement job makes every edge device's audio before it takes any edge's queue lock
 // (src/radio/announce.ts): while one edge's announcement is being synthesized (slowly, here: held),
 // plays for the location's edge devices are queued at once, never waiting for that synthesis.
-// PostgreSQL only: on PGlite, one connection, the job's transaction holds the whole database
-// while it runs, locks or not (docs/radio.md, "Announcements").
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RADIO_ANNOUNCE_JOB } from '../../src/radio/announce.ts';
@@ -27,7 +25,7 @@ async function waitingForALock(): Promise<number> {
 }
 
 test("while an announcement is synthesized for one edge device, plays for the location's edge devices are not held up by it",
-  { skip: db.kind === 'pglite' && 'PGlite is one connection: the job holds it while it runs' }, async () => {
+  async () => {
     const w = await makeWorld(db, clock);
     const back = await anotherEdge(db, clock, w);
     // The announcement of the second edge device (in edge id order) takes as long as the test likes.

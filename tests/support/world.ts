@@ -17,7 +17,7 @@ import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer 
 import { testDb } from './db.ts';
 import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
-export { freshDb, onPostgres, otherInstanceDb, testDb } from './db.ts';
+export { freshDb, onExternalServer, otherInstanceDb, testDatabaseUrl, testDb } from './db.ts';
 export { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
 export const TEST_SECRET = `test-secret-${crypto.randomBytes(8).toString('hex')}`;
@@ -91,8 +91,6 @@ export interface TestContext {
   live: Service['live'];
   /** The service's retention; `await retention.runNow()` sweeps now. */
   retention: Service['retention'];
-  /** Planner statistics where the database keeps none itself (null on a PostgreSQL with autovacuum on). */
-  statistics: Service['statistics'];
 }
 
 /** A client id of its own on an external broker (test processes share TEST_MQTT_URL). */
@@ -148,7 +146,7 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   return {
     app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
     mqttUrl: devices.deviceUrl ?? '',
-    health: service.health, feed: service.feed, live: service.live, retention: service.retention, statistics: service.statistics,
+    health: service.health, feed: service.feed, live: service.live, retention: service.retention,
   };
 }
 

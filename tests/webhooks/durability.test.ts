@@ -9,7 +9,7 @@ import { EventSubscribers } from '../../src/events/subscribers.ts';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from '../../src/webhooks/fanout.ts';
 import { cfhClient, createRequest } from '../cfh/support.ts';
-import { makeWorld, onPostgres, provisionToken, testDb, type World } from '../support/world.ts';
+import { makeWorld, provisionToken, testDb, type World, testDatabaseUrl } from '../support/world.ts';
 import { deliveriesOf, fanOut, provisionEndpoint, Receiver, webhookApp } from './support.ts';
 
 const clock = new ManualClock(new Date());
@@ -118,14 +118,13 @@ test('a run that stalled past its lease stops: what another instance claimed mea
   assert.equal(new Set(later).size, 3);
 });
 
-async function secondHandle(db: Db): Promise<Db> {
-  const [row] = await db.query<{ schema: string }>('SELECT current_schema() AS schema');
-  return openDb({ kind: 'postgres', url: process.env.TEST_DATABASE_URL as string, schema: row?.schema as string, poolSize: 5 });
+async function secondHandle(): Promise<Db> {
+  return openDb({ url: await testDatabaseUrl(), poolSize: 5 });
 }
 
-test('two instances deliver each event once, each store\'s in order', { skip: !onPostgres && 'needs PostgreSQL: PGlite is one process\'s' }, async (t) => {
+test('two instances deliver each event once, each store\'s in order', async (t) => {
   const db = await testDb();
-  const other = await secondHandle(db);
+  const other = await secondHandle();
   t.after(() => other.close());
   const worlds: World[] = [];
   const receiver = await Receiver.start(t);
