@@ -76,6 +76,7 @@ export async function benchBackend(root: string, settings: Settings, backend: st
     autocannon({ url, duration: settings.duration, connections: settings.connections, ...opts } as Options);
   const world = makeBenchWorld(settings.world);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-bench-'));
+  fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
   const provisionFile = path.join(dir, 'world.json');
   const probeFileOf = (name: string) => path.join(dir, `${name}-memory.json`);
   fs.writeFileSync(provisionFile, JSON.stringify(world.file));

@@ -51,6 +51,7 @@ const edges = Array.from({ length: edgeCount }, (_, i) => ({ edgeId: `fleet-edge
 file.radio_edges = edges.map((e) => ({ edge_id: e.edgeId, location_id: e.locationId, name: e.edgeId, device_key: e.key, voice_handlers: [] }));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-fleet-'));
+fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
 fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(world.file));
 const secret = crypto.randomBytes(18).toString('base64url');
 

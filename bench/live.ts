@@ -74,6 +74,7 @@ const file = {
   ],
 };
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-live-'));
+fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
 fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(file));
 
 log(`live: ${clients} streams, ${changes} changes/s; ${rate} events/s over ${stores} stores, dead endpoint ${deadKind}; ${seconds} s each; load ${load()}`);

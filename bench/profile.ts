@@ -17,6 +17,7 @@ const out = path.join(root, 'bench/out');
 fs.mkdirSync(out, { recursive: true });
 const world = makeBenchWorld({ locations: 20, lockersPerLocation: 4, cabinetsPerLocker: 24 });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-prof-'));
+fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
 fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(world.file));
 const secret = crypto.randomBytes(18).toString('base64url');
 const databaseUrl = process.env.BENCH_DATABASE_URL;

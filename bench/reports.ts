@@ -105,6 +105,7 @@ async function plan(client: pg.Client, read: (q: Queryable) => Promise<unknown>)
 async function main(): Promise<void> {
   const database = await freshPostgres(baseUrl as string, 'storeops_bench_reports');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-bench-reports-'));
+  fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
   const world = makeBenchWorld({ locations: LOCATIONS, lockersPerLocation: 1, cabinetsPerLocker: CABINETS });
   const file = world.file as { locations: Record<string, unknown>[]; api_tokens: { scopes: string[] }[] };
   for (const location of file.locations) location.time_zone = TIME_ZONE;

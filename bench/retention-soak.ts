@@ -87,6 +87,7 @@ async function sizes(service: Service): Promise<Record<string, number>> {
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-retention-soak-'));
+  fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
   const provisionFile = path.join(dir, 'world.json');
   fs.writeFileSync(provisionFile, JSON.stringify(world));
   const database = process.env.BENCH_DATABASE_URL ? await freshPostgres(process.env.BENCH_DATABASE_URL, 'storeops_retention_soak') : null;

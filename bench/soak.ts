@@ -34,6 +34,7 @@ const databaseUrl = fresh?.url ?? null;
 
 const world = makeBenchWorld({ locations: 20, lockersPerLocation: 4, cabinetsPerLocker: 24 });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-soak-'));
+fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
 fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(world.file));
 const secret = crypto.randomBytes(18).toString('base64url');
 const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {

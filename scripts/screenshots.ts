@@ -49,6 +49,7 @@ const provision = {
 async function main(): Promise<void> {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`screenshots need chromium at ${CHROMIUM} (apt-get install chromium)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-screenshots-'));
+  fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
   fs.writeFileSync(path.join(dir, 'provision.json'), JSON.stringify(provision));
   const config = loadConfig({
     DATA_DIR: path.join(dir, 'data'), PROVISION_FILE: path.join(dir, 'provision.json'), SECRET_TOKEN: SECRET, PORT: '0', HOST: '127.0.0.1',

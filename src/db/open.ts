@@ -32,6 +32,8 @@ function transientCause(err: PgError): string | null {
   switch (err.code) {
     case 'ECONNREFUSED':
       return 'connection refused';
+    case 'ENOENT':
+      return 'no server on its socket';
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return 'the host name does not resolve (yet)';

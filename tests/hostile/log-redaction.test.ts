@@ -45,6 +45,7 @@ test('redactUrl hides the value of a secret parameter however its name is spelle
 
 test('the running service logs no secret, however a client spells or places it', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-logs-'));
+  fs.chmodSync(dataDir, 0o755); // under root, the embedded server's user must pass through
   const child = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
     cwd: root,
     env: {

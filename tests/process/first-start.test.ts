@@ -23,6 +23,7 @@ interface Run {
 
 function start(t: test.TestContext, env: Record<string, string>): Run {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-first-'));
+  fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
   const child = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info', DATA_DIR: path.join(dir, 'data'), ...env },
@@ -108,9 +109,11 @@ test('a database that comes up after the service is waited for, then served', { 
   // The "late database": a port that refuses connections until, a few seconds in, it starts
   // forwarding to the real server.
   const port = await freePort();
+  // The suite's own server listens on a Unix socket only (its URL's host parameter).
+  const socketDir = admin.searchParams.get('host');
   const sockets = new Set<net.Socket>();
   const proxy = net.createServer((client) => {
-    const server = net.connect(Number(admin.port || 5432), admin.hostname);
+    const server = socketDir ? net.connect(path.join(socketDir, `.s.PGSQL.${admin.port || 5432}`)) : net.connect(Number(admin.port || 5432), admin.hostname);
     for (const s of [client, server]) {
       sockets.add(s);
       s.on('error', () => {});
@@ -121,9 +124,9 @@ test('a database that comes up after the service is waited for, then served', { 
     for (const s of sockets) s.destroy();
     proxy.close();
   });
-  const url = new URL(admin.toString());
-  url.port = String(port);
-  url.pathname = `/${name}`;
+  const url = new URL(`postgres://127.0.0.1:${port}/${name}`);
+  url.username = admin.username;
+  url.password = admin.password;
   const run = start(t, { DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '60' });
   for (let i = 0; i < 400 && !/attempt 2/.test(run.err()); i++) await new Promise((r) => setTimeout(r, 50));
   assert.match(run.err(), /waiting for the database .*attempt 2/);

@@ -1,54 +1,9 @@
 // The service as a process: how a newcomer and an operator meet it.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, test } from 'node:test';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const example = path.join(root, 'examples/provision.json');
-
-interface Running {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function startService(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function listeningUrl(service: Running): Promise<string> {
-  for (let i = 0; i < 600; i++) {
-    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(service.stdout());
-    if (m?.[1]) return m[1];
-    if (service.child.exitCode !== null) throw new Error(`exited: ${service.stderr()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`did not start: ${service.stdout()} ${service.stderr()}`);
-}
-
-const tempDirs: string[] = [];
-const tempDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-'));
-  tempDirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+import { test } from 'node:test';
+import { example, listeningUrl, startService, tempDir } from './service-process.ts';
 
 test('a bad PORT stops the start with a message naming it', async () => {
   const service = startService({ PORT: 'not-a-port', DATA_DIR: tempDir() });
@@ -81,7 +36,7 @@ test('a fresh start generates and prints a secret token once, serves, keeps secr
 
   const second = startService({ DATA_DIR: dataDir });
   assert.equal(await second.exited, 2, 'a second process on the same data directory is refused');
-  assert.match(second.stderr(), /in use by another storeops process/);
+  assert.match(second.stderr(), new RegExp(`^storeops: the data directory \\S+ is in use by another storeops process \\(pid ${first.child.pid}\\)[^\\n]*\\n$`), 'one line naming the other\'s pid');
 
   const stoppedAt = Date.now();
   first.child.kill('SIGTERM');

@@ -26,6 +26,7 @@ export async function cleanupAll(): Promise<void> {
 
 export function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `storeops-${prefix}-`));
+  fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

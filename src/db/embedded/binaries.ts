@@ -58,8 +58,7 @@ function libraryLinks(root: string, linkDir: string): string | null {
   return linkDir;
 }
 
-export function findBinaries(linkDir: string): ServerBinaries {
-  const name = platformPackage();
+export function findBinaries(linkDir: string, name: string = platformPackage()): ServerBinaries {
   const root = packageRoot(name);
   const bin = (program: string) => path.join(root, 'native', 'bin', process.platform === 'win32' ? `${program}.exe` : program);
   for (const program of ['initdb', 'postgres']) {

@@ -52,10 +52,13 @@ function majorOf(binaries: ServerBinaries): string {
   return /@(\d+)\./.exec(binaries.source)?.[1] ?? '?';
 }
 
-/** What a failed program said last: its FATAL or ERROR line, else its last line. */
+/** What a failed program said last: its last two lines of note (PostgreSQL logs the cause, then
+ * the FATAL that follows from it), without their timestamps. */
 function lastWords(text: string): string {
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-  return lines.reverse().find((l) => /FATAL|ERROR|PANIC|error/i.test(l)) ?? lines[0] ?? 'no output';
+  const noted = lines.filter((l) => /FATAL|ERROR|PANIC|LOG|error/i.test(l)).slice(-2);
+  const chosen = noted.length > 0 ? noted : lines.slice(-1);
+  return chosen.map((l) => l.replace(/^\S+ \S+ \S+ \[\d+\] [A-Z]+:\s+/, '')).join('; ') || 'no output';
 }
 
 function environment(binaries: ServerBinaries): NodeJS.ProcessEnv {
