@@ -1,4 +1,4 @@
-// Recognising PostgreSQL's errors by their SQLSTATE, the same on PGlite and PostgreSQL.
+// Recognising PostgreSQL's errors by their SQLSTATE.
 
 interface PgError {
   code?: string;
@@ -15,12 +15,13 @@ export function isSerializationFailure(err: unknown): boolean {
   return code === '40001' || code === '40P01';
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENOENT', '57P01', '57P02', '57P03']);
 
-/** The database cannot be reached right now: the request may succeed later (503, not 500). */
+/** The database cannot be reached right now, or has no room (class 53: a full disk, no memory, no
+ * connection left): the request may succeed later (503, not 500); its transaction was rolled back. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as PgError & { message?: string };
-  if (e?.code !== undefined && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (e?.code !== undefined && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08') || e.code.startsWith('53'))) return true;
   const message = e?.message ?? '';
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting|shutting) down/.test(message);
 }
