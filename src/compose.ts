@@ -107,7 +107,7 @@ export async function compose(opts: ComposeOptions): Promise<Service> {
     return await assemble(opts, { db, clock, secretDigest, ownsDb });
   } catch (err) {
     if (ownsDb) await db.close();
-    throw err;
+    throw err instanceof DatabaseStartError ? new StartupError(err.message) : err;
   }
 }
 

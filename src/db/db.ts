@@ -1,6 +1,7 @@
 // The database handle: a node-postgres pool on PostgreSQL (the embedded server or DATABASE_URL's),
 // with transactions that signal their commits to the rest of the service and to other instances.
 import pg from 'pg';
+import { APPLICATION_NAME } from '../version.ts';
 import { pgTimestamptzToIso } from './timestamps.ts';
 import { postgresNotifier } from './notify.ts';
 import { SignalHub, type CommitSignals, type Signal } from './signals.ts';
@@ -180,6 +181,7 @@ export async function openDb(target: DbTarget): Promise<Db> {
   const connection = {
     connectionString: target.url,
     connectionTimeoutMillis: 5_000,
+  application_name: APPLICATION_NAME,
     options: `-c TimeZone=UTC -c plan_cache_mode=force_generic_plan${target.schema ? ` -c search_path=${target.schema}` : ''}`,
     types: typeParsers,
   };

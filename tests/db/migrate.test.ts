@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { freshDb } from '../support/world.ts';
+import pg from 'pg';
+import { migrate, MigrationBlockedError, readMigrations } from '../../src/db/migrate.ts';
+import { APPLICATION_NAME } from '../../src/version.ts';
+import { freshDb, testDatabaseUrl } from '../support/world.ts';
 
 test('every migration applies to an empty database, and a second run applies nothing', async () => {
   const db = await freshDb();
@@ -45,4 +47,29 @@ test('timestamps come back in the wire format with six fractional digits', async
   } finally {
     await db.close();
   }
+});
+
+test('a migration marked to stop earlier releases first waits for them: refused while one is connected, applied once it is gone', async (t) => {
+  const db = await freshDb({ t });
+  await migrate(db);
+  const [{ name }] = (await db.query<{ name: string }>('SELECT current_database() AS name')) as [{ name: string }];
+  const url = new URL(await testDatabaseUrl());
+  url.pathname = `/${name}`;
+  const older = new pg.Client({ connectionString: url.toString(), application_name: 'storeops 0.9.0' });
+  await older.connect();
+  const next = Math.max(...readMigrations().map((m) => m.version)) + 1;
+  const exclusive = { version: next, name: 'drop_what_old_instances_read', sql: '-- storeops: stop earlier releases first\nCREATE TABLE next_release_marker (id int)' };
+  const beside = { version: next + 1, name: 'additive', sql: 'CREATE TABLE additive_marker (id int)' };
+  try {
+    await assert.rejects(migrate(db, [...readMigrations(), exclusive, beside]), (err: unknown) => {
+      assert.ok(err instanceof MigrationBlockedError);
+      assert.match(err.message, new RegExp(`migration ${String(next).padStart(3, '0')}_drop_what_old_instances_read cannot run beside instances of another release, and storeops 0\\.9\\.0 \\(1 connection\\) is connected: stop every instance`));
+      return true;
+    });
+    assert.equal((await db.query("SELECT to_regclass('additive_marker') AS t"))[0]?.t, null, 'nothing of the upgrade was applied');
+  } finally {
+    await older.end();
+  }
+  assert.ok(APPLICATION_NAME.startsWith('storeops '), 'this release\'s sessions name themselves');
+  assert.deepEqual(await migrate(db, [...readMigrations(), exclusive, beside]), [`${String(next).padStart(3, '0')}_drop_what_old_instances_read`, `${String(next + 1).padStart(3, '0')}_additive`]);
 });
