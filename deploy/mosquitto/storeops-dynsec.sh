@@ -55,7 +55,13 @@ case "${1:-} ${2:+x} ${3:+x}" in
   'service x x')
     # A client receives only what a role allows it (a device taking over another's client id and
     # its session must not get its messages): the plugin's default lets every client receive.
-    ctrl setDefaultACLAccess publishClientReceive deny
+    # mosquitto_ctrl 2.0.11's setDefaultACLAccess answers success and changes nothing, so the
+    # plugin's own command is sent, and the result read back.
+    mosquitto_pub -h "${BROKER_HOST:-localhost}" -p "${BROKER_PORT:-1883}" -u "${DYNSEC_ADMIN_USER:-admin}" \
+      -P "$DYNSEC_ADMIN_PASSWORD" -q 1 -t '$CONTROL/dynamic-security/v1' \
+      -m '{"commands":[{"command":"setDefaultACLAccess","acls":[{"acltype":"publishClientReceive","allow":false}]}]}'
+    ctrl getDefaultACLAccess
+    case "$out" in *'publishClientReceive : deny'*) ;; *) echo "the default is still: $out" >&2; exit 1 ;; esac
     account "$2" "$3"; role=$2
     allow publishClientSend 'lockers/+/commands'
     allow publishClientSend 'radio/+/play'
