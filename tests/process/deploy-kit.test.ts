@@ -122,6 +122,9 @@ test('compose: PostgreSQL 18, Mosquitto 2, two instances behind the proxy, every
     assert.equal(env[0]?.[name], env[1]?.[name], `${name} the same for both`);
   }
   assert.notEqual(env[0]?.MQTT_CLIENT_ID, env[1]?.MQTT_CLIENT_ID);
+  for (const name of instances) {
+    assert.ok(Number(/^(\d+)s$/.exec(services[name].stop_grace_period)?.[1]) * 1000 > gracefulStopMs(), `${name} is given its graceful stop`);
+  }
   for (const name of Object.keys({ ...env[0], ...env[1] })) assert.ok(serviceVariables.has(name), `${name} is read by src/config.ts`);
 
   const used = new Set([...text.matchAll(/(?<!\$)\$\{([A-Z0-9_]+)(?::?[-?][^}]*)?\}/g)].map((m) => m[1]));
@@ -144,6 +147,13 @@ function unit(): Map<string, string[]> {
   return keys;
 }
 
+/** How long main.ts lets a graceful stop take before it exits anyway. */
+function gracefulStopMs(): number {
+  const ms = Number(/shutdown took too long[\s\S]*?\}, ([\d_]+)\)/.exec(read('src/main.ts'))?.[1]?.replace(/_/g, ''));
+  assert.ok(ms > 0, "main.ts's graceful stop bound is found");
+  return ms;
+}
+
 test('the systemd unit runs what npm start runs, non-root, sandboxed with DATA_DIR writable, and outlasts the graceful stop', () => {
   const keys = unit();
   const one = (key: string) => keys.get(key)?.at(-1) ?? '';
@@ -159,8 +169,7 @@ test('the systemd unit runs what npm start runs, non-root, sandboxed with DATA_D
   for (const key of ['NoNewPrivileges', 'PrivateTmp']) assert.equal(one(key), 'yes', key);
   assert.equal(one('Restart'), 'on-failure');
   assert.equal(one('KillSignal'), 'SIGTERM');
-  const graceMs = Number(/shutdown took too long[\s\S]*?\}, ([\d_]+)\)/.exec(read('src/main.ts'))?.[1]?.replace(/_/g, ''));
-  assert.ok(graceMs > 0, "main.ts's graceful stop bound is found");
+  const graceMs = gracefulStopMs();
   assert.ok(Number(/^(\d+)s$/.exec(one('TimeoutStopSec'))?.[1]) * 1000 > graceMs, `TimeoutStopSec is longer than ${graceMs} ms`);
 });
 
