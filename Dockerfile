@@ -8,8 +8,9 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends festival festvox-us-slt-hts flite \
   && rm -rf /var/lib/apt/lists/*
 
-# A system user that owns nothing but the data volume: the code stays root's, read-only to it.
-RUN useradd --system --user-group --home-dir /data --shell /usr/sbin/nologin storeops \
+# A system user that owns only the data volume and its home (where npm, for `docker exec ... npm
+# run ...`, writes its logs: not in DATA_DIR, which a restore wants empty). The code stays root's.
+RUN useradd --system --user-group --create-home --home-dir /home/storeops --shell /usr/sbin/nologin storeops \
   && mkdir /data && chown storeops:storeops /data
 
 WORKDIR /app
