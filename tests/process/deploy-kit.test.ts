@@ -205,6 +205,7 @@ test('the broker accounts of deploy/mosquitto: each device its own topics, the s
     return t.skip('needs mosquitto, mosquitto_ctrl and the Dynamic Security plugin');
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-dynsec-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
   // The compose file's configuration, on a free port of loopback and in the temp dir.
   const conf = read('deploy/mosquitto/mosquitto.conf').replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
@@ -215,7 +216,7 @@ test('the broker accounts of deploy/mosquitto: each device its own topics, the s
   const ids = process.getuid?.() === 0 ? userIds('mosquitto') : null; // started by root, it runs as its own user
   for (const f of ['', 'dynamic-security.json']) if (ids !== null) fs.chownSync(path.join(dir, f), ids.uid, ids.gid);
   const broker = spawn(bin, ['-c', path.join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
-  t.after(() => { broker.kill('SIGKILL'); fs.rmSync(dir, { recursive: true, force: true }); });
+  t.after(() => broker.kill('SIGKILL'));
   await until(() => new Promise((resolve) => net.connect(port, '127.0.0.1').on('connect', function (this: net.Socket) {
     this.destroy();
     resolve(true);
