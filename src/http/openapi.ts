@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document: generated from the routes' TypeBox schemas, published at /openapi.json.
 import type { SwaggerOptions } from '@fastify/swagger';
-import packageJson from '../../package.json' with { type: 'json' };
+import { VERSION } from '../version.ts';
 import { refineDocument } from './openapi-refine.ts';
 
 /** The document does not depend on the configuration: docs/openapi.json is the same as any
@@ -13,7 +13,7 @@ export function openApiOptions(): SwaggerOptions {
       info: {
         title: 'storeops',
         // The release's version (CHANGELOG.md): one number for the service and its API document.
-        version: packageJson.version,
+        version: VERSION,
         description:
           'Pickup lockers, Call for Help and radio announcements for stores. Errors are `{ message, code }`; validation failures are 422 and add `errors` by field. ' +
           'The rules of each operation, in words: docs/api.md of the project.',
