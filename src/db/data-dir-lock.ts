@@ -1,5 +1,7 @@
 // One service owns a data directory: it starts and stops the embedded server there. The lock is a
-// file holding the owner's pid; one left by a process that is gone is taken over.
+// file holding the owner's pid and, on Linux, the time that process started: a pid that was reused
+// since (a container restarted, the machine rebooted) is not taken for the owner. A lock left by a
+// process that is gone is taken over.
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseStartError } from './start-error.ts';
@@ -26,15 +28,30 @@ export function lockPath(dataDir: string): string {
   return path.join(dataDir, 'storeops.lock');
 }
 
-/** The live process holding the data directory, or null. */
-export function lockHolder(dataDir: string): number | null {
-  let holder: number;
+/** When a process started (clock ticks since boot, /proc/PID/stat field 22), or null where there is no /proc. */
+function startTime(pid: number): string | null {
   try {
-    holder = Number(fs.readFileSync(lockPath(dataDir), 'utf8').trim());
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
   } catch {
     return null;
   }
-  return Number.isInteger(holder) && holder > 0 && holder !== process.pid && processAlive(holder) ? holder : null;
+}
+
+/** The live process holding the data directory, or null. */
+export function lockHolder(dataDir: string): number | null {
+  let pid: number;
+  let started: string | undefined;
+  try {
+    const [first, second] = fs.readFileSync(lockPath(dataDir), 'utf8').trim().split(/\s+/);
+    pid = Number(first);
+    started = second;
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || !processAlive(pid)) return null;
+  const now = startTime(pid);
+  return started !== undefined && now !== null && now !== started ? null : pid;
 }
 
 /** Takes the data directory for this process; returns the function that gives it back. */
@@ -43,7 +60,7 @@ export function lockDataDir(dataDir: string): () => void {
   const file = lockPath(dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      fs.writeFileSync(file, `${process.pid} ${startTime(process.pid) ?? ''}`.trim(), { flag: 'wx' });
       return () => fs.rmSync(file, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
