@@ -15,6 +15,8 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
+const started: ChildProcess[] = [];
+
 export function startService(env: Record<string, string>): Running {
   const child = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
     cwd: root,
@@ -26,11 +28,14 @@ export function startService(env: Record<string, string>): Running {
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  started.push(child);
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** The URL the service listens at, once it does: a first start makes its database first, which on
+ * a loaded machine takes a while; no time is asserted here. */
 export async function listeningUrl(service: Running): Promise<string> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 2400; i++) {
     const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(service.stdout());
     if (m?.[1]) return m[1];
     if (service.child.exitCode !== null) throw new Error(`exited: ${service.stderr()}`);
@@ -63,6 +68,8 @@ export function serverPidUnder(dir: string): number | null {
 }
 
 after(() => {
+  // A test that failed half-way leaves its service running: it goes first, then its server.
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of tempDirs) {
     const pid = serverPidUnder(dir);
     if (pid !== null) process.kill(pid, 'SIGQUIT');
