@@ -79,6 +79,32 @@ test('a service killed outright leaves its server running; the next start stops 
   assert.equal(await second.exited, 0);
 });
 
+test('a server killed under a running service is started again: 503 meanwhile, never 500, then served with nothing committed lost', async () => {
+  const dataDir = path.join(tempDir(), 'data');
+  const service = startService({ DATA_DIR: dataDir, PROVISION_FILE: example });
+  const url = await listeningUrl(service);
+  const before = await openRequest(url);
+  assert.equal(before.status, 201);
+  const { message_id: kept } = (await before.json()) as { message_id: string };
+  const server = serverPidUnder(dataDir) as number;
+  process.kill(server, 'SIGKILL');
+  const statuses = new Set<number>();
+  let after: Response | null = null;
+  for (let i = 0; i < 600; i++) {
+    after = await openRequest(url);
+    statuses.add(after.status);
+    if (after.status === 201) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(after?.status, 201, `served again (statuses seen: ${[...statuses].join(', ')})`);
+  assert.ok([...statuses].every((s) => s === 201 || s === 503), `only 503 while it was away: ${[...statuses].join(', ')}`);
+  assert.match(service.stderr(), new RegExp(`the embedded PostgreSQL server \\(pid ${server}\\) ended unexpectedly; starting it again`));
+  assert.equal((await fetch(`${url}/api/callforhelp/v1/tracking?message_id=${kept}`)).status, 200, 'what was committed is kept');
+  service.child.kill('SIGTERM');
+  assert.equal(await service.exited, 0);
+  assert.equal(serverPidUnder(dataDir), null, 'the new server stopped with the service');
+});
+
 test('npm run provision works while the service runs, through its server', async () => {
   const dir = tempDir();
   const dataDir = path.join(dir, 'data');

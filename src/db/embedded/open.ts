@@ -75,15 +75,44 @@ export async function openEmbeddedDb(dataDir: string, opts: EmbeddedOpenOptions 
     }
     return db;
   }
+  const start = () => startEmbeddedServer({ dataDir, ...(opts.settings ? { settings: opts.settings } : {}), ...(opts.onLine ? { onLine: opts.onLine } : {}) });
   try {
-    const server = await startEmbeddedServer({ dataDir, ...(opts.settings ? { settings: opts.settings } : {}), ...(opts.onLine ? { onLine: opts.onLine } : {}) });
+    let server = await start();
+    let closing = false;
+    let wake = () => {};
+    // A server that ends unasked (killed, out of memory) is started again, with a growing pause
+    // between attempts; requests meanwhile are answered 503 and the pool reconnects to the same socket.
+    const keepRunning = async (): Promise<void> => {
+      for (let pause = 1_000; ; pause = Math.min(pause * 2, 30_000)) {
+        await server.ended;
+        if (closing) return;
+        opts.onLine?.(`the embedded PostgreSQL server (pid ${server.pid}) ended unexpectedly; starting it again`);
+        try {
+          server = await start();
+          pause = 1_000;
+          if (closing) await server.stop();
+        } catch (err) {
+          opts.onLine?.(`the embedded PostgreSQL server could not be started again: ${(err as Error).message}; next attempt in ${pause / 1000} s`);
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, pause).unref();
+          });
+          if (closing) return;
+        }
+      }
+    };
+    const watching = keepRunning();
     try {
       const db = await openDb({ url: server.url, ...(opts.poolSize ? { poolSize: opts.poolSize } : {}) });
       return afterClose(db, async () => {
+        closing = true;
+        wake();
         await server.stop();
+        await watching;
         release();
       });
     } catch (err) {
+      closing = true;
       await server.stop();
       throw err;
     }

@@ -35,6 +35,8 @@ export interface EmbeddedServer {
   /** How the service connects: the socket directory, no password. */
   readonly url: string;
   readonly pid: number;
+  /** Resolves when the server has ended, asked to or not. */
+  readonly ended: Promise<void>;
   /** A fast shutdown: sessions end, what was committed is kept. */
   stop(): Promise<void>;
 }
@@ -232,11 +234,16 @@ export async function startEmbeddedServer(opts: EmbeddedServerOptions): Promise<
   const spawnFailed = new Promise<never>((_, reject) => child.once('error', (err) => reject(new ServerStartError(`could not run ${binaries.postgres}: ${err.message}`))));
   await Promise.race([waitUntilReady(child, dataDir, logFile, logOffset), spawnFailed]);
   const pid = child.pid as number;
+  const ended = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
   await ensureDatabase(dataDir);
   let stopping: Promise<void> | null = null;
   return {
     url: embeddedUrl(dataDir),
     pid,
+    ended,
     stop: () => (stopping ??= processAlive(pid) ? stopPid(pid) : Promise.resolve()),
   };
 }
