@@ -110,7 +110,7 @@ export async function startService(name: string, env: Record<string, string>): P
     } catch {
       return false;
     }
-  }, { tries: 300 });
+  }, { tries: 1200 }); // a start is not timed here: a loaded machine makes it slow
   return {
     name, url, port: Number(full.PORT), env: full, pid: proc.child.pid as number,
     output: () => proc.output,
