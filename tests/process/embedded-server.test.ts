@@ -6,19 +6,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { processAlive } from '../../src/db/data-dir-lock.ts';
 import { BinariesError, findBinaries } from '../../src/db/embedded/binaries.ts';
 import { example, listeningUrl, root, serverPidUnder, startService, tempDir } from './service-process.ts';
 
 const TOKEN = 'example-api-token-change-me-00001'; // the chat-bot token of examples/provision.json
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const alive = processAlive;
 
 async function openRequest(url: string, token = TOKEN): Promise<Response> {
   return fetch(`${url}/api/callforhelp/requests`, {

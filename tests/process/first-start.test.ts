@@ -1,65 +1,43 @@
 // A first start that cannot go on says why in one line naming the variable to look at, without a
 // stack; a database that comes up late is waited for, a line per attempt.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { freePort } from '../support/free-port.ts';
+import { startService, tempDir, type Running } from './service-process.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 
-interface Run {
-  child: ChildProcess;
-  out: () => string;
-  err: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(t: test.TestContext, env: Record<string, string>): Run {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-first-'));
-  fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass through
-  const child = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'info', DATA_DIR: path.join(dir, 'data'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+function start(t: test.TestContext, env: Record<string, string>): Running {
+  const run = startService({ DATA_DIR: path.join(tempDir(), 'data'), ...env });
   t.after(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await exited;
+    if (run.child.exitCode === null) {
+      run.child.kill('SIGKILL');
+      await run.exited;
     }
-    fs.rmSync(dir, { recursive: true, force: true });
   });
-  return { child, out: () => out, err: () => err, exited };
+  return run;
 }
 
 /** The lines a failed start wrote to stderr: one cause, no stack. */
-function assertOneLineCause(run: Run, pattern: RegExp): void {
-  const lines = run.err().split('\n').filter((l) => l.trim() !== '' && !/^npm warn/.test(l));
+function assertOneLineCause(run: Running, pattern: RegExp): void {
+  const lines = run.stderr().split('\n').filter((l) => l.trim() !== '' && !/^npm warn/.test(l));
   const last = lines.at(-1) ?? '';
-  assert.match(last, pattern, run.err());
-  assert.ok(!/^\s+at /m.test(run.err()), `no stack trace: ${run.err()}`);
+  assert.match(last, pattern, run.stderr());
+  assert.ok(!/^\s+at /m.test(run.stderr()), `no stack trace: ${run.stderr()}`);
 }
 
-async function listening(run: Run): Promise<string> {
+async function listening(run: Running): Promise<string> {
   for (let i = 0; i < 1200; i++) {
-    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.out());
+    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stdout());
     if (m?.[1]) return m[1];
-    if (run.child.exitCode !== null) assert.fail(`exited: ${run.err()}`);
+    if (run.child.exitCode !== null) assert.fail(`exited: ${run.stderr()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  return assert.fail(`did not start: ${run.err()}`);
+  return assert.fail(`did not start: ${run.stderr()}`);
 }
 
 test('an HTTP port in use stops the start in one line naming PORT', async (t) => {
@@ -76,9 +54,9 @@ test('an unreachable database is waited for DATABASE_WAIT_SECONDS, a line per at
   const port = await freePort();
   const run = start(t, { DATABASE_URL: `postgres://storeops:secret-password@127.0.0.1:${port}/storeops`, DATABASE_WAIT_SECONDS: '2' });
   assert.equal(await run.exited, 2);
-  assert.match(run.err(), /waiting for the database at 127\.0\.0\.1:\d+\/storeops \(DATABASE_URL\): connection refused; attempt 1/);
+  assert.match(run.stderr(), /waiting for the database at 127\.0\.0\.1:\d+\/storeops \(DATABASE_URL\): connection refused; attempt 1/);
   assertOneLineCause(run, /the database at 127\.0\.0\.1:\d+\/storeops \(DATABASE_URL\) is not reachable: connection refused; waited 2 s \(DATABASE_WAIT_SECONDS\)/);
-  assert.ok(!run.err().includes('secret-password'), 'the password of DATABASE_URL is never printed');
+  assert.ok(!run.stderr().includes('secret-password'), 'the password of DATABASE_URL is never printed');
 });
 
 test('a DATABASE_URL that is no postgres URL stops the start naming it', async (t) => {
@@ -93,7 +71,7 @@ test('a missing database is named with DATABASE_URL, at once', { skip: testDatab
   const run = start(t, { DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '60' });
   assert.equal(await run.exited, 2);
   assertOneLineCause(run, /the database "storeops_missing_[0-9a-f]+" does not exist on [^ ]+ \(DATABASE_URL\): create it/);
-  assert.doesNotMatch(run.err(), /waiting for the database/, 'waiting cannot make a database exist');
+  assert.doesNotMatch(run.stderr(), /waiting for the database/, 'waiting cannot make a database exist');
 });
 
 test('a database that comes up after the service is waited for, then served', { skip: testDatabaseUrl ? false : 'needs TEST_DATABASE_URL (a PostgreSQL server)' }, async (t) => {
@@ -128,8 +106,8 @@ test('a database that comes up after the service is waited for, then served', { 
   url.username = admin.username;
   url.password = admin.password;
   const run = start(t, { DATABASE_URL: url.toString(), DATABASE_WAIT_SECONDS: '60' });
-  for (let i = 0; i < 400 && !/attempt 2/.test(run.err()); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.match(run.err(), /waiting for the database .*attempt 2/);
+  for (let i = 0; i < 400 && !/attempt 2/.test(run.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.match(run.stderr(), /waiting for the database .*attempt 2/);
   await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
   const base = await listening(run);
   assert.equal((await fetch(`${base}/readyz`)).status, 200);

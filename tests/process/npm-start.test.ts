@@ -7,17 +7,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { processAlive } from '../../src/db/data-dir-lock.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const alive = processAlive;
 
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
