@@ -1,6 +1,7 @@
 // Radio (R1, R2 and the transcripts): text to speech, played on a store's radio edge device.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import type { ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import { messagingSignatureOf, radioCaller } from './access.ts';
@@ -64,30 +65,34 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     return playedView(messageId);
   });
 
-  app.post('/webhooks/incoming/messaging/:edgeId', {
-    schema: {
-      operationId: 'playRadioWebhookMessage',
-      tags: ['radio'],
-      summary: "Play a text message from a messaging provider's webhook",
-      description:
-        'Form body (application/x-www-form-urlencoded). Signature in `X-Messaging-Signature` (or `X-Twilio-Signature`): base64 of HMAC-SHA1 keyed with the ' +
-        "account's auth token, over PUBLIC_BASE_URL + path + query followed by every form field sorted by name, as name then value. " +
-        "Unknown account, an account of another organization than the edge device's, missing or bad signature: 403. Unknown edge device: 404. " +
-        'Missing fields: 422. Another content type: 415.',
-      security: [{ messagingSignature: [] }],
-      consumes: ['application/x-www-form-urlencoded'],
-      params: MessagingParams,
-      body: MessagingBody,
-      response: { 200: Played, ...RADIO_BODY_ERRORS, ...RADIO_ERRORS, ...MESSAGING_ERRORS },
-    },
-  }, async (request) => {
+  const messagingSchema = {
+    operationId: 'playRadioWebhookMessage',
+    tags: ['radio'],
+    summary: "Play a text message from a messaging provider's webhook",
+    description:
+      'Form body (application/x-www-form-urlencoded). Signature in `X-Messaging-Signature` (or `X-Twilio-Signature`): base64 of HMAC-SHA1 keyed with the ' +
+      "account's auth token, over PUBLIC_BASE_URL + path + query followed by every form field sorted by name, as name then value. " +
+      "Unknown account, an account of another organization than the edge device's, missing or bad signature: 403. Unknown edge device: 404. " +
+      'Missing fields: 422. Another content type: 415.',
+    security: [{ messagingSignature: [] }],
+    consumes: ['application/x-www-form-urlencoded'],
+    params: MessagingParams,
+    body: MessagingBody,
+    response: { 200: Played, ...RADIO_BODY_ERRORS, ...RADIO_ERRORS, ...MESSAGING_ERRORS },
+  };
+  const playMessagingRoute = async (request: FastifyRequest<{ Params: Static<typeof MessagingParams>; Body: Static<typeof MessagingBody> }>) => {
     if (!isForm(request)) throw new AppError(415, 'unsupported_media_type', 'the body must be application/x-www-form-urlencoded');
-    // request.url is the path and query exactly as sent, which is what the provider signed.
+    // request.url is the path and query exactly as sent, which is what the provider signed: on the
+    // alias too, since a provider number configured with it signs the alias's URL.
     const { messageId } = await playMessaging(deps, request.params.edgeId, {
       url: deps.publicBaseUrl + request.url, fields: request.body, signature: messagingSignatureOf(request),
     });
     return playedView(messageId);
-  });
+  };
+  app.post('/webhooks/incoming/messaging/:edgeId', { schema: messagingSchema }, playMessagingRoute);
+  // Contract section 1: the URL provider numbers are already configured with; the same operation,
+  // left out of the document so that R2 is listed once.
+  app.post('/webhooks/incoming/twilio/:edgeId', { schema: { ...messagingSchema, hide: true } }, playMessagingRoute);
 
   app.get('/api/radio/transcripts', {
     onRequest: authenticate,
