@@ -8,7 +8,7 @@ import { messagingSignatureOf, radioCaller } from './access.ts';
 import { playMessaging, playText, type PlayDeps } from './play.ts';
 import { MAX_TEXT_LENGTH, type RadioCaller } from './rules.ts';
 import {
-  EDGE_SECURITY, MESSAGING_ERRORS, MessagingBody, MessagingParams, Played, PlayBody, RADIO_BODY_ERRORS, RADIO_ERRORS, TranscriptAudioParams,
+  EDGE_SECURITY, MESSAGING_PLAY_ERRORS, MessagingBody, MessagingParams, Played, PlayBody, PLAY_ERRORS, RADIO_ERRORS, TranscriptAudioParams,
   MessageAudioParams, Timeline, TimelineQuery, TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
 } from './schemas.ts';
 import { playedWav, radioTimeline, transcriptPage, transcriptWav } from './transcripts.ts';
@@ -46,8 +46,13 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     request.radioCaller = await radioCaller(deps.db, deps.apiTokens, request);
   };
 
+  // R1 and R2's refusals also carry `error` (contract section 3): the handler fills it for routes so
+  // configured, and their error responses (PLAY_ERRORS) declare it.
+  const config = { errorText: true };
+
   app.post('/webhooks/incoming/generic', {
     onRequest: authenticate,
+    config,
     schema: {
       operationId: 'playRadioText',
       tags: ['radio'],
@@ -58,7 +63,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
         `Unknown edge device: 404. Text over ${MAX_TEXT_LENGTH} characters: 422. Speech engine busy or too slow: 503 with Retry-After.`,
       security: EDGE_SECURITY,
       body: PlayBody,
-      response: { 200: Played, ...RADIO_BODY_ERRORS, ...RADIO_ERRORS },
+      response: { 200: Played, ...PLAY_ERRORS },
     },
   }, async (request) => {
     const { messageId } = await playText(deps, callerOf(request), request.body);
@@ -78,7 +83,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     consumes: ['application/x-www-form-urlencoded'],
     params: MessagingParams,
     body: MessagingBody,
-    response: { 200: Played, ...RADIO_BODY_ERRORS, ...RADIO_ERRORS, ...MESSAGING_ERRORS },
+    response: { 200: Played, ...MESSAGING_PLAY_ERRORS },
   };
   const playMessagingRoute = async (request: FastifyRequest<{ Params: Static<typeof MessagingParams>; Body: Static<typeof MessagingBody> }>) => {
     if (!isForm(request)) throw new AppError(415, 'unsupported_media_type', 'the body must be application/x-www-form-urlencoded');
@@ -89,10 +94,10 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     });
     return playedView(messageId);
   };
-  app.post('/webhooks/incoming/messaging/:edgeId', { schema: messagingSchema }, playMessagingRoute);
+  app.post('/webhooks/incoming/messaging/:edgeId', { config, schema: messagingSchema }, playMessagingRoute);
   // Contract section 1: the URL provider numbers are already configured with; the same operation,
   // left out of the document so that R2 is listed once.
-  app.post('/webhooks/incoming/twilio/:edgeId', { schema: { ...messagingSchema, hide: true } }, playMessagingRoute);
+  app.post('/webhooks/incoming/twilio/:edgeId', { config, schema: { ...messagingSchema, hide: true } }, playMessagingRoute);
 
   app.get('/api/radio/transcripts', {
     onRequest: authenticate,

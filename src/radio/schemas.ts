@@ -1,7 +1,7 @@
 // TypeBox schemas of the radio operations (R1, R2, the transcripts): validation, the handlers'
 // types and the OpenAPI document.
 import { Type } from 'typebox';
-import { errorResponses, JSON_STORABLE_CHAR, JsonStorableText, nullable, oneOf } from '../http/schemas.ts';
+import { errorResponses, JSON_STORABLE_CHAR, JsonStorableText, nullable, oneOf, withErrorText } from '../http/schemas.ts';
 import { MAX_MESSAGING_BODY, MAX_TEXT_LENGTH } from './rules.ts';
 
 /** Text to be spoken (R1, R2, the console's announcement): something to say, and nothing that jsonb
@@ -30,6 +30,10 @@ export const MESSAGING_ERRORS = errorResponses({
   404: 'unknown edge device (told only to a correctly signed request)',
   415: 'the body is not application/x-www-form-urlencoded',
 });
+
+/** Every refusal of R1 and R2 (contract section 3): their bodies also carry `error`. */
+export const PLAY_ERRORS = withErrorText({ ...RADIO_BODY_ERRORS, ...RADIO_ERRORS });
+export const MESSAGING_PLAY_ERRORS = withErrorText({ ...RADIO_BODY_ERRORS, ...RADIO_ERRORS, ...MESSAGING_ERRORS });
 
 export const EDGE_SECURITY: Record<string, string[]>[] = [{ edgeApiKey: [] }, { bearerToken: [] }];
 
