@@ -9,7 +9,7 @@ import { playMessaging, playText, type PlayDeps } from './play.ts';
 import { MAX_TEXT_LENGTH, type RadioCaller } from './rules.ts';
 import {
   EDGE_SECURITY, MESSAGING_PLAY_ERRORS, MessagingBody, MessagingParams, Played, PlayBody, PLAY_ERRORS, RADIO_ERRORS, TranscriptAudioParams,
-  MessageAudioParams, Timeline, TimelineQuery, TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
+  MessageAudioParams, Timeline, TIMELINE_ERRORS, TimelineQuery, TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
 } from './schemas.ts';
 import { playedWav, radioTimeline, transcriptPage, transcriptWav } from './transcripts.ts';
 import { playedView, timelineView, transcriptListView } from './views.ts';
@@ -106,13 +106,14 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       tags: ['radio'],
       summary: 'What an edge device played and heard, newest first',
       description:
-        'R3. Same credentials as playRadioText (a token limited to locations sees only their edge devices). Every played message ' +
+        "R3. Same credentials as playRadioText, but an edge device of another organization (or of a location the token is not limited to) " +
+        'is 404, as one that does not exist. Every played message ' +
         '(R1, R2, announcements, confirmations: with its status queued, played, expired or dropped, and its audio while kept) and every ' +
         'message heard on radio/<edge_id>/heard (with what came of it), within `from`/`to` when given. Pages of `limit`; the next ' +
         'page is `cursor` = `next_cursor`.',
       security: EDGE_SECURITY,
       querystring: TimelineQuery,
-      response: { 200: Timeline, ...RADIO_ERRORS },
+      response: { 200: Timeline, ...TIMELINE_ERRORS },
     },
   }, async (request) => timelineView(await radioTimeline(deps, callerOf(request), request.query)));
 
@@ -122,10 +123,11 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       operationId: 'getRadioMessageAudio',
       tags: ['radio'],
       summary: 'The WAV of a played message (16-bit PCM mono, 16 kHz), while it is kept',
-      description: 'Same credentials as listRadioTranscripts. A message of an edge device the caller may not use: 403; unknown, or its audio past retention: 404.',
+      description: "Same credentials as listRadioTranscripts. Another edge device's key: 403. Unknown, its audio past retention, or a message of " +
+        'an edge device of another organization (or location) than the token\'s: 404.',
       security: EDGE_SECURITY,
       params: MessageAudioParams,
-      response: { 200: WavResponse, ...RADIO_ERRORS },
+      response: { 200: WavResponse, ...TIMELINE_ERRORS },
     },
   }, async (request, reply) => {
     const wav = await playedWav(deps, callerOf(request), request.params.message_id);

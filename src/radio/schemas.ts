@@ -20,6 +20,15 @@ export const RADIO_ERRORS = errorResponses({
   429: 'too many refused requests from this client; see Retry-After',
   503: { description: 'the speech engine is busy or too slow, or the database is unavailable; see Retry-After', codes: ['unavailable', 'speech_busy', 'speech_timeout'] },
 });
+/** The refusals of R3 and the audio it links to: another organization's edge device (or message)
+ * is answered as one that does not exist (contract section 2). */
+export const TIMELINE_ERRORS = {
+  ...RADIO_ERRORS,
+  ...errorResponses({
+    403: 'missing or invalid credential, a token without the radio scope, another edge device\'s key',
+    404: 'unknown edge device or message, or one of another organization (or of a location the token is not limited to)',
+  }),
+};
 export const RADIO_BODY_ERRORS = errorResponses({
   400: 'the body cannot be parsed',
   413: 'the body is too large',
