@@ -11,6 +11,8 @@ export interface ButtonRow {
   option_id: number;
   name: string;
   device_key: string;
+  /** The chat channel its requests go to (copied to each). */
+  chat_channel_id: string | null;
   battery_low: boolean;
   cooldown_seconds: number;
 }
@@ -18,7 +20,7 @@ export interface ButtonRow {
 /** The button of the organization (and the token's locations) with this MAC address, any case; locked. */
 export async function lockButton(q: Queryable, organizationId: number, locationIds: readonly number[] | null, deviceKey: string): Promise<ButtonRow | null> {
   const [row] = await q.query<ButtonRow>(
-    `SELECT b.id, b.organization_id, b.location_id, b.option_id, b.name, b.device_key, b.battery_low,
+    `SELECT b.id, b.organization_id, b.location_id, b.option_id, b.name, b.device_key, b.chat_channel_id, b.battery_low,
        coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds
      FROM call_buttons b JOIN locations l ON l.id = b.location_id
      WHERE b.organization_id = $1 AND upper(b.device_key) = upper($2) AND ($3::int[] IS NULL OR b.location_id = ANY ($3::int[]))
@@ -79,6 +81,8 @@ export interface DisplayRow {
   name: string;
   option_ids: number[];
   allow_custom_text: boolean;
+  /** The chat channel its requests go to (copied to each). */
+  chat_channel_id: string | null;
   cooldown_seconds: number;
   language: 'en' | 'fr';
 }
@@ -86,7 +90,7 @@ export interface DisplayRow {
 /** The display whose key has this SHA-256. */
 export async function findDisplay(q: Queryable, keyHash: string): Promise<DisplayRow | null> {
   const [row] = await q.query<DisplayRow>(
-    `SELECT d.id, d.organization_id, d.location_id, d.name, d.option_ids, d.allow_custom_text,
+    `SELECT d.id, d.organization_id, d.location_id, d.name, d.option_ids, d.allow_custom_text, d.chat_channel_id,
        coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds, coalesce(l.language, 'en') AS language
      FROM cfh_displays d JOIN locations l ON l.id = d.location_id WHERE d.key_hash = $1`,
     [keyHash],

@@ -61,7 +61,7 @@ export async function pressButton(deps: ButtonDeps, caller: Caller, input: Press
     if (!press.accepted) return { kind: 'cooldown' as const, secondsLeft: press.secondsLeft };
     const row = await insertNewRequest(q, deps, caller, {
       locationId: button.location_id, optionId: button.option_id, deviceId: null, displayId: null, callbuttonId: button.id,
-      chatChannelId: null, source: 'call_button',
+      chatChannelId: button.chat_channel_id, source: 'call_button',
     });
     return { kind: 'created' as const, messageId: row.message_id };
   });

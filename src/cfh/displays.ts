@@ -60,7 +60,7 @@ export async function createDisplayRequest(deps: CfhDeps, key: string, input: Di
     const press = await acceptDisplayPress(q, display.id, input.client, display.cooldown_seconds, deps.clock.now());
     if (!press.accepted) return { row: null, secondsLeft: press.secondsLeft };
     const row = await insertNewRequest(q, deps, { organizationId: display.organization_id, tokenId: null, locationIds: null }, {
-      locationId: display.location_id, optionId, deviceId: null, displayId: display.id, callbuttonId: null, chatChannelId: null,
+      locationId: display.location_id, optionId, deviceId: null, displayId: display.id, callbuttonId: null, chatChannelId: display.chat_channel_id,
       source: 'display', customText: text === '' ? null : text,
     });
     return { row, secondsLeft: 0 };

@@ -5,6 +5,15 @@ import { isDatabaseUnavailable, isUnstorableValue } from '../db/errors.ts';
 
 export type FieldErrors = Record<string, string[]>;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This operation's error bodies also carry `error`, the message's text: R1 and R2, whose
+     * deployed edge integrations read it (contract section 3). Its error responses say so too
+     * (http/schemas.ts withErrorText), or the serializer would drop the field. */
+    errorText?: boolean;
+  }
+}
+
 export class AppError extends Error {
   readonly status: number;
   readonly code: string;
@@ -38,6 +47,18 @@ export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
   429: ['too_many_failures'],
   503: ['unavailable'],
 };
+
+interface ErrorBody {
+  message: string;
+  code: string;
+  errors?: FieldErrors;
+}
+
+/** The body of an error answer to this request: `{ message, code, errors? }`, and `error` with the
+ * message's text on an operation that carries it. Every error body of a route is made here. */
+export function errorBody(request: FastifyRequest, body: ErrorBody): ErrorBody & { error?: string } {
+  return request.routeOptions.config?.errorText === true ? { ...body, error: body.message } : body;
+}
 
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
 export const invalid = (field: string, problem: string) =>
@@ -136,43 +157,45 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const send = (status: number, body: ErrorBody) => reply.code(status).send(errorBody(request, body));
     if (error instanceof AppError) {
       if (error.headers) void reply.headers(error.headers);
-      return reply.code(error.status).send({ message: error.message, code: error.code, ...(error.errors ? { errors: error.errors } : {}) });
+      return send(error.status, { message: error.message, code: error.code, ...(error.errors ? { errors: error.errors } : {}) });
     }
     if (error.validation) {
       const errors = fieldErrors(error.validation, PART_PREFIX[error.validationContext ?? 'body'] ?? '');
       const first = Object.entries(errors)[0];
       const message = first ? `${first[0]}: ${first[1].join(', ')}` : 'the request is invalid';
-      return reply.code(422).send({ message, code: 'validation_failed', errors });
+      return send(422, { message, code: 'validation_failed', errors });
     }
     switch (error.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return reply.code(400).send({ message: 'the body is not valid JSON', code: 'invalid_json' });
+        return send(400, { message: 'the body is not valid JSON', code: 'invalid_json' });
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return reply.code(413).send({ message: 'the body is too large', code: 'body_too_large' });
+        return send(413, { message: 'the body is too large', code: 'body_too_large' });
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
         const accepted = (request.routeOptions.schema as { consumes?: readonly string[] } | undefined)?.consumes ?? ['application/json'];
-        return reply.code(415).send({ message: `unsupported content type: this operation takes ${accepted.join(' or ')}`, code: 'unsupported_media_type' });
+        return send(415, { message: `unsupported content type: this operation takes ${accepted.join(' or ')}`, code: 'unsupported_media_type' });
       }
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return reply.code(400).send({ message: 'the content length does not match the body', code: 'bad_request' });
+        return send(400, { message: 'the content length does not match the body', code: 'bad_request' });
     }
     if (isUnstorableValue(error)) {
-      return reply.code(400).send({ message: 'the request holds a character that cannot be stored (a NUL byte?)', code: 'bad_request' });
+      return send(400, { message: 'the request holds a character that cannot be stored (a NUL byte?)', code: 'bad_request' });
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
-      return reply.code(503).header('retry-after', '5').send({ message: 'the database is unavailable, try again shortly', code: 'unavailable' });
+      void reply.header('retry-after', '5');
+      return send(503, { message: 'the database is unavailable, try again shortly', code: 'unavailable' });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Any other refusal of the framework (a content type that is not a string, a bad header...):
       // its own FST_ERR_* word is no contract, so it is 400 bad_request with its message.
-      return reply.code(400).send({ message: error.message, code: 'bad_request' });
+      return send(400, { message: error.message, code: 'bad_request' });
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ message: 'internal error', code: 'internal_error' });
+    return send(500, { message: 'internal error', code: 'internal_error' });
   });
 }

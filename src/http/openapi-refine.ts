@@ -95,7 +95,8 @@ function errorComponent(components: Components, operationId: string, status: str
   const service = ERROR_CODES[Number(status)] ?? [];
   const codes = Array.isArray(declared) ? (declared as string[]) : service;
   const name = STATUS_NAMES[status] ?? `Status${status}`;
-  const generic = codes.length === service.length && codes.every((c: string) => service.includes(c));
+  // A body with `error` (R1, R2) is its operation's own shape, never the service's shared one.
+  const generic = !('error' in props) && codes.length === service.length && codes.every((c: string) => service.includes(c));
   const componentName = generic ? `${name}Error` : `${pascal(operationId)}${name}Error`;
   const rest: Json = { ...schema };
   delete rest.description;

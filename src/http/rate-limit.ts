@@ -16,6 +16,7 @@
 // what guessing a 128-bit key or token would need.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
+import { errorBody } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -98,9 +99,7 @@ export function registerFailureLimit(app: FastifyInstance, clock: Clock, limit: 
     const retryAfter = Math.max(1, Math.ceil((over.start + limit.windowMs - now) / 1000));
     const message = `too many failed credentials; retry after ${retryAfter} s`;
     void reply.code(429).header('retry-after', String(retryAfter)).header('content-type', 'application/json; charset=utf-8');
-    // The radio operations' bodies also carry `error` (deployed edge integrations read it).
-    const withError = typeof payload === 'string' && payload.includes('"error"');
-    return JSON.stringify({ message, code: 'too_many_failures', ...(withError ? { error: message } : {}) });
+    return JSON.stringify(errorBody(request, { message, code: 'too_many_failures' }));
   });
 
   function failedCredential(request: FastifyRequest, status: number): string | null {

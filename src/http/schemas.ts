@@ -25,6 +25,13 @@ export function errorResponses<S extends number>(described: Record<S, string | {
   ) as Record<S, ReturnType<typeof errorResponse>>;
 }
 
+/** Error responses whose body also carries `error`, the message's text (contract section 3: R1
+ * and R2). The route sets `config.errorText` so that the handler (http/errors.ts) fills it. */
+export function withErrorText<R extends Record<number, ReturnType<typeof errorResponse>>>(responses: R): R {
+  const error = Type.String({ description: 'The same text as message (deployed edge integrations read it)' });
+  return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, { ...r, properties: { ...r.properties, error }, required: [...(r.required ?? []), 'error'] }])) as unknown as R;
+}
+
 /** The refusals of any JSON body. */
 export const BODY_ERRORS = {
   400: 'the body is not JSON',

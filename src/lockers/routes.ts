@@ -142,7 +142,8 @@ export async function lockerRoutes(fastify: FastifyInstance, deps: LockerRouteDe
     schema: {
       operationId: 'updateLockerStatus', tags, security: [{ lockerApiKey: [] }],
       summary: 'A version 2 locker reports its door states',
-      description: 'All or nothing: a report naming a cabinet key the locker does not have changes nothing (422).',
+      description: 'All or nothing: a report naming a cabinet key the locker does not have changes nothing (422). A door status null or absent is ' +
+        'not reported (that door keeps its state, as lockers without a rear door send it); a cabinet entry reporting neither door is 422.',
       body: StatusReportBody,
       response: { 200: { ...StatusReportReply, description: 'the report was applied' }, ...errors({ 422: { description: 'invalid report, an unknown cabinet key (nothing applied), or a locker that is not version 2', codes: ['validation_failed', 'unsupported_locker_version'] } }, { body: true, credential: 'api-key' }) },
     },

@@ -181,6 +181,17 @@ export function repeatedKeys(cabinets: readonly { key: number }[]): FieldErrors 
   return Object.keys(errors).length > 0 ? errors : null;
 }
 
+/** L7: an entry that reports neither door says nothing of its cabinet (contract section 5,
+ * version 3: null or absent is "not reported", and an entry with neither is refused); errors by
+ * field, or null. */
+export function silentEntries(cabinets: readonly { front_status?: string | null; rear_status?: string | null }[]): FieldErrors | null {
+  const errors: FieldErrors = {};
+  cabinets.forEach((c, i) => {
+    if ((c.front_status ?? null) === null && (c.rear_status ?? null) === null) errors[`cabinets[${i}]`] = ['reports neither front_status nor rear_status'];
+  });
+  return Object.keys(errors).length > 0 ? errors : null;
+}
+
 /** L7: the reported keys the locker does not have, by field. */
 export function unknownKeys(cabinets: readonly { key: number }[], unknown: readonly number[]): FieldErrors {
   const errors: FieldErrors = {};

@@ -138,9 +138,11 @@ export const StatusReportBody = Type.Object({
   cabinets: Type.Array(
     Type.Object({
       key: Type.Integer({ minimum: 0, maximum: INT32_MAX }),
-      front_status: Type.Optional(DoorState),
-      rear_status: Type.Optional(DoorState),
-    }),
+      // Null or absent: that door is not reported (contract section 5, version 3; lockers without
+      // a rear door send null). An entry reporting neither door is refused (lockers/rules.ts).
+      front_status: Type.Optional(oneOfOrNull(['open', 'closed'])),
+      rear_status: Type.Optional(oneOfOrNull(['open', 'closed'])),
+    }, { description: 'A cabinet and what it reports of its doors: front_status, rear_status or both (null or absent: not reported)' }),
     { maxItems: 1000 },
   ),
   locker_info: Type.Optional(

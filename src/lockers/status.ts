@@ -1,7 +1,7 @@
 // The state of a location's lockers: L1 lists it; L7 is a version 2 locker reporting its doors,
 // all or nothing, each door it finds changed written as an event.
 import { notFound } from '../http/errors.ts';
-import { invalidReport, repeatedKeys, unknownKeys, unstorableJson, unsupportedVersion } from './rules.ts';
+import { invalidReport, repeatedKeys, silentEntries, unknownKeys, unstorableJson, unsupportedVersion } from './rules.ts';
 import { applyStatusReport } from './cabinet-store.ts';
 import { locationListingJson } from './store.ts';
 import type { DoorState, LockerDeps } from './types.ts';
@@ -14,7 +14,8 @@ export async function locationLockersJson(deps: LockerDeps, locationId: number):
 }
 
 export interface StatusReportRequest {
-  cabinets: { key: number; front_status?: DoorState; rear_status?: DoorState }[];
+  /** A door null or absent is not reported: it keeps its state. */
+  cabinets: { key: number; front_status?: DoorState | null; rear_status?: DoorState | null }[];
   locker_info?: { ip?: string; firmware?: string };
   event?: { type: string; [field: string]: unknown };
 }
@@ -26,6 +27,8 @@ export async function reportStatus(deps: LockerDeps, locker: { id: number; versi
   const { cabinets, locker_info: info, event } = report;
   const eventProblem = unstorableJson(event);
   if (eventProblem !== null) throw invalidReport({ event: [eventProblem] });
+  const silent = silentEntries(cabinets);
+  if (silent !== null) throw invalidReport(silent);
   const repeated = repeatedKeys(cabinets);
   if (repeated !== null) throw invalidReport(repeated);
   const now = deps.clock.now();

@@ -53,7 +53,7 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
       await checkOption(q, `${where}.option_id`, b.option_id, organizationId, b.location_id);
       await upsertByKey(q, 'call_buttons', ['id', b.id], {
         organization_id: { value: organizationId }, location_id: { value: b.location_id }, option_id: { value: b.option_id },
-        name: { value: b.name }, device_key: { value: b.device_key },
+        name: { value: b.name }, device_key: { value: b.device_key }, chat_channel_id: { value: b.chat_channel_id ?? null },
       }, now);
     });
     summary.call_buttons = (summary.call_buttons ?? 0) + 1;
@@ -66,6 +66,7 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
       await upsertByKey(q, 'cfh_displays', ['id', d.id], {
         organization_id: { value: organizationId }, location_id: { value: d.location_id }, name: { value: d.name }, key_hash: { value: sha256hex(d.key) },
         option_ids: { value: d.option_ids, cast: 'int[]' }, allow_custom_text: { value: d.allow_custom_text ?? false },
+        chat_channel_id: { value: d.chat_channel_id ?? null },
       }, now);
     });
     summary.cfh_displays = (summary.cfh_displays ?? 0) + 1;

@@ -13,6 +13,11 @@ const CFH_ANNOUNCEABLE = ['created', 'escalated', 'reminder', 'claimed', 'on_the
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Secret = Type.String({ minLength: 16, maxLength: 512 });
 
+/** The chat channel a button's or display's requests go to (contract section 7, version 3): copied
+ * to each request it creates (chat_channel_id, teams_channel_id). Absent or null: none. The same
+ * limit as C0's chat_channel_id. */
+const ChatChannelId = nullable(Type.String({ minLength: 1, maxLength: 200, ...STORABLE }));
+
 const CfhSeconds = Type.Integer({ minimum: 0, maximum: 604_800 });
 
 export const ThermalMode = Type.Union([Type.Literal('ambient'), Type.Literal('heat'), Type.Literal('freeze'), Type.Literal('chill')]);
@@ -85,6 +90,7 @@ export const ProvisioningFile = Type.Object({
     /** The button's MAC address, as its hub sends it (compared case-insensitively). */
     device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
     option_id: Id,
+    chat_channel_id: Type.Optional(ChatChannelId),
   }))),
   cfh_displays: Type.Optional(Type.Array(Type.Object({
     id: Id,
@@ -94,6 +100,7 @@ export const ProvisioningFile = Type.Object({
     key: Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }),
     option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
     allow_custom_text: Type.Optional(Type.Boolean()),
+    chat_channel_id: Type.Optional(ChatChannelId),
   }))),
   radio_edges: Type.Optional(Type.Array(Type.Object({
     edge_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' }),

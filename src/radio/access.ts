@@ -31,9 +31,10 @@ export async function radioCaller(db: Queryable, tokens: ApiTokens, request: Fas
   return { kind: 'token', principal };
 }
 
-/** The edge device `edgeId` if the caller may use it; an edge device's own key needs no read. */
-export async function edgeForCaller(db: Queryable, caller: RadioCaller, edgeId: string): Promise<Edge> {
-  return authorizeEdgeUse(caller, edgeId, caller.kind === 'token' ? await findEdge(db, edgeId) : null);
+/** The edge device `edgeId` if the caller may use it; an edge device's own key needs no read.
+ * `missing`: what a token is told of an edge device it may not use (authorizeEdgeUse). */
+export async function edgeForCaller(db: Queryable, caller: RadioCaller, edgeId: string, missing?: () => AppError): Promise<Edge> {
+  return authorizeEdgeUse(caller, edgeId, caller.kind === 'token' ? await findEdge(db, edgeId) : null, missing);
 }
 
 /** What the messaging provider signed: the public URL of the request, its form fields, and the signature sent. */

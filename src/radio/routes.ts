@@ -1,14 +1,15 @@
 // Radio (R1, R2 and the transcripts): text to speech, played on a store's radio edge device.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import type { ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import { messagingSignatureOf, radioCaller } from './access.ts';
 import { playMessaging, playText, type PlayDeps } from './play.ts';
 import { MAX_TEXT_LENGTH, type RadioCaller } from './rules.ts';
 import {
-  EDGE_SECURITY, MESSAGING_ERRORS, MessagingBody, MessagingParams, Played, PlayBody, RADIO_BODY_ERRORS, RADIO_ERRORS, TranscriptAudioParams,
-  MessageAudioParams, Timeline, TimelineQuery, TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
+  EDGE_SECURITY, MESSAGING_PLAY_ERRORS, MessagingBody, MessagingParams, Played, PlayBody, PLAY_ERRORS, RADIO_ERRORS, TranscriptAudioParams,
+  MessageAudioParams, Timeline, TIMELINE_ERRORS, TimelineQuery, TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
 } from './schemas.ts';
 import { playedWav, radioTimeline, transcriptPage, transcriptWav } from './transcripts.ts';
 import { playedView, timelineView, transcriptListView } from './views.ts';
@@ -45,8 +46,13 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     request.radioCaller = await radioCaller(deps.db, deps.apiTokens, request);
   };
 
+  // R1 and R2's refusals also carry `error` (contract section 3): the handler fills it for routes so
+  // configured, and their error responses (PLAY_ERRORS) declare it.
+  const config = { errorText: true };
+
   app.post('/webhooks/incoming/generic', {
     onRequest: authenticate,
+    config,
     schema: {
       operationId: 'playRadioText',
       tags: ['radio'],
@@ -57,37 +63,41 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
         `Unknown edge device: 404. Text over ${MAX_TEXT_LENGTH} characters: 422. Speech engine busy or too slow: 503 with Retry-After.`,
       security: EDGE_SECURITY,
       body: PlayBody,
-      response: { 200: Played, ...RADIO_BODY_ERRORS, ...RADIO_ERRORS },
+      response: { 200: Played, ...PLAY_ERRORS },
     },
   }, async (request) => {
     const { messageId } = await playText(deps, callerOf(request), request.body);
     return playedView(messageId);
   });
 
-  app.post('/webhooks/incoming/messaging/:edgeId', {
-    schema: {
-      operationId: 'playRadioWebhookMessage',
-      tags: ['radio'],
-      summary: "Play a text message from a messaging provider's webhook",
-      description:
-        'Form body (application/x-www-form-urlencoded). Signature in `X-Messaging-Signature` (or `X-Twilio-Signature`): base64 of HMAC-SHA1 keyed with the ' +
-        "account's auth token, over PUBLIC_BASE_URL + path + query followed by every form field sorted by name, as name then value. " +
-        "Unknown account, an account of another organization than the edge device's, missing or bad signature: 403. Unknown edge device: 404. " +
-        'Missing fields: 422. Another content type: 415.',
-      security: [{ messagingSignature: [] }],
-      consumes: ['application/x-www-form-urlencoded'],
-      params: MessagingParams,
-      body: MessagingBody,
-      response: { 200: Played, ...RADIO_BODY_ERRORS, ...RADIO_ERRORS, ...MESSAGING_ERRORS },
-    },
-  }, async (request) => {
+  const messagingSchema = {
+    operationId: 'playRadioWebhookMessage',
+    tags: ['radio'],
+    summary: "Play a text message from a messaging provider's webhook",
+    description:
+      'Form body (application/x-www-form-urlencoded). Signature in `X-Messaging-Signature` (or `X-Twilio-Signature`): base64 of HMAC-SHA1 keyed with the ' +
+      "account's auth token, over PUBLIC_BASE_URL + path + query followed by every form field sorted by name, as name then value. " +
+      "Unknown account, an account of another organization than the edge device's, missing or bad signature: 403. Unknown edge device: 404. " +
+      'Missing fields: 422. Another content type: 415.',
+    security: [{ messagingSignature: [] }],
+    consumes: ['application/x-www-form-urlencoded'],
+    params: MessagingParams,
+    body: MessagingBody,
+    response: { 200: Played, ...MESSAGING_PLAY_ERRORS },
+  };
+  const playMessagingRoute = async (request: FastifyRequest<{ Params: Static<typeof MessagingParams>; Body: Static<typeof MessagingBody> }>) => {
     if (!isForm(request)) throw new AppError(415, 'unsupported_media_type', 'the body must be application/x-www-form-urlencoded');
-    // request.url is the path and query exactly as sent, which is what the provider signed.
+    // request.url is the path and query exactly as sent, which is what the provider signed: on the
+    // alias too, since a provider number configured with it signs the alias's URL.
     const { messageId } = await playMessaging(deps, request.params.edgeId, {
       url: deps.publicBaseUrl + request.url, fields: request.body, signature: messagingSignatureOf(request),
     });
     return playedView(messageId);
-  });
+  };
+  app.post('/webhooks/incoming/messaging/:edgeId', { config, schema: messagingSchema }, playMessagingRoute);
+  // Contract section 1: the URL provider numbers are already configured with; the same operation,
+  // left out of the document so that R2 is listed once.
+  app.post('/webhooks/incoming/twilio/:edgeId', { config, schema: { ...messagingSchema, hide: true } }, playMessagingRoute);
 
   app.get('/api/radio/transcripts', {
     onRequest: authenticate,
@@ -96,13 +106,14 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       tags: ['radio'],
       summary: 'What an edge device played and heard, newest first',
       description:
-        'R3. Same credentials as playRadioText (a token limited to locations sees only their edge devices). Every played message ' +
+        "R3. Same credentials as playRadioText, but an edge device of another organization (or of a location the token is not limited to) " +
+        'is 404, as one that does not exist. Every played message ' +
         '(R1, R2, announcements, confirmations: with its status queued, played, expired or dropped, and its audio while kept) and every ' +
         'message heard on radio/<edge_id>/heard (with what came of it), within `from`/`to` when given. Pages of `limit`; the next ' +
         'page is `cursor` = `next_cursor`.',
       security: EDGE_SECURITY,
       querystring: TimelineQuery,
-      response: { 200: Timeline, ...RADIO_ERRORS },
+      response: { 200: Timeline, ...TIMELINE_ERRORS },
     },
   }, async (request) => timelineView(await radioTimeline(deps, callerOf(request), request.query)));
 
@@ -112,10 +123,11 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       operationId: 'getRadioMessageAudio',
       tags: ['radio'],
       summary: 'The WAV of a played message (16-bit PCM mono, 16 kHz), while it is kept',
-      description: 'Same credentials as listRadioTranscripts. A message of an edge device the caller may not use: 403; unknown, or its audio past retention: 404.',
+      description: "Same credentials as listRadioTranscripts. Another edge device's key: 403. Unknown, its audio past retention, or a message of " +
+        'an edge device of another organization (or location) than the token\'s: 404.',
       security: EDGE_SECURITY,
       params: MessageAudioParams,
-      response: { 200: WavResponse, ...RADIO_ERRORS },
+      response: { 200: WavResponse, ...TIMELINE_ERRORS },
     },
   }, async (request, reply) => {
     const wav = await playedWav(deps, callerOf(request), request.params.message_id);

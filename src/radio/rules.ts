@@ -41,17 +41,19 @@ const forbidden = (message: string) => new AppError(403, 'forbidden', message);
  * credential itself was checked before (a missing or invalid one is 403 whatever the edge id).
  * An edge device's key is good for that edge device only, and its holder learns nothing about
  * others: another edge id, known or not, is 403. A token learns whether an edge id exists (404)
- * only once it is a valid token with the radio scope; another organization's edge device is 403.
+ * only once it is a valid token with the radio scope. Another organization's edge device is 403 to
+ * R1 (contract section 2 says so of R1); an operation that gives `missing` answers it as it answers
+ * an edge device that does not exist (R3 and its audio: section 2's 404, existence not leaked).
  */
-export function authorizeEdgeUse(caller: RadioCaller, edgeId: string, edge: Edge | null): Edge {
+export function authorizeEdgeUse(caller: RadioCaller, edgeId: string, edge: Edge | null, missing?: () => AppError): Edge {
   if (caller.kind === 'edge') {
     if (caller.edge.edgeId !== edgeId) throw forbidden('this api-key belongs to another edge device');
     return caller.edge;
   }
-  if (edge === null) throw new AppError(404, 'not_found', 'edge device not found');
+  if (edge === null) throw missing?.() ?? new AppError(404, 'not_found', 'edge device not found');
   // A token limited to some locations treats an edge device of another location as another organization's.
   if (edge.organizationId !== caller.principal.organizationId || !reachesLocation(caller.principal, edge.locationId)) {
-    throw forbidden("the token is not of this edge device's organization");
+    throw missing?.() ?? forbidden("the token is not of this edge device's organization");
   }
   return edge;
 }

@@ -1,7 +1,7 @@
 // TypeBox schemas of the radio operations (R1, R2, the transcripts): validation, the handlers'
 // types and the OpenAPI document.
 import { Type } from 'typebox';
-import { errorResponses, JSON_STORABLE_CHAR, JsonStorableText, nullable, oneOf } from '../http/schemas.ts';
+import { errorResponses, JSON_STORABLE_CHAR, JsonStorableText, nullable, oneOf, withErrorText } from '../http/schemas.ts';
 import { MAX_MESSAGING_BODY, MAX_TEXT_LENGTH } from './rules.ts';
 
 /** Text to be spoken (R1, R2, the console's announcement): something to say, and nothing that jsonb
@@ -20,6 +20,15 @@ export const RADIO_ERRORS = errorResponses({
   429: 'too many refused requests from this client; see Retry-After',
   503: { description: 'the speech engine is busy or too slow, or the database is unavailable; see Retry-After', codes: ['unavailable', 'speech_busy', 'speech_timeout'] },
 });
+/** The refusals of R3 and the audio it links to: another organization's edge device (or message)
+ * is answered as one that does not exist (contract section 2). */
+export const TIMELINE_ERRORS = {
+  ...RADIO_ERRORS,
+  ...errorResponses({
+    403: 'missing or invalid credential, a token without the radio scope, another edge device\'s key',
+    404: 'unknown edge device or message, or one of another organization (or of a location the token is not limited to)',
+  }),
+};
 export const RADIO_BODY_ERRORS = errorResponses({
   400: 'the body cannot be parsed',
   413: 'the body is too large',
@@ -30,6 +39,10 @@ export const MESSAGING_ERRORS = errorResponses({
   404: 'unknown edge device (told only to a correctly signed request)',
   415: 'the body is not application/x-www-form-urlencoded',
 });
+
+/** Every refusal of R1 and R2 (contract section 3): their bodies also carry `error`. */
+export const PLAY_ERRORS = withErrorText({ ...RADIO_BODY_ERRORS, ...RADIO_ERRORS });
+export const MESSAGING_PLAY_ERRORS = withErrorText({ ...RADIO_BODY_ERRORS, ...RADIO_ERRORS, ...MESSAGING_ERRORS });
 
 export const EDGE_SECURITY: Record<string, string[]>[] = [{ edgeApiKey: [] }, { bearerToken: [] }];
 

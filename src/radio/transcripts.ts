@@ -76,17 +76,21 @@ export async function radioTimeline(
   const to = instant('to', query.to);
   if (from !== null && to !== null && from > to) throw invalid('from', 'is after to');
   const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
-  const edge = await edgeForCaller(deps.db, caller, query.edge_id);
+  // Another organization's edge device is answered as one that does not exist (contract section 2).
+  const edge = await edgeForCaller(deps.db, caller, query.edge_id, () => new AppError(404, 'not_found', 'edge device not found'));
   const rows = await listTimeline(deps.db, edge.edgeId, { from, to }, query.limit + 1, cursor, deps.clock.now());
   const entries = rows.slice(0, query.limit);
   const last = entries.at(-1);
   return { entries, nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor({ at: last.at, k: last.k, id: last.row_id }) : null };
 }
 
-/** The WAV of a played message, to the callers of its edge device (403 to others, as R1 and R3). */
+/** The WAV of a played message (R3's audio_url), to the callers of its edge device. A token of
+ * another organization is answered as for a message that does not exist, as R3 is; another edge
+ * device's key is 403, as everywhere. */
 export async function playedWav(deps: TranscriptDeps, caller: RadioCaller, messageId: string): Promise<Buffer> {
+  const noAudio = () => new AppError(404, 'not_found', 'no audio for this message_id');
   const found = await messageAudio(deps.db, messageId);
-  if (found === null) throw new AppError(404, 'not_found', 'no audio for this message_id');
-  await edgeForCaller(deps.db, caller, found.edgeId);
+  if (found === null) throw noAudio();
+  await edgeForCaller(deps.db, caller, found.edgeId, noAudio);
   return found.wav;
 }

@@ -49,6 +49,38 @@ test('a status report sets each door, the locker info and last-seen time, and re
   assert.equal((await statusEvents(l)).length, 1);
 });
 
+test('a door reported as null or not at all is not reported (contract section 5, version 3): the report is applied for the other door, and that door keeps its state', async () => {
+  const l = await lockers({ cabinets: 3 });
+  assert.equal((await l.status({ cabinets: [{ key: 1, front_status: 'closed', rear_status: 'open' }, { key: 2, front_status: 'open', rear_status: 'closed' }] })).statusCode, 200);
+  l.ctx.clock.advance(5_000);
+  // The deployed document's example body, as a locker without a rear door (or a sensor) sends it.
+  const res = await l.status({
+    cabinets: [{ key: 1, front_status: 'open', rear_status: null }, { key: 2, front_status: null, rear_status: 'open' }, { key: 3, rear_status: 'open' }],
+    locker_info: { ip: '10.0.0.7', firmware: '2.4.1' },
+    event: { type: 'active' },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const [one, two, three] = [await l.cabinet(0), await l.cabinet(1), await l.cabinet(2)];
+  assert.deepEqual([one.state, one.rear_load_status], ['open', 'open'], 'rear null: the rear door keeps its state');
+  assert.deepEqual([two.state, two.rear_load_status], ['open', 'open'], 'front null: the front door keeps its state');
+  assert.deepEqual([three.state, three.rear_load_status], ['closed', 'open'], 'front absent: the front door keeps its state');
+  const locker = await lockerRow(l);
+  assert.deepEqual([locker?.ip, locker?.firmware], ['10.0.0.7', '2.4.1']);
+  assert.equal(Date.parse(locker?.last_seen_at ?? ''), l.ctx.clock.now().getTime());
+  assert.deepEqual((await statusEvents(l)).map((e) => e.type), ['active']);
+});
+
+test('a cabinet entry that reports neither door (both null or absent) is 422 and applies nothing', async () => {
+  const l = await lockers({ cabinets: 2 });
+  for (const entry of [{ key: 2, front_status: null, rear_status: null }, { key: 2 }, { key: 2, rear_status: null }]) {
+    const res = await l.status({ cabinets: [{ key: 1, front_status: 'open', rear_status: null }, entry], locker_info: { ip: '10.0.0.9' }, event: { type: 'active' } });
+    assertInvalid(res, 'cabinets[1]');
+  }
+  assert.equal((await l.cabinet(0)).state, 'closed');
+  assert.deepEqual(await lockerRow(l), { ip: null, firmware: null, last_seen_at: null });
+  assert.deepEqual(await statusEvents(l), []);
+});
+
 test('a report naming an unknown cabinet key is 422 and applies nothing', async () => {
   const l = await lockers({ cabinets: 2 });
   const res = await l.status({

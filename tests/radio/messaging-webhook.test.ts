@@ -232,3 +232,32 @@ test('an R2 whose MessageSid was seen before is a replay: 200 with the first mes
   const res3 = await post(path, other, { 'x-messaging-signature': sign(w.authToken, path, other) });
   assert.notEqual(res3.json<{ message_id: string }>().message_id, res1.json<{ message_id: string }>().message_id);
 });
+
+test("the provider's own path /webhooks/incoming/twilio/{edgeId} is the same operation: signed over its own URL by the provider's library, played; a bad signature is 403", async () => {
+  const w = await makeWorld(db, clock);
+  const path = `/webhooks/incoming/twilio/${encodeURIComponent(w.edgeId)}`;
+  const params = smsParams(w, { MessageSid: 'SM-alias-1', Body: 'Customer waiting at the paint counter' });
+  const signature = sign(w.authToken, path, params);
+  assert.ok(twilio.validateRequest(w.authToken, signature, config.publicBaseUrl + path, params), 'the library agrees with itself');
+
+  const res = await post(path, params, { 'x-twilio-signature': signature });
+  assert.equal(res.statusCode, 200, res.body);
+  const play = await outboxPlay(db, res.json<{ message_id: string }>().message_id);
+  assert.equal(play?.topic, `radio/${w.edgeId}/play`);
+  assert.equal(play?.payload.text, params.Body);
+
+  // What is signed is the URL the provider called: a signature over R2's documented path does not pass here.
+  const other = smsParams(w, { MessageSid: 'SM-alias-2' });
+  for (const bad of [sign(w.authToken, pathOf(w.edgeId), other), sign('some-other-auth-token-entirely', path, other), '']) {
+    const refused = await post(path, other, { 'x-twilio-signature': bad });
+    assert.equal(refused.statusCode, 403, refused.body);
+  }
+  assert.equal(await outboxCount(db, w.edgeId), 1);
+});
+
+test('the alias is left out of the OpenAPI document: R2 is listed once, under its own path', async () => {
+  const doc = (await app.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { operationId?: string }>> }>();
+  assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/webhooks/incoming/')).sort(), ['/webhooks/incoming/generic', '/webhooks/incoming/messaging/{edgeId}']);
+  const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+  assert.equal(ids.filter((id) => id === 'playRadioWebhookMessage').length, 1);
+});

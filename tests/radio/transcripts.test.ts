@@ -87,7 +87,7 @@ test('pages of limit follow next_cursor without gaps or repeats', async () => {
   assert.deepEqual(seen, ids.reverse());
 });
 
-test('bad ranges and cursors are 422; a token limited to other locations, another edge key or no credential is 403', async () => {
+test('bad ranges and cursors are 422; another edge key or no credential is 403; a token of another organization or limited to other locations is 404, as for no edge device', async () => {
   const w = await makeWorld(db, clock);
   const other = await makeWorld(db, clock);
   await play(w, 'Hello store.');
@@ -98,13 +98,13 @@ test('bad ranges and cursors are 422; a token limited to other locations, anothe
   const secondStore = freshId();
   await applyProvisioning(db, clock, { locations: [{ id: secondStore, organization_id: w.organizationId, name: 'Second store' }] });
   const elsewhere = await provisionToken(db, clock, w.organizationId, ['radio'], { locationIds: [secondStore] });
-  assert.equal((await list(bearer(elsewhere), `edge_id=${w.edgeId}`)).status, 403);
+  assert.equal((await list(bearer(elsewhere), `edge_id=${w.edgeId}`)).status, 404);
   const here = await provisionToken(db, clock, w.organizationId, ['radio'], { locationIds: [w.locationId] });
   assert.equal((await list(bearer(here), `edge_id=${w.edgeId}`)).status, 200);
   assert.equal((await list(edgeKey(other.edgeKey), `edge_id=${w.edgeId}`)).status, 403);
   assert.equal((await list({}, `edge_id=${w.edgeId}`)).status, 403);
-  assert.equal((await list(bearer(other.token), `edge_id=${w.edgeId}`)).status, 403);
-  // R1 with a token limited to other locations is refused too.
+  assert.equal((await list(bearer(other.token), `edge_id=${w.edgeId}`)).status, 404);
+  // R1 with a token limited to other locations is refused with 403 (contract section 2 of R1).
   const r1 = await playText(app, bearer(elsewhere), { edgeId: w.edgeId, text: 'Not here.', actor: 'x' });
   assert.equal(r1.statusCode, 403);
 });

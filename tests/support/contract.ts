@@ -38,7 +38,8 @@ export function describe(probe: Probe): string {
 
 /**
  * The contract's promises for any answer: no 5xx (the database is up), and every error is JSON
- * with a string `message` and `code`, plus an `errors` object of string arrays on 422.
+ * with a string `message` and `code`, plus an `errors` object of string arrays on 422, and on R1
+ * and R2 `error` with the message's text (a URL refused before it reaches a route excepted).
  */
 export function assertContractAnswer(res: LightMyRequestResponse, what: string): void {
   const context = `${what}\n-> ${res.statusCode} ${res.body.slice(0, 500)}`;
@@ -64,6 +65,11 @@ export function assertContractAnswer(res: LightMyRequestResponse, what: string):
     }
   }
   if (res.statusCode === 429) assert.match(String(res.headers['retry-after'] ?? ''), /^\d+$/, `a 429 says when to retry: ${context}`);
+  // Section 3: R1 and R2 (and R2's alias) also carry `error`, the message's text; no other operation does.
+  const radioPlay = res.raw.req.method === 'POST' && /^\/webhooks\/incoming\/(generic(\?|$)|(messaging|twilio)\/[^/?]+(\?|$))/.test(res.raw.req.url ?? '');
+  const error = (body as Record<string, unknown>).error;
+  if (radioPlay && res.statusCode !== 414 && !(res.statusCode === 400 && code === 'bad_url')) assert.equal(error, message, `R1 and R2 carry error = message: ${context}`);
+  if (!radioPlay) assert.equal(error, undefined, `only R1 and R2 carry error: ${context}`);
 }
 
 // --- stored state ---

@@ -1,6 +1,8 @@
 // Tenancy and credentials on the radio: every refused credential is 403 (another organization's
 // token, another edge device's key, an expired, revoked or unscoped token, another organization's
-// messaging account, a signature for another URL), and none of them plays or stores anything.
+// messaging account, a signature for another URL), and none of them plays or stores anything;
+// R3 and its audio alone tell another organization's valid token 404, as for no edge device
+// (contract section 2; tests/tenancy/location-limits.test.ts holds every operation to it).
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { before, test } from 'node:test';
@@ -24,7 +26,7 @@ const play = (edgeId: string, headers: Record<string, string>): Probe => ({
 
 const transcripts = (edgeId: string, headers: Record<string, string>): Probe => ({ method: 'GET', url: `/api/radio/edges/${edgeId}/transcripts`, headers });
 
-test('R1 and the transcripts refuse with 403 every credential that is not the edge device\'s or its organization\'s radio token, and play nothing', async () => {
+test('R1 and the transcripts refuse with 403 every credential that is not the edge device\'s or its organization\'s radio token (R3 and its audio: 404 to another organization\'s token), and play nothing', async () => {
   const victim = await makeWorld(ctx.db, ctx.clock, { voiceHandlers: ['transcript'] });
   const intruder = await makeWorld(ctx.db, ctx.clock);
   const sibling = await siblingEdge(victim);
@@ -48,13 +50,17 @@ test('R1 and the transcripts refuse with 403 every credential that is not the ed
     ['a malformed Authorization', { authorization: `Basic ${victim.token}` }],
   ];
   for (const [what, headers] of refused) {
-    for (const probe of [
-      play(victim.edgeId, headers), transcripts(victim.edgeId, headers), { ...transcripts(victim.edgeId, headers), url: `/api/radio/edges/${victim.edgeId}/transcripts/${messageId}/audio` },
+    const r3 = [
       { ...transcripts(victim.edgeId, headers), url: `/api/radio/transcripts?edge_id=${encodeURIComponent(victim.edgeId)}` },
       { ...transcripts(victim.edgeId, headers), url: `/api/radio/messages/${messageId}/audio` },
+    ];
+    for (const probe of [
+      play(victim.edgeId, headers), transcripts(victim.edgeId, headers), { ...transcripts(victim.edgeId, headers), url: `/api/radio/edges/${victim.edgeId}/transcripts/${messageId}/audio` },
+      ...r3,
     ]) {
       const res = await probeRefusesCleanly(ctx.app, ctx.db, [victim, intruder], probe);
-      assert.equal(res.statusCode, 403, `${what}: ${describe(probe)} -> ${res.body}`);
+      const status = r3.includes(probe) && what === "another organization's token" ? 404 : 403;
+      assert.equal(res.statusCode, status, `${what}: ${describe(probe)} -> ${res.body}`);
     }
   }
 });
