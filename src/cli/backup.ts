@@ -7,6 +7,8 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../config.ts';
 import { writeBackupFile } from '../db/backup/dump.ts';
 import { describeCounts } from '../db/backup/format.ts';
+import { holdsPgliteData } from '../db/embedded/open.ts';
+import { serverDir } from '../db/embedded/server.ts';
 import { openConfiguredDb } from '../db/open.ts';
 
 const file = process.argv[2];
@@ -26,6 +28,11 @@ try {
   const target = path.resolve(file);
   // Said before the database is opened (which may start its server).
   if (fs.existsSync(target)) throw new Error(`${target} already exists: choose another name (a backup never overwrites a file)`);
+  // A DATA_DIR without a database is a mistyped one: the backup would make a new, empty server there.
+  const { dataDir } = config;
+  if (!holdsPgliteData(dataDir) && !fs.existsSync(path.join(serverDir(dataDir), 'PG_VERSION'))) {
+    throw new Error(`DATA_DIR ${dataDir} holds no database (no ${serverDir(dataDir)}): set DATA_DIR to the service's`);
+  }
   const started = Date.now();
   const db = await openConfiguredDb(config, { attach: true, onWait: (line) => console.error(`storeops: ${line}`) });
   try {

@@ -151,10 +151,15 @@ test('a backup cut short, or made at other migrations, loads nothing', async (t)
   await assert.rejects(loadBackup(other, file), (err: Error) => err instanceof LoadError && /made at migrations 001_kinds, and the database it is loaded into has 001_kinds,002_more/.test(err.message));
 });
 
-test('a backup never overwrites a file', async (t) => {
+test('a backup never overwrites a file, and a failed one leaves none', async (t) => {
   const source = await schemaDb(t);
   const file = tempFile(t, 'taken.backup.gz');
   fs.writeFileSync(file, 'precious');
   await assert.rejects(writeBackupFile(source, file), /already exists/);
   assert.equal(fs.readFileSync(file, 'utf8'), 'precious');
+
+  const never = await freshDb({ t });
+  const failed = tempFile(t, 'failed.backup.gz');
+  await assert.rejects(writeBackupFile(never, failed), /^Error: the database has no schema_migrations table: it is not a storeops database, or no service ever started on it$/);
+  assert.deepEqual(fs.readdirSync(path.dirname(failed)), []);
 });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, test } from 'node:test';
@@ -52,15 +53,20 @@ async function createRequest(url: string): Promise<string | null> {
   return res.status === 201 ? ((await res.json()) as { message_id: string }).message_id : null;
 }
 
-test('a backup made while the service writes restores into an empty DATA_DIR: every request answered before it started, one snapshot, and the service goes on', async (t) => {
+// Shared by the backup test and the restore test (each has a time limit of its own).
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-backup-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+/** Each request answered, and whether the backup had started when it was. */
+const answered: { id: string; beforeBackup: boolean }[] = [];
+let made: string | null = null;
+
+test('npm run backup while the service writes 8 requests at a time', async (t) => {
   t.after(cleanupAll);
-  const dir = tempDir('backup');
   const provisioning = path.join(dir, 'provision.json');
   fs.writeFileSync(provisioning, JSON.stringify(PROVISIONING));
   const first = await startService('first', { DATA_DIR: dataDirIn(dir, 'first'), SECRET_TOKEN: SECRET, PROVISION_FILE: provisioning, WEBHOOK_ALLOW_PRIVATE: 'true' });
 
   // Writers that keep going until told: each request's message id, and whether the backup had started when it was answered.
-  const answered: { id: string; beforeBackup: boolean }[] = [];
   let backupStarted = false;
   let writing = true;
   const writers = Array.from({ length: 8 }, async () => {
@@ -86,6 +92,13 @@ test('a backup made while the service writes restores into an empty DATA_DIR: ev
   t.diagnostic(`backup: ${backupMs} ms with npm, ${fs.statSync(file).size} bytes; ${atStart} requests before it, ${duringBackup} during it`);
   assert.equal(fs.readdirSync(dir).filter((n) => n.includes('partial')).length, 0);
   assert.equal(await first.stop(), 0, first.output().slice(-3000));
+  made = file;
+});
+
+test('restored into an empty DATA_DIR: every request answered before the backup started, one snapshot, and the service goes on', async (t) => {
+  t.after(cleanupAll);
+  assert.ok(made !== null, 'the backup test made a file');
+  const file = made;
 
   const second = dataDirIn(dir, 'second');
   const restore = await npmRun('restore', [file], { DATA_DIR: second });
@@ -137,6 +150,11 @@ test('backup and restore refuse, in one line, what they cannot do, and make noth
   const taken = path.join(dir, 'taken.gz');
   fs.writeFileSync(taken, 'precious');
   const env = { DATA_DIR: dataDirIn(dir, 'data') };
+
+  const nowhere = await npmRun('backup', [path.join(dir, 'x.gz')], env);
+  assert.equal(nowhere.code, 1);
+  assert.match(nowhere.out, /^storeops: backup failed: DATA_DIR .*data holds no database \(no .*data\/postgres\): set DATA_DIR to the service's\n$/);
+  assert.equal(fs.existsSync(env.DATA_DIR), false, 'no server was made there');
 
   const overwrite = await npmRun('backup', [taken], env);
   assert.equal(overwrite.code, 1);

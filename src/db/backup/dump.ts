@@ -112,6 +112,8 @@ export async function dumpTo(db: Pick<Db, 'tx'>, out: Writable): Promise<Record<
     // The text forms that parse back to the same value, whatever the server's settings.
     await q.query("SET LOCAL bytea_output = 'hex'");
     await q.query('SET LOCAL extra_float_digits = 3');
+    const [found] = await q.query<{ ok: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS ok");
+    if (found?.ok !== true) throw new Error('the database has no schema_migrations table: it is not a storeops database, or no service ever started on it');
     const migrations = await q.query<BackupMigration>('SELECT version, name FROM schema_migrations ORDER BY version');
     const tables = await tablesOf(q);
     const xids = await xidColumnsOf(q);
@@ -152,20 +154,19 @@ export async function dumpTo(db: Pick<Db, 'tx'>, out: Writable): Promise<Record<
 export async function writeBackupFile(db: Pick<Db, 'tx'>, file: string): Promise<{ counts: Record<string, number>; bytes: number }> {
   if (fs.existsSync(file)) throw new Error(`${file} already exists: choose another name (a backup never overwrites a file)`);
   const partial = `${file}.partial`;
-  let fd: number;
   try {
-    fd = fs.openSync(partial, 'wx', 0o600);
+    fs.closeSync(fs.openSync(partial, 'wx', 0o600));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new Error(`${partial} exists: another backup is writing it, or an interrupted one left it; remove it and run again`);
     throw new Error(`cannot write ${partial}: ${code ?? (err as Error).message}`);
   }
-  const gzip = zlib.createGzip({ level: 6 });
-  // A failed write (a full disk) destroys the gzip stream too, so the dump's wait for 'drain'
-  // ends with the error and its transaction rolls back.
-  const written = pipeline(gzip, fs.createWriteStream('', { fd, autoClose: false }));
   let linked = false;
   try {
+    const gzip = zlib.createGzip({ level: 6 });
+    // A failed write (a full disk) destroys the gzip stream too, so the dump's wait for 'drain'
+    // ends with the error and its transaction rolls back.
+    const written = pipeline(gzip, fs.createWriteStream(partial, { flags: 'r+' }));
     let counts: Record<string, number>;
     try {
       counts = await dumpTo(db, gzip);
@@ -176,9 +177,12 @@ export async function writeBackupFile(db: Pick<Db, 'tx'>, file: string): Promise
       throw err;
     }
     await written;
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = -1;
+    const fd = fs.openSync(partial, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     try {
       fs.linkSync(partial, file);
     } catch (err) {
@@ -190,7 +194,6 @@ export async function writeBackupFile(db: Pick<Db, 'tx'>, file: string): Promise
     syncDir(path.dirname(file));
     return { counts, bytes: fs.statSync(file).size };
   } finally {
-    if (fd >= 0) fs.closeSync(fd);
     if (!linked && !fs.existsSync(file)) fs.rmSync(partial, { force: true });
   }
 }
