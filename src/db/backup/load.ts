@@ -120,6 +120,7 @@ export async function loadBackup(db: Db, file: string): Promise<{ header: Header
   const result = await db.tx(async (q) => {
     // Replica: no triggers, so no foreign-key checks either (the embedded server's user is a superuser).
     await q.query('SET LOCAL session_replication_role = replica');
+    await q.query('SET LOCAL statement_timeout = 0'); // the service's 15 s bound is for requests
     let header: Header | null = null;
     let trailer: Trailer | null = null;
     const loads = new Map<string, TableLoad>();
@@ -128,7 +129,7 @@ export async function loadBackup(db: Db, file: string): Promise<{ header: Header
         header = entry.header;
         await checkMigrations(q, file, header);
         const here = await tablesOf(q);
-        if (here.join(',') !== [...header.tables].sort().join(',')) {
+        if ([...here].sort().join(',') !== [...header.tables].sort().join(',')) {
           throw new LoadError(`${file} holds the tables ${header.tables.join(', ')}, and the database it is loaded into has ${here.join(', ')}`);
         }
         for (const table of here) loads.set(table, await tableLoad(q, table));
