@@ -5,7 +5,7 @@ import path from 'node:path';
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** postgres:// URL; null means embedded PostgreSQL (PGlite) in dataDir. */
+  /** postgres:// URL; null means the embedded PostgreSQL server in dataDir. */
   readonly databaseUrl: string | null;
   readonly dataDir: string;
   /** How long a start waits for DATABASE_URL's server to answer (compose setups start it late). */
