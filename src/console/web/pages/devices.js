@@ -14,11 +14,17 @@ export function devicesPage(container, { locationId }) {
       h('tbody', {}, data.devices.map((d) => h('tr', {},
         h('th', { scope: 'row' }, d.name),
         h('td', {}, label(d.kind)),
-        h('td', {}, badge(d.online ? 'online' : 'offline', d.online ? 'good' : 'bad')),
+        h('td', {}, health(d)),
         h('td', {}, time(d.last_seen_at)),
         h('td', {}, d.voltage === null ? '—' : badge(`${d.voltage.toFixed(2)} V${d.voltage < LOW_VOLTS ? ' · low' : ''}`, d.voltage < LOW_VOLTS ? 'bad' : '')),
         h('td', {}, d.firmware ?? '—'),
         h('td', {}, d.ip ?? '—'),
         h('td', { class: d.queued_messages > 0 ? 'warn-text' : '' }, String(d.queued_messages))))))),
   });
+}
+
+/** A device never seen has not failed: it has not been installed or pressed yet, so it is not red. */
+function health(d) {
+  if (d.online) return badge('online', 'good');
+  return d.last_seen_at === null ? badge('not seen yet') : badge('offline', 'bad');
 }

@@ -13,6 +13,9 @@ const STEPS = {
   none: [],
 };
 const OPEN = new Set(['created', 'escalated', 'claimed', 'on_the_way']);
+/** The store's words for the API's values (the API keeps its own: clients switch on them). */
+const WORDS = { created: 'waiting', api: 'integration' };
+const word = (value) => WORDS[value] ?? label(value);
 const OUTCOMES = ['helped', 'product_found', 'out_of_stock', 'customer_left', 'other'];
 
 export function queuePage(container, { locationId }) {
@@ -32,7 +35,7 @@ export function queuePage(container, { locationId }) {
         closed.length === 0 ? empty('Nothing closed yet.') : h('table', { class: 'table' },
           h('thead', {}, h('tr', {}, h('th', {}, 'Request'), h('th', {}, 'Status'), h('th', {}, 'By'), h('th', {}, 'Outcome'), h('th', {}, 'Closed'))),
           h('tbody', {}, closed.map((r) => h('tr', {},
-            h('td', {}, r.option_text, r.device_name ? ` · ${r.device_name}` : ''), h('td', {}, badge(label(r.status), r.status)),
+            h('td', {}, r.option_text, r.device_name ? ` · ${r.device_name}` : ''), h('td', {}, badge(word(r.status), r.status)),
             h('td', {}, r.claimed_by ?? '—'), h('td', {}, outcomeText.get(r.completion_reason) ?? r.completion_reason ?? '—'),
             h('td', {}, time(r.closed_at)))))));
     },
@@ -57,8 +60,8 @@ function requestCard(r, ctx) {
       h('span', { class: 'age', 'aria-label': 'waiting for', dataset: { since: r.created_at } }, ageText(age))),
     r.custom_text ? h('p', { class: 'custom' }, `“${r.custom_text}”`) : null,
     h('div', { class: 'row meta' },
-      badge(label(r.status), r.status), escalated && r.status !== 'escalated' ? badge('escalated', 'escalated') : null,
-      h('span', { class: 'muted' }, r.device_name ?? label(r.source)),
+      badge(word(r.status), r.status), escalated && r.status !== 'escalated' ? badge('escalated', 'escalated') : null,
+      h('span', { class: 'muted' }, r.device_name ?? word(r.source)),
       r.claimed_by ? h('span', {}, `Claimed by ${r.claimed_by}`) : null),
     h('div', { class: 'actions' }, buttons));
 }
