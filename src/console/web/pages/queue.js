@@ -2,7 +2,7 @@
 // highlighted), each with the buttons its option's staff action allows; then the last closed ones.
 import { act, confirmDialog, post, toast } from '../api.js';
 import { h, label, mount, time } from '../dom.js';
-import { ageText, badge, empty, livePage } from './common.js';
+import { ageText, badge, empty, livePage, scrollTable } from './common.js';
 
 /** Which steps staff see, by the option's staff action (contract section 10). */
 const STEPS = {
@@ -32,12 +32,12 @@ export function queuePage(container, { locationId }) {
         h('h2', {}, `Waiting and in progress (${open.length})`),
         open.length === 0 ? empty('No one is waiting for help.') : h('ul', { class: 'cards queue', id: 'open-requests' }, open.map((r) => requestCard(r, ctx))),
         h('h2', {}, 'Recently closed'),
-        closed.length === 0 ? empty('Nothing closed yet.') : h('table', { class: 'table' },
+        closed.length === 0 ? empty('Nothing closed yet.') : scrollTable('Recently closed requests', h('table', { class: 'table' },
           h('thead', {}, h('tr', {}, h('th', {}, 'Request'), h('th', {}, 'Status'), h('th', {}, 'By'), h('th', {}, 'Outcome'), h('th', {}, 'Closed'))),
           h('tbody', {}, closed.map((r) => h('tr', {},
             h('td', {}, r.option_text, r.device_name ? ` · ${r.device_name}` : ''), h('td', {}, badge(word(r.status), r.status)),
             h('td', {}, r.claimed_by ?? '—'), h('td', {}, outcomeText.get(r.completion_reason) ?? r.completion_reason ?? '—'),
-            h('td', {}, time(r.closed_at)))))));
+            h('td', {}, time(r.closed_at))))))));
     },
   });
 }
