@@ -15,6 +15,7 @@ import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
+import { homeRoutes } from './http/home.ts';
 import { clientErrorHandler, closeAfterEarlyAnswers } from './http/client-errors.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
 import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  await app.register(homeRoutes);
   await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
   await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest, deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }) });

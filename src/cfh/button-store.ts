@@ -85,13 +85,16 @@ export interface DisplayRow {
   chat_channel_id: string | null;
   cooldown_seconds: number;
   language: 'en' | 'fr';
+  /** The location's name: the customer's page names the store, not the display. */
+  store_name: string;
 }
 
 /** The display whose key has this SHA-256. */
 export async function findDisplay(q: Queryable, keyHash: string): Promise<DisplayRow | null> {
   const [row] = await q.query<DisplayRow>(
     `SELECT d.id, d.organization_id, d.location_id, d.name, d.option_ids, d.allow_custom_text, d.chat_channel_id,
-       coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds, coalesce(l.language, 'en') AS language
+       coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds, coalesce(l.language, 'en') AS language,
+       l.name AS store_name
      FROM cfh_displays d JOIN locations l ON l.id = d.location_id WHERE d.key_hash = $1`,
     [keyHash],
   );

@@ -1,20 +1,22 @@
-// The customer pages over HTTP (contract section 9): GET /help/{display_key} and GET
-// /help/t/{message_id}. Not API operations (hidden from the OpenAPI document): HTML for a phone,
-// in the location's language (or ?lang=en|fr), under a content security policy that runs only
+// The customer pages over HTTP (docs/cfh.md): GET /help/{display_key} (also at the deployed system's
+// QR path, /callforhelp/v1/display/CFH.{display_key}) and GET /help/t/{message_id}. Not API operations (hidden from the OpenAPI document): HTML for a phone,
+// in the browser's language when English or French, else the location's (?lang=en|fr overrides), under a content security policy that runs only
 // the page's own inline script.
 import crypto from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Queryable } from '../db/db.ts';
 import { AppError } from '../http/errors.ts';
 import { displayPage } from './displays.ts';
-import { notFoundPageHtml, displayPageHtml, trackingPageHtml, type Language } from './pages.ts';
+import { notFoundPageHtml, displayPageHtml, pageLanguage, trackingPageHtml } from './pages.ts';
 import { CUSTOMER, requestStatus } from './requests.ts';
 import { toStatusView } from './views.ts';
 
+/** What the deployed system's QR codes put before a display's key. */
+const DEPLOYED_PREFIX = 'CFH.';
+
 const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) });
-const languageOf = (asked: string | undefined, fallback: Language): Language => (asked === 'en' || asked === 'fr' ? asked : fallback);
 
 function html(reply: FastifyReply, status: number, nonce: string, body: string): FastifyReply {
   return reply.code(status)
@@ -27,7 +29,7 @@ function html(reply: FastifyReply, status: number, nonce: string, body: string):
 }
 
 /** A page's 404 is a page too (the customer's phone shows it), in the asked language. */
-async function orNotFound(reply: FastifyReply, lang: Language, nonce: string, render: () => Promise<FastifyReply>): Promise<FastifyReply> {
+async function orNotFound(reply: FastifyReply, lang: 'en' | 'fr', nonce: string, render: () => Promise<FastifyReply>): Promise<FastifyReply> {
   try {
     return await render();
   } catch (err) {
@@ -39,17 +41,30 @@ async function orNotFound(reply: FastifyReply, lang: Language, nonce: string, re
 export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Queryable }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
+  /** The display's page for its key (null: no key, as the deployed path without its prefix). */
+  async function displayAnswer(request: FastifyRequest, reply: FastifyReply, key: string | null, asked: string | undefined): Promise<FastifyReply> {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    const accept = request.headers['accept-language'];
+    return orNotFound(reply, pageLanguage(asked, accept, 'en'), nonce, async () => {
+      if (key === null) throw new AppError(404, 'not_found', 'no such display');
+      const { display, options } = await displayPage(deps, key);
+      const lang = pageLanguage(asked, accept, display.language);
+      return html(reply, 200, nonce, displayPageHtml(lang, nonce, key, display, options));
+    });
+  }
+
   app.get('/help/:display_key', {
     config: { capabilityRoute: true },
     schema: { hide: true, params: Type.Object({ display_key: Type.String({ maxLength: 200 }) }), querystring: PageQuery },
+  }, async (request, reply) => displayAnswer(request, reply, request.params.display_key, request.query.lang));
+
+  // The deployed system's printed QR codes (docs/cfh.md): CFH.<key> is the display of that key.
+  app.get('/callforhelp/v1/display/:code', {
+    config: { capabilityRoute: true },
+    schema: { hide: true, params: Type.Object({ code: Type.String({ maxLength: 210 }) }), querystring: PageQuery },
   }, async (request, reply) => {
-    const nonce = crypto.randomBytes(16).toString('base64');
-    const asked = request.query.lang;
-    return orNotFound(reply, languageOf(asked, 'en'), nonce, async () => {
-      const { display, options } = await displayPage(deps, request.params.display_key);
-      const lang = languageOf(asked, display.language);
-      return html(reply, 200, nonce, displayPageHtml(lang, nonce, request.params.display_key, display, options));
-    });
+    const { code } = request.params;
+    return displayAnswer(request, reply, code.startsWith(DEPLOYED_PREFIX) ? code.slice(DEPLOYED_PREFIX.length) : null, request.query.lang);
   });
 
   app.get('/help/t/:message_id', {
@@ -58,11 +73,12 @@ export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Querya
   }, async (request, reply) => {
     const nonce = crypto.randomBytes(16).toString('base64');
     const asked = request.query.lang;
-    return orNotFound(reply, languageOf(asked, 'en'), nonce, async () => {
+    const accept = request.headers['accept-language'];
+    return orNotFound(reply, pageLanguage(asked, accept, 'en'), nonce, async () => {
       const row = await requestStatus(deps, CUSTOMER, request.params.message_id);
-      const lang = languageOf(asked, row.language);
+      const lang = pageLanguage(asked, accept, row.language);
       const optionText = row.custom_text ?? (lang === 'fr' ? row.option_text_fr : row.option_text_en);
-      return html(reply, 200, nonce, trackingPageHtml(lang, nonce, toStatusView(row, 'customer'), optionText));
+      return html(reply, 200, nonce, trackingPageHtml(lang, nonce, toStatusView(row, 'customer'), optionText, row.store_name));
     });
   });
 }

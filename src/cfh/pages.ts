@@ -18,7 +18,7 @@ const TEXT = {
     claimed: '{name} is taking care of your request.', on_the_way: '{name} is on the way.',
     completed: 'Your request is complete. Thank you!', cancelled: 'Your request was cancelled.',
     timed_out: 'Sorry, nobody was available. Please ask at a counter.', cancel: 'Cancel my request', associate: 'An associate',
-    notFound: 'This page does not exist.',
+    notFound: 'This page does not exist.', other_language: 'Français',
   },
   fr: {
     title: "Demande d'aide", choose: 'Comment pouvons-nous vous aider ?', other: 'Autre chose', send: 'Envoyer', sending: 'Envoi…',
@@ -28,7 +28,7 @@ const TEXT = {
     claimed: "{name} s'occupe de votre demande.", on_the_way: '{name} est en route.',
     completed: 'Votre demande est terminée. Merci !', cancelled: 'Votre demande a été annulée.',
     timed_out: "Désolé, personne n'était disponible. Veuillez vous adresser à un comptoir.", cancel: 'Annuler ma demande', associate: 'Un(e) associé(e)',
-    notFound: "Cette page n'existe pas.",
+    notFound: "Cette page n'existe pas.", other_language: 'English',
   },
 } as const;
 
@@ -44,7 +44,29 @@ function scriptJson(value: unknown): string {
 const STYLE = `body{font-family:system-ui,sans-serif;margin:0;padding:1.25rem;max-width:32rem;margin-inline:auto;line-height:1.4;color:#1b1b1b}
 h1{font-size:1.4rem}button{display:block;width:100%;font-size:1.15rem;padding:1rem;margin:.6rem 0;border-radius:.6rem;border:1px solid #0b5cad;background:#0b5cad;color:#fff}
 button.secondary{background:#fff;color:#0b5cad}textarea{width:100%;box-sizing:border-box;font-size:1rem;padding:.6rem;border-radius:.4rem}
+nav.lang{text-align:right;margin-bottom:-.5rem}nav.lang a{display:inline-block;padding:.5rem .75rem;font-size:1rem;color:#0b5cad}
 #state{font-size:1.2rem;padding:1rem;border-radius:.6rem;background:#eef4fb}#error{color:#a40000}[hidden]{display:none}`;
+
+/**
+ * The language of a page: `?lang=` when asked, else the first of English and French the browser's
+ * Accept-Language prefers (fr-CA is French), else the location's.
+ */
+export function pageLanguage(asked: string | undefined, acceptLanguage: string | undefined, location: Language): Language {
+  if (asked === 'en' || asked === 'fr') return asked;
+  const preferred = (acceptLanguage ?? '').split(',').map((part, i) => {
+    const [tag = '', ...params] = part.trim().split(';');
+    const q = Number(params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined) ?? 1);
+    return { lang: tag.trim().toLowerCase().split('-')[0], q: Number.isFinite(q) ? q : 0, i };
+  }).filter((p) => p.q > 0).sort((a, b) => b.q - a.q || a.i - b.i);
+  const found = preferred.find((p) => p.lang === 'en' || p.lang === 'fr');
+  return (found?.lang as Language | undefined) ?? location;
+}
+
+/** The one-tap switch to the other language: the same page with ?lang= (the choice then sticks in its links). */
+function languageSwitch(lang: Language): string {
+  const other: Language = lang === 'fr' ? 'en' : 'fr';
+  return `<nav class="lang"><a href="?lang=${other}" lang="${other}" hreflang="${other}">${TEXT[lang].other_language}</a></nav>`;
+}
 
 function page(lang: Language, title: string, nonce: string, body: string, script: string): string {
   return `<!doctype html>
@@ -62,7 +84,8 @@ export function displayPageHtml(lang: Language, nonce: string, key: string, disp
     ? `<form id="free"><label for="text">${escapeHtml(t.other)}</label><textarea id="text" name="custom_text" maxlength="${CUSTOM_TEXT_MAX}" rows="3"></textarea>
 <button type="submit" class="secondary">${escapeHtml(t.send)}</button></form>`
     : '';
-  const body = `<h1>${escapeHtml(display.name)}</h1><p>${escapeHtml(t.choose)}</p>${buttons}${free}<p id="error" role="alert" hidden></p>`;
+  // The store's name: the display's own name is for staff (the radio and the console say it).
+  const body = `${languageSwitch(lang)}<h1>${escapeHtml(display.store_name)}</h1><p>${escapeHtml(t.choose)}</p>${buttons}${free}<p id="error" role="alert" hidden></p>`;
   const script = `const K=${scriptJson(key)},T=${scriptJson({ wait: t.wait, refused: t.refused, failed: t.failed, sending: t.sending })},L=${scriptJson(lang)};
 const err=document.getElementById('error');
 async function ask(body){err.hidden=true;document.querySelectorAll('button').forEach(b=>b.disabled=true);
@@ -72,7 +95,7 @@ err.textContent=r.status===429?T.wait:r.status===422?T.refused:T.failed}catch(e)
 err.hidden=false;document.querySelectorAll('button').forEach(b=>b.disabled=false)}
 document.querySelectorAll('button[data-option]').forEach(b=>b.addEventListener('click',()=>ask({option_id:Number(b.dataset.option)})));
 const f=document.getElementById('free');if(f)f.addEventListener('submit',e=>{e.preventDefault();const v=document.getElementById('text').value.trim();if(v)ask({custom_text:v})});`;
-  return page(lang, display.name, nonce, body, script);
+  return page(lang, display.store_name, nonce, body, script);
 }
 
 /** The sentence of a status, with the claimer's name as the customer sees it. */
@@ -92,10 +115,10 @@ export function statusSentence(lang: Language, view: CfhStatusView): string {
 }
 
 /** The tracking page: the state now, kept live by C6 (EventSource), and a cancel button while open. */
-export function trackingPageHtml(lang: Language, nonce: string, view: CfhStatusView, optionText: string): string {
+export function trackingPageHtml(lang: Language, nonce: string, view: CfhStatusView, optionText: string, storeName: string): string {
   const t = TEXT[lang];
   const open = !view.cfh_request.is_closed;
-  const body = `<h1>${escapeHtml(t.tracking)}</h1><p>${escapeHtml(optionText)}</p>
+  const body = `${languageSwitch(lang)}<h1>${escapeHtml(storeName)}</h1><h2>${escapeHtml(t.tracking)}</h2><p>${escapeHtml(optionText)}</p>
 <p id="state" role="status" aria-live="polite" data-status="${view.cfh_request.status}">${escapeHtml(statusSentence(lang, view))}</p>
 <button type="button" id="cancel" class="secondary"${open ? '' : ' hidden'}>${escapeHtml(t.cancel)}</button><p id="error" role="alert" hidden></p>`;
   const texts = Object.fromEntries(['received', 'escalated', 'claimed', 'on_the_way', 'completed', 'cancelled', 'timed_out', 'associate', 'failed']

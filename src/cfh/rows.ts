@@ -71,4 +71,6 @@ export interface StatusRow {
   custom_text: string | null;
   staff_name_format: 'full' | 'first' | 'generic';
   language: 'en' | 'fr';
+  /** The location's name: what the customer's page calls the store. */
+  store_name: string;
 }

@@ -252,7 +252,8 @@ export async function findStatus(q: Queryable, scope: Scope, messageId: string):
        o.text_en AS option_text_en, o.text_fr AS option_text_fr, o.prompt_en AS option_prompt_en, o.prompt_fr AS option_prompt_fr,
        o.organization_id AS option_organization_id, o.location_id AS option_location_id,
        o.created_at AS option_created_at, o.updated_at AS option_updated_at,
-       coalesce(l.staff_name_format, 'full') AS staff_name_format, coalesce(l.language, 'en') AS language
+       coalesce(l.staff_name_format, 'full') AS staff_name_format, coalesce(l.language, 'en') AS language,
+       l.name AS store_name
      FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id JOIN locations l ON l.id = r.location_id
      WHERE r.message_id = $1 AND ${scoped('r', '$2', '$3')}`,
     [messageId, ...scopeParams(scope)],

@@ -104,6 +104,8 @@ function main(): Simulator {
 const simulator = main();
 const stop = () => {
   console.log('stopping');
+  // A connection still retrying an unreachable broker must not keep a stopped simulator alive.
+  setTimeout(() => process.exit(0), 3_000).unref();
   simulator.close().then(() => process.exit(0), () => process.exit(1));
 };
 process.once('SIGINT', stop);

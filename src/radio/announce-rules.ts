@@ -40,6 +40,21 @@ const LEADS: Record<Language, Record<string, (by: string) => string>> = {
   },
 };
 
+/**
+ * Statuses that only say the request still waits, by how much they say. One announcement is pending
+ * per request and a later status takes its place, except one of these saying less than the pending
+ * one: a reminder falling in the escalation's instant (reminder 60 s, escalation 120 s) must not
+ * silence the escalation. Other statuses (claimed, cancelled, ...) move the request on and replace.
+ */
+export const WAITING_RANK: Readonly<Record<string, number>> = { reminder: 0, created: 1, escalated: 2 };
+
+/** Whether a later status `next` takes the place of the pending announcement of `pending`. */
+export function replacesPending(pending: string, next: string): boolean {
+  const was = WAITING_RANK[pending];
+  const now = WAITING_RANK[next];
+  return was === undefined || now === undefined || now >= was;
+}
+
 /** Statuses that interrupt: sent before normal messages. */
 export const isUrgent = (status: string) => status === 'escalated';
 

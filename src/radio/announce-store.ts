@@ -2,22 +2,34 @@
 // with which words (the option's French text is read from the option: events carry the English).
 import type { Queryable, Tx } from '../db/db.ts';
 import type { EventRow } from '../events/log.ts';
+import { replacesPending, WAITING_RANK } from './announce-rules.ts';
 import type { Edge } from './store.ts';
 
 export const RADIO_ANNOUNCE_JOB = 'radio.announce';
 
+/** The SQL of WAITING_RANK for a status expression (null for a status outside it). */
+const waitingRank = (status: string) =>
+  `(CASE ${status} ${Object.entries(WAITING_RANK).map(([s, n]) => `WHEN '${s}' THEN ${n}`).join(' ')} END)`;
+
 /**
  * One pending announcement job per request, due a few seconds after its latest event; a later
- * event of the same request replaces the pending job's status and moves it (the latest is said).
- * Only requests of locations with an edge device that announces something.
+ * event of the same request replaces the pending job's status and moves it (the latest is said),
+ * unless no edge device of the location announces it (it would say nothing in place of something)
+ * or it says less than the pending one (announce-rules.ts replacesPending).
  */
 export async function askForAnnouncements(q: Tx, events: readonly EventRow[], runAt: Date): Promise<void> {
   const cfh = events.filter((e) => e.type === 'callforhelp' && e.location_id !== null && e.internal_id !== null);
   if (cfh.length === 0) return;
-  // In commit order: a request's last event in the batch is its latest.
+  const announced = await announcedStatuses(q, [...new Set(cfh.map((e) => e.location_id as number))]);
+  // In commit order: a request's latest announced status in the batch, as the pending job would take it.
   const latest = new Map<string, EventRow>();
-  for (const e of cfh) latest.set(e.internal_id ?? '', e);
+  for (const e of cfh) {
+    if (!announced.get(e.location_id as number)?.has(e.status)) continue;
+    const pending = latest.get(e.internal_id ?? '');
+    if (pending === undefined || replacesPending(pending.status, e.status)) latest.set(e.internal_id ?? '', e);
+  }
   const list = [...latest.values()];
+  if (list.length === 0) return;
   // As jobs/queue.ts enqueueJob with a key, for a batch: the pending job of the key takes the latest.
   await q.query(
     `INSERT INTO jobs (kind, payload, run_at, dedupe_key)
@@ -25,14 +37,24 @@ export async function askForAnnouncements(q: Tx, events: readonly EventRow[], ru
          'status', e.status, 'details', e.details),
        $2::timestamptz, 'radio.announce:' || e.internal_id
      FROM unnest($3::text[], $4::int[], $5::int[], $6::text[], $7::jsonb[]) AS e(internal_id, organization_id, location_id, status, details)
-     WHERE EXISTS (SELECT 1 FROM radio_edges r WHERE r.location_id = e.location_id AND cardinality(r.announce_cfh) > 0)
      ON CONFLICT (dedupe_key) WHERE done_at IS NULL
-     DO UPDATE SET payload = EXCLUDED.payload, run_at = EXCLUDED.run_at, attempts = 0`,
+     DO UPDATE SET payload = EXCLUDED.payload, run_at = EXCLUDED.run_at, attempts = 0
+     WHERE coalesce(${waitingRank("EXCLUDED.payload->>'status'")} >= ${waitingRank("jobs.payload->>'status'")}, true)`,
     [
       RADIO_ANNOUNCE_JOB, runAt, list.map((e) => e.internal_id), list.map((e) => e.organization_id), list.map((e) => e.location_id),
       list.map((e) => e.status), list.map((e) => JSON.stringify(e.details)),
     ],
   );
+}
+
+/** The CFH statuses some edge device of each location announces. */
+async function announcedStatuses(q: Queryable, locationIds: number[]): Promise<Map<number, Set<string>>> {
+  const rows = await q.query<{ location_id: number; statuses: string[] }>(
+    `SELECT location_id, array_agg(DISTINCT s) AS statuses FROM radio_edges, unnest(announce_cfh) AS s
+     WHERE location_id = ANY ($1::int[]) GROUP BY location_id`,
+    [locationIds],
+  );
+  return new Map(rows.map((r) => [r.location_id, new Set(r.statuses)]));
 }
 
 /** The edge devices of the location that announce this status, with the location's language. */

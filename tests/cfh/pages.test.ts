@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { before, test } from 'node:test';
+import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { browserContext, hasChromium } from '../support/browser.ts';
 import { testApp, type TestContext } from '../support/world.ts';
 import { ann, cfhClient, makeCfhWorld, success } from './support.ts';
@@ -21,7 +22,7 @@ test('choose an option, see "received", and see the claimer\'s name appear witho
   const w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { staff_name_format: 'first' } });
   const page = await (await browserContext(t)).newPage();
   await page.goto(`${base}/help/${w.displayKey}`);
-  assert.equal(await page.locator('h1').textContent(), 'Entrance QR');
+  assert.equal(await page.locator('h1').textContent(), `Store ${w.locationId}`);
   await page.getByRole('button', { name: 'Paint' }).click();
   await page.waitForURL(/\/help\/t\//);
   const state = page.locator('#state');
@@ -67,9 +68,10 @@ test('free text goes through the profanity filter; a refused text creates nothin
   assert.equal(await page.locator('p').first().textContent(), 'Where are the ladders?');
 });
 
-test('stored text is escaped: a display name and option text with <script> render as text', async () => {
+test('stored text is escaped: a store name and option text with <script> render as text', async () => {
   const hostile = '<script>window.pwned=1</script><b>x</b>';
-  const w = await makeCfhWorld(ctx.db, ctx.clock, { displayName: hostile, optionText: `"'><img src=x onerror=alert(1)>` });
+  const w = await makeCfhWorld(ctx.db, ctx.clock, { optionText: `"'><img src=x onerror=alert(1)>` });
+  await applyProvisioning(ctx.db, ctx.clock, { locations: [{ id: w.locationId, organization_id: w.organizationId, name: hostile }] });
   const res = await ctx.app.inject({ url: `/help/${w.displayKey}` });
   assert.equal(res.statusCode, 200);
   assert.match(res.headers['content-type'] as string, /^text\/html/);

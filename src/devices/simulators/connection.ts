@@ -24,6 +24,34 @@ export interface InboxMessage {
 }
 
 const REMEMBERED_IDS = 1_000;
+/** A connection that lasts this long is steady: the reasons said before may be said again. */
+const STEADY_MS = 30_000;
+/** A topic outside every device's rights: storeops's broker refuses it, an open broker grants it. */
+const PROBE_TOPIC = 'storeops/probe/not-a-device-topic';
+
+/** The one line a refused or failed connection gets (mqtt.js: a CONNACK refusal has its code). */
+function connectionError(err: Error & { code?: unknown }, opts: { url: string; username: string }): string {
+  if (err.code === 4 || err.code === 134) return `the broker at ${opts.url} refused the login of ${opts.username}: bad username or password (is --key this device's key, and is it provisioned?)`;
+  if (err.code === 5 || err.code === 135) return `the broker at ${opts.url} refused the login of ${opts.username}: not authorized`;
+  return `cannot reach the broker at ${opts.url}: ${err.message}`;
+}
+
+/**
+ * Says whether the broker reached is storeops's: it keeps a device to its own topics, so a
+ * subscription outside them is refused; another broker on the port (any MQTT server on 1883) takes it.
+ */
+function probeBroker(client: MqttClient, url: string, print: Print): void {
+  client.subscribe(PROBE_TOPIC, { qos: 0 }, (err, granted) => {
+    // mqtt.js reports a refused filter (SUBACK 0x80) as an error too, while still connected.
+    if (err && !client.connected) return;
+    if (err || granted?.[0]?.qos === 128) {
+      print(`the broker at ${url} is storeops's: it keeps this device to its own topics`);
+      return;
+    }
+    client.unsubscribe(PROBE_TOPIC);
+    print(`the broker at ${url} is not this service's: it let this device subscribe outside its topics (another MQTT server on that port? give --mqtt, or run with the service's MQTT_PORT)`);
+  });
+}
 
 export function connectDevice(opts: {
   url: string;
@@ -46,21 +74,46 @@ export function connectDevice(opts: {
   let chain = Promise.resolve();
   let resolveReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+  // A reason is said once, not at every retry 2 s apart; a connection that lasts says them again.
+  const said = new Set<string>();
+  const once = (line: string) => {
+    if (said.has(line)) return;
+    said.add(line);
+    print(line);
+  };
+  let steady: NodeJS.Timeout | undefined;
+  let connected = false;
+  let probed = false;
 
   client.on('connect', () => {
-    print(`connected to ${opts.url} as ${opts.username}`);
+    connected = true;
+    once(`connected to ${opts.url} as ${opts.username}`);
+    steady = setTimeout(() => said.clear(), STEADY_MS).unref();
     // Subscribed on every connect: the service redelivers what this device has not acked when it subscribes.
     client.subscribe(opts.inbox, { qos: 1 }, (err, granted) => {
       if (err || granted?.[0]?.qos === 128) {
-        print(`the broker refused the subscription to ${opts.inbox}${err ? `: ${err.message}` : ''}`);
+        once(`the broker refused the subscription to ${opts.inbox}${err ? `: ${err.message}` : ''}`);
         return;
       }
-      print(`listening on ${opts.inbox}`);
+      once(`listening on ${opts.inbox}`);
+      if (!probed) {
+        probed = true;
+        probeBroker(client, opts.url, print);
+      }
       resolveReady();
     });
   });
-  client.on('error', (err) => print(`connection error: ${err.message}`));
-  client.on('offline', () => print('offline, retrying'));
+  client.on('error', (err) => once(connectionError(err, opts)));
+  client.on('close', () => {
+    clearTimeout(steady);
+    // Closed by the broker right after a good login, with no error: MQTT 3.1.1 cannot say why, and
+    // the usual cause is the same client id connecting again (the broker keeps the newest).
+    if (connected && !client.disconnecting) {
+      once(`the broker closed the connection: another connection with client id ${opts.clientId} took over (this device running twice?), or the broker stopped; retrying every 2 s`);
+    }
+    connected = false;
+  });
+  client.on('offline', () => once('offline, retrying every 2 s'));
   client.on('message', (_topic, payload) => {
     let body: Record<string, unknown>;
     try {
@@ -87,6 +140,7 @@ export function connectDevice(opts: {
       await client.publishAsync(topic, JSON.stringify(body), { qos: 1 });
     },
     async close() {
+      clearTimeout(steady);
       await chain;
       await client.endAsync();
     },

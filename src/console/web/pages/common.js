@@ -23,6 +23,7 @@ export function livePage(container, { title, url, kinds, render, pollMs = 0, tic
         state.data = data;
         const focus = focusIn(body);
         render(body, data, { reload: () => load(), now: () => new Date(Date.now() + state.offsetMs) });
+        markOverflow(body);
         restoreFocus(body, focus);
       } catch (err) {
         if (err.status !== 401 && !state.stopped) mount(body, h('p', { class: 'error', role: 'alert' }, err.message));
@@ -35,6 +36,8 @@ export function livePage(container, { title, url, kinds, render, pollMs = 0, tic
   }
 
   load();
+  const resized = () => markOverflow(body);
+  window.addEventListener('resize', resized);
   const poll = pollMs > 0 ? setInterval(() => load(true), pollMs) : null;
   const tick = tickMs > 0 ? setInterval(() => tickAges(body, new Date(Date.now() + state.offsetMs)), tickMs) : null;
   return {
@@ -43,6 +46,7 @@ export function livePage(container, { title, url, kinds, render, pollMs = 0, tic
     },
     stop() {
       state.stopped = true;
+      window.removeEventListener('resize', resized);
       if (poll !== null) clearInterval(poll);
       if (tick !== null) clearInterval(tick);
     },
@@ -59,6 +63,21 @@ export function ageText(seconds) {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}:${String(s % 60).padStart(2, '0')}`;
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/**
+ * A table in its own sideways-scrolling box, so a table wider than a phone never makes the page
+ * scroll sideways; the hint under it shows only while the table is wider than its box.
+ */
+export function scrollTable(label, table) {
+  return h('div', { class: 'table-wrap' },
+    h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': label }, table),
+    h('p', { class: 'scroll-hint muted' }, 'Scroll sideways for more →'));
+}
+
+/** Marks each scroll box whose table is wider than it (the hint shows then). */
+function markOverflow(root) {
+  for (const box of root.querySelectorAll('.table-scroll')) box.classList.toggle('overflows', box.scrollWidth > box.clientWidth + 1);
 }
 
 export function empty(text) {

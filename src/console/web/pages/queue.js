@@ -2,7 +2,7 @@
 // highlighted), each with the buttons its option's staff action allows; then the last closed ones.
 import { act, confirmDialog, post, toast } from '../api.js';
 import { h, label, mount, time } from '../dom.js';
-import { ageText, badge, empty, livePage } from './common.js';
+import { ageText, badge, empty, livePage, scrollTable } from './common.js';
 
 /** Which steps staff see, by the option's staff action (contract section 10). */
 const STEPS = {
@@ -13,6 +13,9 @@ const STEPS = {
   none: [],
 };
 const OPEN = new Set(['created', 'escalated', 'claimed', 'on_the_way']);
+/** The store's words for the API's values (the API keeps its own: clients switch on them). */
+const WORDS = { created: 'waiting', api: 'integration' };
+const word = (value) => WORDS[value] ?? label(value);
 const OUTCOMES = ['helped', 'product_found', 'out_of_stock', 'customer_left', 'other'];
 
 export function queuePage(container, { locationId }) {
@@ -29,12 +32,12 @@ export function queuePage(container, { locationId }) {
         h('h2', {}, `Waiting and in progress (${open.length})`),
         open.length === 0 ? empty('No one is waiting for help.') : h('ul', { class: 'cards queue', id: 'open-requests' }, open.map((r) => requestCard(r, ctx))),
         h('h2', {}, 'Recently closed'),
-        closed.length === 0 ? empty('Nothing closed yet.') : h('table', { class: 'table' },
+        closed.length === 0 ? empty('Nothing closed yet.') : scrollTable('Recently closed requests', h('table', { class: 'table' },
           h('thead', {}, h('tr', {}, h('th', {}, 'Request'), h('th', {}, 'Status'), h('th', {}, 'By'), h('th', {}, 'Outcome'), h('th', {}, 'Closed'))),
           h('tbody', {}, closed.map((r) => h('tr', {},
-            h('td', {}, r.option_text, r.device_name ? ` · ${r.device_name}` : ''), h('td', {}, badge(label(r.status), r.status)),
+            h('td', {}, r.option_text, r.device_name ? ` · ${r.device_name}` : ''), h('td', {}, badge(word(r.status), r.status)),
             h('td', {}, r.claimed_by ?? '—'), h('td', {}, outcomeText.get(r.completion_reason) ?? r.completion_reason ?? '—'),
-            h('td', {}, time(r.closed_at)))))));
+            h('td', {}, time(r.closed_at))))))));
     },
   });
 }
@@ -57,8 +60,8 @@ function requestCard(r, ctx) {
       h('span', { class: 'age', 'aria-label': 'waiting for', dataset: { since: r.created_at } }, ageText(age))),
     r.custom_text ? h('p', { class: 'custom' }, `“${r.custom_text}”`) : null,
     h('div', { class: 'row meta' },
-      badge(label(r.status), r.status), escalated && r.status !== 'escalated' ? badge('escalated', 'escalated') : null,
-      h('span', { class: 'muted' }, r.device_name ?? label(r.source)),
+      badge(word(r.status), r.status), escalated && r.status !== 'escalated' ? badge('escalated', 'escalated') : null,
+      h('span', { class: 'muted' }, r.device_name ?? word(r.source)),
       r.claimed_by ? h('span', {}, `Claimed by ${r.claimed_by}`) : null),
     h('div', { class: 'actions' }, buttons));
 }

@@ -2,7 +2,7 @@
 // failures marked, and "send again" (W2), confirmed.
 import { act, confirmDialog, post } from '../api.js';
 import { h, mount, time } from '../dom.js';
-import { badge, empty, livePage } from './common.js';
+import { badge, empty, livePage, scrollTable } from './common.js';
 
 export function webhooksPage(container, { locationId }) {
   return livePage(container, {
@@ -14,7 +14,7 @@ export function webhooksPage(container, { locationId }) {
           h('span', { class: 'muted' }, e.location_id === null ? 'Every store of the organization' : 'This store'),
           h('span', { class: 'muted' }, `Events: ${e.events.join(', ') || 'none'}`),
           badge(`${e.delivered} delivered`, 'good'), badge(`${e.pending} pending`, e.pending > 0 ? 'warn' : ''), badge(`${e.failed} failed`, e.failed > 0 ? 'bad' : '')),
-        e.deliveries.length === 0 ? empty('No deliveries yet.') : h('table', { class: 'table' },
+        e.deliveries.length === 0 ? empty('No deliveries yet.') : scrollTable(`Deliveries to ${e.url}`, h('table', { class: 'table' },
           h('thead', {}, h('tr', {}, ['Event', 'State', 'Attempts', 'Last answer', 'Created', ''].map((t) => h('th', { scope: 'col' }, t)))),
           h('tbody', {}, e.deliveries.map((d) => {
             const last = d.attempts.at(-1);
@@ -25,7 +25,7 @@ export function webhooksPage(container, { locationId }) {
               h('td', {}, last ? `${last.status_code ?? '—'}${last.error ? ` · ${last.error}` : ''} (${last.duration_ms} ms)` : '—'),
               h('td', {}, time(d.created_at)),
               h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: () => again(d, ctx) }, 'Send again')));
-          })))))),
+          }))))))),
   });
 }
 
