@@ -11,6 +11,9 @@
 //                     directory of its own with these settings (`-c K=V`; the embedded server's
 //                     own otherwise), the service on it through DATABASE_URL: what a setting of
 //                     src/db/embedded/server.ts would change, measured without changing it
+//   server@BIN:K=V;...  the same with the initdb and postgres programs of the directory BIN (e.g.
+//                     the machine's /usr/lib/postgresql/15/bin): another build of PostgreSQL under
+//                     the embedded server's settings, to tell the binaries from the configuration
 // Default sides: embedded, and url:BENCH_DATABASE_URL when it is set.
 import autocannon, { type Options } from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -62,9 +65,9 @@ interface Side {
 }
 
 /** A PostgreSQL server of the embedded binaries in `dir`, with these settings; its URL and how to stop it. */
-async function ownServer(dir: string, settings: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+async function ownServer(dir: string, settings: Record<string, string>, bin: string | null): Promise<{ url: string; stop: () => Promise<void> }> {
   fs.mkdirSync(dir, { mode: 0o755 });
-  const binaries = findBinaries(path.join(dir, 'lib'));
+  const binaries = bin === null ? findBinaries(path.join(dir, 'lib')) : { initdb: path.join(bin, 'initdb'), postgres: path.join(bin, 'postgres'), libraryPath: null };
   const user = serverUser(dir);
   const data = path.join(dir, 'postgres');
   fs.mkdirSync(data, { mode: 0o700 });
@@ -122,9 +125,10 @@ try {
       const db = await freshPostgres(kind.slice(4), 'storeops_ab');
       databaseUrl = db.url;
       cleanups.push(db.drop);
-    } else if (kind.startsWith('server:')) {
-      const settings = Object.fromEntries(kind.slice(7).split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-      const own = await ownServer(path.join(sideDir, 'server'), settings);
+    } else if (kind.startsWith('server:') || kind.startsWith('server@')) {
+      const bin = kind.startsWith('server@') ? kind.slice(7, kind.indexOf(':')) : null;
+      const settings = Object.fromEntries(kind.slice(kind.indexOf(':') + 1).split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      const own = await ownServer(path.join(sideDir, 'server'), settings, bin);
       databaseUrl = own.url;
       cleanups.push(own.stop);
     } else if (kind !== 'embedded') {
