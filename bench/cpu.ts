@@ -1,5 +1,6 @@
 // CPU time per request, read from /proc: the service's own process and, when PostgreSQL runs on
-// this machine, its server processes. It tells where a scenario's time goes whatever else the
+// this machine (the machine's server, or the service's embedded one on its Unix socket), the
+// backends of the service's database. It tells where a scenario's time goes whatever else the
 // machine is doing, which requests per second alone cannot.
 import type { Result } from 'autocannon';
 import fs from 'node:fs';
@@ -91,9 +92,15 @@ export function cpuMsPerRequest(before: CpuSample, after: CpuSample, requests: n
   return { server: ms(after.server - before.server), database: ms(database) };
 }
 
-/** Is the database at this URL served by this machine (so its processes can be measured)? */
+/**
+ * Is the database at this URL served by this machine (so its processes can be measured)? A Unix
+ * socket is: the embedded server's URL names its socket directory in the `host` query parameter
+ * (`postgresql://storeops@localhost/storeops?host=%2F...%2Fpostgres`), which node-postgres prefers
+ * to the URL's host, as libpq does.
+ */
 export function isLocalDatabase(url: string | null): boolean {
   if (url === null) return false;
-  const host = new URL(url).hostname;
-  return host === '' || host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get('host') ?? parsed.hostname;
+  return host === '' || host.startsWith('/') || host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host === '::1';
 }

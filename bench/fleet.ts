@@ -6,7 +6,8 @@
 // windows and idle per 1,000 devices, command delivery from L3 to the locker under a steady
 // command load (p50/p99), and the first commands after every device reconnects at once
 // (one locker in ten then has a command it never acked, so redelivery has work to do).
-// With --json the last stdout line is one JSON object. BENCH_DATABASE_URL: PostgreSQL instead of PGlite.
+// With --json the last stdout line is one JSON object. BENCH_DATABASE_URL: that PostgreSQL instead of the
+// service's embedded PostgreSQL server.
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -173,7 +174,7 @@ async function cpuWindows(pid: number, seconds: number, windowSeconds: number): 
 
 const mosquitto = brokerKind === 'mosquitto' ? await startMosquitto() : null;
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? null;
-log(`fleet: ${lockerCount} lockers + ${edgeCount} edge devices, ${brokerKind} broker, ${databaseUrl === null ? 'PGlite' : 'PostgreSQL'}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+log(`fleet: ${lockerCount} lockers + ${edgeCount} edge devices, ${brokerKind} broker, ${databaseUrl === null ? 'embedded PostgreSQL' : 'PostgreSQL'}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
   DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: path.join(dir, 'world.json'), LOG_LEVEL: 'warn', HOST: '127.0.0.1',
   ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : {}),
@@ -276,7 +277,7 @@ try {
 
   const per1000 = 1000 / total;
   const result = {
-    devices: total, lockers: lockerCount, edges: edgeCount, broker: brokerKind, database: databaseUrl === null ? 'pglite' : 'postgresql',
+    devices: total, lockers: lockerCount, edges: edgeCount, broker: brokerKind, database: databaseUrl === null ? 'embedded postgresql' : 'postgresql',
     connect: { seconds: round(connectSeconds, 2), perSecond: Math.round(total / connectSeconds) },
     rssMb: { beforeDevices: round(baseRssMb), connected: round(connectedRssMb), perThousandDevices: round((connectedRssMb - baseRssMb) * per1000) },
     afterConnectCpuPercent: { service: round(afterConnect.percent, 2), seconds: afterConnectSeconds, byWindow: afterConnect.byWindow.map((p) => round(p, 2)) },

@@ -1,9 +1,10 @@
 // npm run soak:retention  [-- --days N]
 // Retention under a steady load: the service composed in this process with a manual clock and
 // RETENTION_DAYS=1, on a throwaway PostgreSQL database (BENCH_DATABASE_URL) or else the embedded
-// one. Each simulated day plays R1 announcements (with the transcript handler), runs CFH cycles
-// and locker orders, acks every device message as the devices would, hands the event log to its
-// subscribers, sweeps retention and vacuums; then prints the database's size and the main tables'.
+// PostgreSQL server the service starts in its DATA_DIR. Each simulated day plays R1 announcements
+// (with the transcript handler), runs CFH cycles and locker orders, acks every device message as
+// the devices would, hands the event log to its subscribers, sweeps retention and vacuums; then
+// prints the database's size and the main tables'.
 // Once the window has passed, what retention deletes stops growing: only requests and orders
 // (kept for the reports) still do, by their small rows.
 import crypto from 'node:crypto';
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
   const service = await compose({ config, clock, manualJobs: true });
   try {
     await service.app.ready();
-    console.log(`${database ? 'PostgreSQL' : 'embedded PGlite'}, RETENTION_DAYS=1, ${DAYS} days of ${HOURS} hours, each hour ` +
+    console.log(`${database ? 'PostgreSQL' : 'embedded PostgreSQL'}, RETENTION_DAYS=1, ${DAYS} days of ${HOURS} hours, each hour ` +
       `${PER_HOUR.plays} R1 plays (transcript), ${PER_HOUR.requests} CFH cycles, ${PER_HOUR.orders} orders; sizes in KB after each day's sweep\n`);
     console.log(['day', 'deleted', 'database', ...TABLES].map((c) => c.padStart(19)).join(''));
     const orderSeq = { n: 1 };

@@ -1,7 +1,8 @@
 // npm run bench [-- --quick] [-- --json FILE] [-- --history N [--history-rounds R]] [-- --no-fleet] [-- --no-live] [-- --postgres-only]
 // Measures the service against ceilings of its own stack: a bare Fastify hello-world; for each
 // read, a bare Fastify server answering the same bytes and (on PostgreSQL) the read's statements
-// alone. On the embedded defaults and, with BENCH_DATABASE_URL, on real PostgreSQL; with
+// alone. On the embedded defaults (the service's own PostgreSQL server in DATA_DIR) and, with
+// BENCH_DATABASE_URL, on a throwaway database of that PostgreSQL, side by side; with
 // --history N, again over N orders and N CFH requests of history. Then the fleet (bench/fleet.ts)
 // and live streams and webhooks (bench/live.ts), each in its own process. Servers run in child
 // processes; the load generator (autocannon) runs here. Writes its section of bench/RESULTS.md.
@@ -13,6 +14,7 @@ import { benchBackend, type BackendResult, type Settings } from './backend.ts';
 import { measureCpu } from './cpu.ts';
 import { freshPostgres } from './database.ts';
 import { exists, runJson, type Embedded } from './embedded.ts';
+import { compare, GOALS } from './goals.ts';
 import { markdown, writeSection, type HelloCeiling } from './report-md.ts';
 import { startServer } from './server.ts';
 
@@ -30,6 +32,8 @@ if (!Number.isInteger(history) || history < 0) {
 }
 const root = path.resolve(import.meta.dirname, '..');
 const log = (line: string) => console.log(line);
+const loadAtStart = os.loadavg();
+log(`load average at the start: ${loadAtStart.map((l) => l.toFixed(2)).join(', ')}`);
 
 const historyRounds = Number(option('history-rounds') ?? 3);
 if (!Number.isInteger(historyRounds) || historyRounds < 1) {
@@ -38,8 +42,8 @@ if (!Number.isInteger(historyRounds) || historyRounds < 1) {
 }
 
 const settings: Settings = quick
-  ? { duration: 3, connections: 16, world: { locations: 10, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 300, seedRequests: 300, radioPerCaller: 8, history, historyRounds }
-  : { duration: 10, connections: 64, world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 2000, seedRequests: 3000, radioPerCaller: 40, history, historyRounds };
+  ? { duration: 3, connections: 16, world: { locations: 10, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 300, seedRequests: 300, radioPerCaller: 8, history, historyRounds, startRounds: 1 }
+  : { duration: 10, connections: 64, world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 2000, seedRequests: 3000, radioPerCaller: 40, history, historyRounds, startRounds: 3 };
 
 async function helloWorld(): Promise<HelloCeiling> {
   const hello = await startServer(root, ['bench/hello.ts'], {});
@@ -55,7 +59,7 @@ async function helloWorld(): Promise<HelloCeiling> {
 
 const hello = await helloWorld();
 const benchUrl = process.env.BENCH_DATABASE_URL;
-const backends: BackendResult[] = args.includes('--postgres-only') && benchUrl ? [] : [await benchBackend(root, settings, 'embedded (PGlite)', null, hello.rps, log)];
+const backends: BackendResult[] = args.includes('--postgres-only') && benchUrl ? [] : [await benchBackend(root, settings, 'embedded PostgreSQL', null, hello.rps, log)];
 if (benchUrl) {
   const db = await freshPostgres(benchUrl, 'storeops_bench');
   try {
@@ -94,10 +98,13 @@ if (Object.keys(fleet).length > 0) {
   extra.push('');
 }
 if (live) extra.push(`### Live streams and webhooks (\`${live.command.replace(/ --json \S+/, '')}\`, exit ${live.exitCode})`, '', '```json', JSON.stringify(live.result, null, 1), '```', '');
+const embedded = backends.find((b) => b.embedded);
 function summaryOf(b: BackendResult) {
   return {
     backend: b.backend,
     idleRssMb: b.idle.rssMb,
+    idlePssMb: b.idle.totalPssMb,
+    start: b.start && { firstMs: b.start.firstMs, laterMs: b.start.laterMs },
     scenarios: Object.fromEntries(b.scenarios.map((s) => [s.name, {
       rps: s.rps, p99: s.p99, errors: s.errors, ratioToHelloWorld: s.ratioToHelloWorld, ratioToPayloadCeiling: s.ratioToPayloadCeiling,
       ratioToDatabaseCeiling: s.ratioToDatabaseCeiling, ratioToLowerCeiling: s.ratioToLowerCeiling,
@@ -113,17 +120,19 @@ function summaryOf(b: BackendResult) {
 }
 const report = {
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverage: os.loadavg() },
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverage: os.loadavg(), loadAverageAtStart: loadAtStart },
   settings,
   ceiling: hello,
   helloWorld: hello,
   backends,
   /** The last backend's (PostgreSQL when BENCH_DATABASE_URL is set) figures by scenario, and its history run. */
   summary: summaryOf(backends.at(-1) as BackendResult),
+  /** Issue 29: the embedded PostgreSQL server against the machine's, and its memory and start goals. */
+  embeddedGoals: embedded ? { goals: GOALS, embedded: summaryOf(embedded), ...compare(embedded, backends.find((b) => !b.embedded) ?? null) } : null,
   fleet: Object.fromEntries(Object.entries(fleet).map(([k, v]) => [k, v.result])),
   live: live?.result ?? null,
 };
-writeSection(path.join(root, 'bench/RESULTS.md'), markdown(settings, quick, hello, backends, extra));
+writeSection(path.join(root, 'bench/RESULTS.md'), markdown(settings, quick, hello, backends, extra, loadAtStart));
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(report, null, 2));
 log('\nwrote the benchmark section of bench/RESULTS.md');
 // The scenarios' own errors (the embedded fleet and live runs report theirs in their figures).

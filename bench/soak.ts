@@ -1,6 +1,6 @@
 // npm run soak [-- --minutes N] [-- --rate R]
 // Mixed load at a steady rate for a while (10 minutes by default) against one service process,
-// on PostgreSQL when BENCH_DATABASE_URL is set (else the embedded defaults). Samples the server's
+// on PostgreSQL when BENCH_DATABASE_URL is set (else the embedded PostgreSQL server). Samples the server's
 // RSS and open file descriptors every 10 s; fails on any error or on memory that keeps growing.
 import autocannon, { type Options, type Result } from 'autocannon';
 import crypto from 'node:crypto';
@@ -46,7 +46,7 @@ let failed = false;
 try {
   const seeded = await seed(server.url, world, secret, 500, 500);
   const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
-  console.log(`soak: ${minutes} min, ${scenarios.length} scenarios at ${rate} req/s each, ${databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}`);
+  console.log(`soak: ${minutes} min, ${scenarios.length} scenarios at ${rate} req/s each, ${databaseUrl ? 'PostgreSQL' : 'embedded PostgreSQL'}`);
   const started = Date.now();
   const timer = setInterval(() => {
     const s = { t: Math.round((Date.now() - started) / 1000), ...sample(server.pid) };
