@@ -224,6 +224,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.devices === undefined) await devices.start();
     feed.start(); // streams are live in tests too: the feed reads only while someone listens
     if (opts.manualJobs === true) return;
+    await events.placeCursors();
     scheduler.start();
     health.start();
     events.start();

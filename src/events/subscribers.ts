@@ -48,6 +48,15 @@ export class EventSubscribers {
     return [...this.#handlers.keys()];
   }
 
+  /**
+   * Places the cursor of every subscriber that has none yet at the log's end, before the service
+   * serves: a subscriber first run later would skip the events of the changes made meanwhile (the
+   * first requests of a new store, made the moment the service is ready).
+   */
+  async placeCursors(): Promise<void> {
+    for (const name of this.#handlers.keys()) await this.#db.tx((q) => this.#lockCursor(q, name));
+  }
+
   start(): void {
     this.#loop.start();
   }
