@@ -52,7 +52,8 @@ const TIMESTAMPTZ = 1184;
 const INT8 = 20;
 const NUMERIC = 1700;
 
-const typeParsers = {
+/** The wire formats of results (timestamptz as the contract's string, bigint and numeric as numbers). */
+export const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === TIMESTAMPTZ) return pgTimestamptzToIso;
     if (oid === INT8 || oid === NUMERIC) return Number;

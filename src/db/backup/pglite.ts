@@ -2,22 +2,8 @@
 // opened as that release opened it, behind the Db interface, for `npm run migrate-data` to dump. Only
 // the converter loads PGlite (a dynamic import: the service never does).
 import pg from 'pg';
-import type { Db, Tx } from '../db.ts';
+import { typeParsers, type Db, type Tx } from '../db.ts';
 import { SignalHub } from '../signals.ts';
-import { pgTimestamptzToIso } from '../timestamps.ts';
-
-const TIMESTAMPTZ = 1184;
-const INT8 = 20;
-const NUMERIC = 1700;
-
-/** The service's result types (db.ts), so code written for it reads PGlite's rows the same way. */
-const typeParsers = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === TIMESTAMPTZ) return pgTimestamptzToIso;
-    if (oid === INT8 || oid === NUMERIC) return Number;
-    return pg.types.getTypeParser(oid, format);
-  },
-} as pg.CustomTypesConfig;
 
 /**
  * Opens the PGlite database in `dir` (made if missing: the tests make one as the last release
