@@ -84,12 +84,15 @@ async function start(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
+  let address: string;
   try {
-    await app.listen({ port: config.port, host: config.host });
+    address = await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     await app.close().catch(() => {});
     fail(startFailure(err, config));
   }
+  // One line whatever LOG_LEVEL is: where to point a browser (with PORT=0, the port chosen).
+  console.log(`storeops: ready at ${address}: the console is at ${address}/console`);
 }
 
 start().catch((err: unknown) => {

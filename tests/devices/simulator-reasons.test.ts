@@ -10,10 +10,13 @@ import { after, test } from 'node:test';
 import { Aedes } from 'aedes';
 import { startLockerSimulator } from '../../src/devices/simulators/locker.ts';
 import { freePort } from '../support/free-port.ts';
-import { makeWorld, testApp } from '../support/world.ts';
+import { makeWorld, testApp, TEST_MQTT_URL } from '../support/world.ts';
 
 const ctx = await testApp();
 const root = path.resolve(import.meta.dirname, '../..');
+// What the simulator says of the service's broker comes from that broker's own answers (its name,
+// its refusals); the external test broker is anonymous Mosquitto, which gives neither.
+const needsOwnBroker = TEST_MQTT_URL !== null && 'the external test broker is anonymous Mosquitto, not the service\'s broker';
 
 async function until(lines: string[], pattern: RegExp, ms = 15_000): Promise<string> {
   for (let waited = 0; waited < ms; waited += 50) {
@@ -30,7 +33,7 @@ function locker(world: { lockerId: number; lockerKey: string }, mqttUrl: string,
   return simulator;
 }
 
-test("a simulator on the service's broker says the broker is storeops's", async () => {
+test("a simulator on the service's broker says the broker is storeops's", { skip: needsOwnBroker }, async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
   const lines: string[] = [];
   await locker(world, ctx.mqttUrl, lines).ready;
@@ -53,7 +56,7 @@ test("a simulator on another MQTT broker says it is not this service's, in one l
   assert.match(await until(lines, /not (this service's|storeops)/i), new RegExp(url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });
 
-test('a refused login says why once, not once per retry', async () => {
+test('a refused login says why once, not once per retry', { skip: needsOwnBroker }, async () => {
   const world = await makeWorld(ctx.db, ctx.clock);
   const lines: string[] = [];
   locker(world, ctx.mqttUrl, lines, 'not-the-locker-key-000000000');

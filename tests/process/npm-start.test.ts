@@ -60,6 +60,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
     assert.ok(url !== '', `npm start did not listen: ${out}`);
     assert.equal((await fetch(`${url}/readyz`)).status, 200);
+    assert.match(out, new RegExp(`storeops: ready at ${url}: the console is at ${url}/console\n`), 'says where to point a browser, whatever LOG_LEVEL is');
     assert.ok(fs.existsSync(path.join(dataDir, 'storeops.lock')), 'the running service holds the data directory');
 
     // A first start on the embedded defaults fits a small store box (initdb runs in its own process).

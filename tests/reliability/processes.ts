@@ -92,25 +92,25 @@ export interface Service {
   stop(): Promise<number | null>;
 }
 
-/** Starts `node src/main.ts` with env (PORT, MQTT_PORT free unless given) and waits for /readyz 200. */
+/** Starts `node src/main.ts` with env and waits for /readyz 200. PORT and MQTT_PORT are 0 unless
+ * given (a port found free beforehand may be taken by then); the service says the port it got, and
+ * `env` of the result carries it, so that a restart with that env comes back at the same address. */
 export async function startService(name: string, env: Record<string, string>): Promise<Service> {
-  const full: Record<string, string> = {
-    HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-    ...env,
-    PORT: env.PORT ?? String(await freePort()),
-    MQTT_PORT: env.MQTT_PORT ?? String(await freePort()),
-  };
+  const full: Record<string, string> = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', PORT: '0', MQTT_PORT: '0', ...env };
   const proc = new Child(process.execPath, [path.join(root, 'src/main.ts')], { env: { PATH: process.env.PATH ?? '', ...full } });
   cleanups.push(() => proc.kill('SIGKILL'));
-  const url = `http://127.0.0.1:${full.PORT}`;
+  let url = '';
   await waitFor(`${name} to be ready`, async () => {
     if (!proc.running) throw new Error(`${name} exited (${String(proc.child.exitCode ?? proc.child.signalCode)}): ${proc.output}`);
+    url ||= /storeops: ready at (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.output)?.[1] ?? '';
+    if (url === '') return false;
     try {
       return (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
     } catch {
       return false;
     }
   }, { tries: 1200 }); // a start is not timed here: a loaded machine makes it slow
+  full.PORT = new URL(url).port;
   return {
     name, url, port: Number(full.PORT), env: full, pid: proc.child.pid as number,
     output: () => proc.output,
