@@ -90,7 +90,14 @@ const ratio = (a: number, b: number | null) => (b === null || b <= 0 ? null : Ma
  * DATABASE_URL, or the embedded server's socket. History runs only with a DATABASE_URL (its
  * second database is made beside it).
  */
-export async function benchBackend(root: string, settings: Settings, backend: string, databaseUrl: string | null, helloRps: number, log: (line: string) => void): Promise<BackendResult> {
+export async function benchBackend(
+  root: string,
+  settings: Settings,
+  backend: string,
+  databaseUrl: string | null,
+  helloRps: number,
+  log: (line: string) => void,
+): Promise<BackendResult> {
   const loadAtStart = os.loadavg();
   const load = (url: string, opts: Partial<Options>): Promise<Result> =>
     autocannon({ url, duration: settings.duration, connections: settings.connections, ...opts } as Options);
@@ -106,19 +113,38 @@ export async function benchBackend(root: string, settings: Settings, backend: st
   const dataDir = path.join(dir, 'data');
   const readUrl = databaseUrl ?? embeddedUrl(dataDir);
   try {
-    const start = (settings.startRounds ?? 0) > 0
-      ? await startTimes(root, settings.startRounds ?? 0, dataDirRounds(dir, async () => (embedded ? { url: null, drop: async () => {} } : freshPostgres(databaseUrl, 'storeops_start'))), log)
-      : null;
-    if (start) log(`[${backend}] start to "Server listening", median of ${start.first.length}: first ${start.firstMs} ms${embedded ? ' (initdb included)' : ' (migrations included)'}, later ${start.laterMs} ms`);
+    const start =
+      (settings.startRounds ?? 0) > 0
+        ? await startTimes(
+            root,
+            settings.startRounds ?? 0,
+            dataDirRounds(dir, async () => (embedded ? { url: null, drop: async () => {} } : freshPostgres(databaseUrl, 'storeops_start'))),
+            log,
+          )
+        : null;
+    if (start)
+      log(
+        `[${backend}] start to "Server listening", median of ${start.first.length}: first ${start.firstMs} ms${embedded ? ' (initdb included)' : ' (migrations included)'}, later ${start.laterMs} ms`,
+      );
     log(`\n[${backend}] starting the service with ${world.lockers.length} lockers, ${world.lockers.length * settings.world.cabinetsPerLocker} cabinets`);
-    const startService = (url: string | null, name: string) => startServer(root, [...probeArgs(), ...serviceNodeFlags(root), ...(settings.nodeFlags ?? []), 'src/main.ts'], {
-      DATA_DIR: path.join(dir, name), SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', MEMORY_PROBE_FILE: probeFileOf(name),
-      MQTT_PORT: '0', HOST: '127.0.0.1', PORT: '0', ...(url ? { DATABASE_URL: url } : {}),
-    });
+    const startService = (url: string | null, name: string) =>
+      startServer(root, [...probeArgs(), ...serviceNodeFlags(root), ...(settings.nodeFlags ?? []), 'src/main.ts'], {
+        DATA_DIR: path.join(dir, name),
+        SECRET_TOKEN: secret,
+        PROVISION_FILE: provisionFile,
+        LOG_LEVEL: 'warn',
+        MEMORY_PROBE_FILE: probeFileOf(name),
+        MQTT_PORT: '0',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        ...(url ? { DATABASE_URL: url } : {}),
+      });
     server = await startService(databaseUrl, 'data');
     const idle = await idleFootprint(server, probeFileOf('data'), embedded ? dataDir : null);
-    log(`[${backend}] idle: RSS ${idle.rssMb} MB (mapped files ${idle.fileMb}, V8 heap ${idle.heapTotalMb} of which used ${idle.heapUsedMb}, external ${idle.externalMb}, other native ${idle.nativeMb}); `
-      + `PSS: service ${idle.pssMb} MB${idle.embedded ? ` + embedded server ${idle.embedded.pssMb} MB in ${idle.embedded.processes.length} processes (their RSS ${idle.embedded.rssMb} MB)` : ''} = ${idle.totalPssMb} MB`);
+    log(
+      `[${backend}] idle: RSS ${idle.rssMb} MB (mapped files ${idle.fileMb}, V8 heap ${idle.heapTotalMb} of which used ${idle.heapUsedMb}, external ${idle.externalMb}, other native ${idle.nativeMb}); ` +
+        `PSS: service ${idle.pssMb} MB${idle.embedded ? ` + embedded server ${idle.embedded.pssMb} MB in ${idle.embedded.processes.length} processes (their RSS ${idle.embedded.rssMb} MB)` : ''} = ${idle.totalPssMb} MB`,
+    );
     const seeded = await seed(server.url, world, secret, settings.seedOrders, settings.seedRequests);
     log(`[${backend}] seeded ${settings.seedOrders} open orders and ${seeded.messageIds.length} CFH requests`);
     const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
@@ -130,30 +156,67 @@ export async function benchBackend(root: string, settings: Settings, backend: st
       const { loaded, cpu } = await run(scenario);
       const measureCeilings = settings.ceilings !== false;
       const payload = measureCeilings && scenario.reads ? (await payloadCeiling(root, dir, scenario, input, load)).rps : null;
-      const database = measureCeilings && hasDatabaseCeiling(scenario.name)
-        ? (await databaseCeiling(readUrl, scenario.name, input, settings.duration, settings.connections)).rps : null;
+      const database =
+        measureCeilings && hasDatabaseCeiling(scenario.name)
+          ? (await databaseCeiling(readUrl, scenario.name, input, settings.duration, settings.connections)).rps
+          : null;
       const lower = [payload, database].filter((x): x is number => x !== null);
       const result = summarize(scenario.name, loaded, scenario.requestsPerCycle, helloRps, cpu, Math.round(server.rssKb() / 1024), {
-        payloadCeilingRps: payload, databaseCeilingRps: database, ratioToPayloadCeiling: ratio(loaded.requests.average, payload),
-        ratioToDatabaseCeiling: ratio(loaded.requests.average, database), ratioToLowerCeiling: ratio(loaded.requests.average, lower.length ? Math.min(...lower) : null),
+        payloadCeilingRps: payload,
+        databaseCeilingRps: database,
+        ratioToPayloadCeiling: ratio(loaded.requests.average, payload),
+        ratioToDatabaseCeiling: ratio(loaded.requests.average, database),
+        ratioToLowerCeiling: ratio(loaded.requests.average, lower.length ? Math.min(...lower) : null),
       });
-      log(`[${backend}] ${result.name}: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, CPU ms/request: service ${cpu.server}, database ${localDb ? cpu.database : '-'}`
-        + (payload === null ? '' : `; same payload ${payload} req/s, statements alone ${database ?? '-'} req/s: ${Math.round((result.ratioToLowerCeiling ?? 0) * 100)}% of the lower`));
+      log(
+        `[${backend}] ${result.name}: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, errors ${result.errors}, CPU ms/request: service ${cpu.server}, database ${localDb ? cpu.database : '-'}` +
+          (payload === null
+            ? ''
+            : `; same payload ${payload} req/s, statements alone ${database ?? '-'} req/s: ${Math.round((result.ratioToLowerCeiling ?? 0) * 100)}% of the lower`),
+      );
       results.push(result);
     }
     const radio = { ...(await measureRadio(server, world, settings.radioPerCaller)), rssMb: Math.round(server.rssKb() / 1024) };
     log(`[${backend}] R1 to device: p50 ${radio.deviceP50} ms, p95 ${radio.deviceP95} ms, errors ${radio.errors}`);
-    const history = databaseUrl !== null && settings.history > 0
-      ? await historyRun({ settings, rounds: settings.historyRounds ?? 3, world, secret, empty: { server, databaseUrl, input }, startService: (url) => startService(url, 'history'), load, log })
-      : null;
-    return { backend, embedded, loadAverage: { start: loadAtStart, end: os.loadavg() }, start, scenarios: results, radio, peakRssMb: Math.round(server.peakRssKb() / 1024), idle, history };
+    const history =
+      databaseUrl !== null && settings.history > 0
+        ? await historyRun({
+            settings,
+            rounds: settings.historyRounds ?? 3,
+            world,
+            secret,
+            empty: { server, databaseUrl, input },
+            startService: (url) => startService(url, 'history'),
+            load,
+            log,
+          })
+        : null;
+    return {
+      backend,
+      embedded,
+      loadAverage: { start: loadAtStart, end: os.loadavg() },
+      start,
+      scenarios: results,
+      radio,
+      peakRssMb: Math.round(server.peakRssKb() / 1024),
+      idle,
+      history,
+    };
   } finally {
     await server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function summarize(name: string, result: Result, perCycle: number, helloRps: number, cpu: CpuMs, rssMb: number, ceilings: Partial<ScenarioResult>): ScenarioResult {
+function summarize(
+  name: string,
+  result: Result,
+  perCycle: number,
+  helloRps: number,
+  cpu: CpuMs,
+  rssMb: number,
+  ceilings: Partial<ScenarioResult>,
+): ScenarioResult {
   const hello = ratio(result.requests.average, helloRps) ?? 1;
   return {
     name,
@@ -165,7 +228,11 @@ function summarize(name: string, result: Result, perCycle: number, helloRps: num
     errors: result.errors + result.timeouts + result.non2xx,
     ratioToHelloWorld: hello,
     ratioToCeiling: hello,
-    payloadCeilingRps: null, databaseCeilingRps: null, ratioToPayloadCeiling: null, ratioToDatabaseCeiling: null, ratioToLowerCeiling: null,
+    payloadCeilingRps: null,
+    databaseCeilingRps: null,
+    ratioToPayloadCeiling: null,
+    ratioToDatabaseCeiling: null,
+    ratioToLowerCeiling: null,
     ...ceilings,
     serverCpuMs: cpu.server,
     databaseCpuMs: cpu.database,

@@ -29,7 +29,13 @@ function percentile(sorted: number[], p: number): number {
   return Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0) * 100) / 100;
 }
 
-export async function databaseCeiling(databaseUrl: string, scenario: string, input: ScenarioInput, seconds: number, inFlight: number): Promise<DatabaseCeiling> {
+export async function databaseCeiling(
+  databaseUrl: string,
+  scenario: string,
+  input: ScenarioInput,
+  seconds: number,
+  inFlight: number,
+): Promise<DatabaseCeiling> {
   const run = statements[scenario];
   if (run === undefined) throw new Error(`no database ceiling for ${scenario}`);
   const db = await openDb({ url: databaseUrl });
@@ -37,13 +43,15 @@ export async function databaseCeiling(databaseUrl: string, scenario: string, inp
     for (let i = 0; i < 20; i++) await run(db, input); // prepare on the connections, warm the cache
     const latencies: number[] = [];
     const end = performance.now() + seconds * 1000;
-    await Promise.all(Array.from({ length: inFlight }, async () => {
-      while (performance.now() < end) {
-        const started = performance.now();
-        await run(db, input);
-        latencies.push(performance.now() - started);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (performance.now() < end) {
+          const started = performance.now();
+          await run(db, input);
+          latencies.push(performance.now() - started);
+        }
+      }),
+    );
     latencies.sort((a, b) => a - b);
     return { rps: Math.round(latencies.length / seconds), p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
   } finally {

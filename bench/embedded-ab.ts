@@ -40,8 +40,17 @@ const option = (name: string, fallback: string) => {
 const rounds = Number(option('rounds', '3'));
 const seconds = Number(option('seconds', '10'));
 const connections = Number(option('connections', '64'));
-const short: Record<string, string> = { l1: 'L1 read', order: 'order cycle (L2, L5 agree, L6)', c5: 'C5 read', cfh: 'CFH cycle (C0, C1, C3)', l7: 'L7 device report' };
-const only = option('only', '').split(',').filter(Boolean).map((s) => short[s] ?? s);
+const short: Record<string, string> = {
+  l1: 'L1 read',
+  order: 'order cycle (L2, L5 agree, L6)',
+  c5: 'C5 read',
+  cfh: 'CFH cycle (C0, C1, C3)',
+  l7: 'L7 device report',
+};
+const only = option('only', '')
+  .split(',')
+  .filter(Boolean)
+  .map((s) => short[s] ?? s);
 const specs = args.flatMap((a, i) => (a === '--side' && args[i + 1] ? [args[i + 1] as string] : []));
 if (specs.length === 0) {
   specs.push('embedded=embedded');
@@ -67,7 +76,8 @@ interface Side {
 /** A PostgreSQL server of the embedded binaries in `dir`, with these settings; its URL and how to stop it. */
 async function ownServer(dir: string, settings: Record<string, string>, bin: string | null): Promise<{ url: string; stop: () => Promise<void> }> {
   fs.mkdirSync(dir, { mode: 0o755 });
-  const binaries = bin === null ? findBinaries(path.join(dir, 'lib')) : { initdb: path.join(bin, 'initdb'), postgres: path.join(bin, 'postgres'), libraryPath: null };
+  const binaries =
+    bin === null ? findBinaries(path.join(dir, 'lib')) : { initdb: path.join(bin, 'initdb'), postgres: path.join(bin, 'postgres'), libraryPath: null };
   const user = serverUser(dir);
   const data = path.join(dir, 'postgres');
   fs.mkdirSync(data, { mode: 0o700 });
@@ -75,11 +85,20 @@ async function ownServer(dir: string, settings: Record<string, string>, bin: str
   const env = { PATH: process.env.PATH, LC_ALL: 'C', TZ: 'UTC', ...(binaries.libraryPath ? { LD_LIBRARY_PATH: binaries.libraryPath } : {}) };
   const as = user ? { uid: user.uid, gid: user.gid } : {};
   await new Promise<void>((resolve, reject) => {
-    const init = spawn(binaries.initdb, ['-D', data, '-U', 'storeops', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'], { env, stdio: 'ignore', ...as });
+    const init = spawn(binaries.initdb, ['-D', data, '-U', 'storeops', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'], {
+      env,
+      stdio: 'ignore',
+      ...as,
+    });
     init.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initdb exited ${code}`))));
   });
   const all = { listen_addresses: '', unix_socket_directories: data, port: '5432', ...settings };
-  const child = spawn(binaries.postgres, ['-D', data, ...Object.entries(all).flatMap(([k, v]) => ['-c', `${k}=${v}`])], { env, stdio: 'ignore', detached: true, ...as });
+  const child = spawn(binaries.postgres, ['-D', data, ...Object.entries(all).flatMap(([k, v]) => ['-c', `${k}=${v}`])], {
+    env,
+    stdio: 'ignore',
+    detached: true,
+    ...as,
+  });
   const url = `postgresql://storeops@localhost/postgres?host=${encodeURIComponent(data)}`;
   for (let i = 0; ; i++) {
     const client = new pg.Client({ connectionString: url });
@@ -114,7 +133,12 @@ const secret = crypto.randomBytes(18).toString('base64url');
 const sides: Side[] = [];
 /** Run in reverse at the end: every service and database this tool started, even after a failure. */
 const cleanups: (() => Promise<void>)[] = [];
-log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+log(
+  `load average at the start: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ')}`,
+);
 try {
   for (const spec of specs) {
     const [name, kind] = [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)];
@@ -127,7 +151,13 @@ try {
       cleanups.push(db.drop);
     } else if (kind.startsWith('server:') || kind.startsWith('server@')) {
       const bin = kind.startsWith('server@') ? kind.slice(7, kind.indexOf(':')) : null;
-      const settings = Object.fromEntries(kind.slice(kind.indexOf(':') + 1).split(';').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      const settings = Object.fromEntries(
+        kind
+          .slice(kind.indexOf(':') + 1)
+          .split(';')
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
       const own = await ownServer(path.join(sideDir, 'server'), settings, bin);
       databaseUrl = own.url;
       cleanups.push(own.stop);
@@ -136,18 +166,29 @@ try {
     }
     const dataDir = path.join(sideDir, 'data');
     const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
-      DATA_DIR: dataDir, SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, LOG_LEVEL: 'warn', HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      SECRET_TOKEN: secret,
+      PROVISION_FILE: provisionFile,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });
     cleanups.push(() => server.stop());
     const seeded = await seed(server.url, world, secret, 2000, 3000);
     sides.push({
-      name, server, readUrl: databaseUrl ?? embeddedUrl(dataDir),
+      name,
+      server,
+      readUrl: databaseUrl ?? embeddedUrl(dataDir),
       input: { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds },
     });
     log(`${name}: ${kind}, seeded`);
   }
-  interface Round { rps: number; p99: number; errors: number; cpu: CpuMs }
+  interface Round {
+    rps: number;
+    p99: number;
+    errors: number;
+    cpu: CpuMs;
+  }
   log(`\n${rounds} rounds of ${seconds} s, ${connections} connections; medians; CPU ms/req = service + database backends`);
   for (const scenario of scenarios.filter((s) => only.length === 0 || only.includes(s.name))) {
     await Promise.all(sides.map((s) => vacuum(s.readUrl)));
@@ -156,7 +197,9 @@ try {
       // Each round in another order, so a trend in the machine's load favours no side.
       const order = sides.map((_, k) => sides[(k + i) % sides.length] as Side);
       for (const s of order) {
-        const { loaded, cpu } = await measureCpu(s.server.pid, s.readUrl, () => autocannon({ url: s.input.url, duration: seconds, connections, ...scenario.options(s.input) } as Options));
+        const { loaded, cpu } = await measureCpu(s.server.pid, s.readUrl, () =>
+          autocannon({ url: s.input.url, duration: seconds, connections, ...scenario.options(s.input) } as Options),
+        );
         results.get(s.name)?.push({ rps: loaded.requests.average, p99: loaded.latency.p99, errors: loaded.errors + loaded.timeouts + loaded.non2xx, cpu });
       }
     }
@@ -164,12 +207,19 @@ try {
     for (const s of sides) {
       const rs = results.get(s.name) ?? [];
       const rps = median(rs.map((r) => r.rps));
-      log(`${scenario.name.padEnd(32)} ${s.name.padEnd(12)} ${Math.round(rps)} req/s (${Math.round((rps / base - 1) * 100)}% of the last side; rounds ${rs.map((r) => Math.round(r.rps)).join(', ')}), `
-        + `p99 ${median(rs.map((r) => r.p99))} ms, CPU ${r3(median(rs.map((r) => r.cpu.server)))} + ${r3(median(rs.map((r) => r.cpu.database)))} ms/req, errors ${rs.reduce((n, r) => n + r.errors, 0)}`);
+      log(
+        `${scenario.name.padEnd(32)} ${s.name.padEnd(12)} ${Math.round(rps)} req/s (${Math.round((rps / base - 1) * 100)}% of the last side; rounds ${rs.map((r) => Math.round(r.rps)).join(', ')}), ` +
+          `p99 ${median(rs.map((r) => r.p99))} ms, CPU ${r3(median(rs.map((r) => r.cpu.server)))} + ${r3(median(rs.map((r) => r.cpu.database)))} ms/req, errors ${rs.reduce((n, r) => n + r.errors, 0)}`,
+      );
     }
   }
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => log(`cleanup: ${String(err)}`));
   fs.rmSync(dir, { recursive: true, force: true });
-  log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+  log(
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ')}`,
+  );
 }

@@ -18,15 +18,25 @@ if (!baseUrl || sets.length !== 2) {
 const root = path.resolve(import.meta.dirname, '..');
 for (const flags of [sets[0], sets[1], sets[0], sets[1]] as string[]) {
   const settings: Settings = {
-    duration: seconds, connections: 64, world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 },
-    seedOrders: 2000, seedRequests: 3000, radioPerCaller: 4, history: 0, ceilings: false, nodeFlags: flags.split(/\s+/).filter(Boolean),
+    duration: seconds,
+    connections: 64,
+    world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 },
+    seedOrders: 2000,
+    seedRequests: 3000,
+    radioPerCaller: 4,
+    history: 0,
+    ceilings: false,
+    nodeFlags: flags.split(/\s+/).filter(Boolean),
   };
   const db = await freshPostgres(baseUrl, 'storeops_bench_flags');
   try {
     const name = flags || '(npm start)';
     const result = await benchBackend(root, settings, name, db.url, 1, () => undefined);
     console.log(`${name}: idle RSS ${result.idle.rssMb} MB (heap ${result.idle.heapTotalMb}), peak ${result.peakRssMb} MB`);
-    for (const s of result.scenarios) console.log(`  ${s.name.padEnd(32)} ${String(s.rps).padStart(6)} req/s  p99 ${String(s.p99).padStart(4)} ms  service ${s.serverCpuMs} ms/req  RSS ${s.rssMb} MB`);
+    for (const s of result.scenarios)
+      console.log(
+        `  ${s.name.padEnd(32)} ${String(s.rps).padStart(6)} req/s  p99 ${String(s.p99).padStart(4)} ms  service ${s.serverCpuMs} ms/req  RSS ${s.rssMb} MB`,
+      );
   } finally {
     await db.drop();
   }

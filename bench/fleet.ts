@@ -48,7 +48,11 @@ const world = makeBenchWorld({ locations: Math.ceil(lockerCount / 20), lockersPe
 const lockers = world.lockers.slice(0, lockerCount);
 const file = world.file as { lockers: unknown[]; radio_edges: unknown[] };
 file.lockers = file.lockers.slice(0, lockerCount);
-const edges = Array.from({ length: edgeCount }, (_, i) => ({ edgeId: `fleet-edge-${i + 1}`, key: `fleet-edge-${crypto.randomBytes(12).toString('hex')}`, locationId: world.locations[i % world.locations.length] as number }));
+const edges = Array.from({ length: edgeCount }, (_, i) => ({
+  edgeId: `fleet-edge-${i + 1}`,
+  key: `fleet-edge-${crypto.randomBytes(12).toString('hex')}`,
+  locationId: world.locations[i % world.locations.length] as number,
+}));
 file.radio_edges = edges.map((e) => ({ edge_id: e.edgeId, location_id: e.locationId, name: e.edgeId, device_key: e.key, voice_handlers: [] }));
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-fleet-'));
@@ -65,8 +69,14 @@ async function startMosquitto(): Promise<{ url: string; pid: number; stop(): Pro
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((resolve) => {
       const c = mqtt.connect(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, connectTimeout: 1_000 });
-      c.once('connect', () => { c.end(true); resolve(true); });
-      c.once('error', () => { c.end(true); resolve(false); });
+      c.once('connect', () => {
+        c.end(true);
+        resolve(true);
+      });
+      c.once('error', () => {
+        c.end(true);
+        resolve(false);
+      });
       c.once('close', () => resolve(false));
     });
     if (ok) break;
@@ -75,11 +85,12 @@ async function startMosquitto(): Promise<{ url: string; pid: number; stop(): Pro
   return {
     url: `mqtt://127.0.0.1:${port}`,
     pid: child.pid as number,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -106,8 +117,14 @@ function connect(device: Device, url: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(url);
     const client = new MqttClient(() => net.createConnection({ host: hostname, port: Number(port), localAddress: device.address }), {
-      username: device.username, password: device.password, clientId: `${device.username.replace(':', '-')}-fleet`, clean: true,
-      reconnectPeriod: 0, connectTimeout: 30_000, keepalive: 60, protocolVersion: 4,
+      username: device.username,
+      password: device.password,
+      clientId: `${device.username.replace(':', '-')}-fleet`,
+      clean: true,
+      reconnectPeriod: 0,
+      connectTimeout: 30_000,
+      keepalive: 60,
+      protocolVersion: 4,
     });
     device.client = client;
     client.on('message', (_topic, payload) => {
@@ -130,9 +147,11 @@ function connect(device: Device, url: string): Promise<void> {
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 /** L3 on the locker's first cabinet; resolves with the ms from the request to the locker receiving it. */
@@ -143,11 +162,19 @@ async function command(serverUrl: string, lockerIndex: number, n: number): Promi
   // Waiting before the request: the command can reach the locker before L3's answer reaches us.
   const arrival = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`locker ${locker.id} did not receive its command within 30 s`)), 30_000);
-    pending.set(locker.id, { sentAt, arrived: (ms) => { clearTimeout(timer); resolve(ms); } });
+    pending.set(locker.id, {
+      sentAt,
+      arrived: (ms) => {
+        clearTimeout(timer);
+        resolve(ms);
+      },
+    });
   });
   arrival.catch(() => {});
   const res = await fetch(`${serverUrl}/api/lockers/cabinets/${cabinet.id}?secret_token=${secret}`, {
-    method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ command: n % 2 === 0 ? 'close' : 'open' }),
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ command: n % 2 === 0 ? 'close' : 'open' }),
   });
   const text = await res.text();
   if (res.status !== 200) {
@@ -174,20 +201,48 @@ async function cpuWindows(pid: number, seconds: number, windowSeconds: number): 
 
 const mosquitto = brokerKind === 'mosquitto' ? await startMosquitto() : null;
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? null;
-log(`fleet: ${lockerCount} lockers + ${edgeCount} edge devices, ${brokerKind} broker, ${databaseUrl === null ? 'embedded PostgreSQL' : 'PostgreSQL'}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+log(
+  `fleet: ${lockerCount} lockers + ${edgeCount} edge devices, ${brokerKind} broker, ${databaseUrl === null ? 'embedded PostgreSQL' : 'PostgreSQL'}; load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
-  DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: path.join(dir, 'world.json'), LOG_LEVEL: 'warn', HOST: '127.0.0.1',
+  DATA_DIR: path.join(dir, 'data'),
+  SECRET_TOKEN: secret,
+  PROVISION_FILE: path.join(dir, 'world.json'),
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
   ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : {}),
   ...(mosquitto !== null ? { MQTT_URL: mosquitto.url, MQTT_CLIENT_ID: 'storeops-fleet' } : {}),
 });
 const deviceUrl = mosquitto?.url ?? `mqtt://127.0.0.1:${server.mqttPort}`;
 const storeAddress = (locationId: number) => {
   const n = world.locations.indexOf(locationId) + 2;
-  return `127.0.${Math.floor(n / 250)}.${n % 250 + 2}`;
+  return `127.0.${Math.floor(n / 250)}.${(n % 250) + 2}`;
 };
 const devices: Device[] = [
-  ...lockers.map((l) => ({ address: storeAddress(l.locationId), username: `locker:${l.id}`, password: l.apiKey, inbox: `lockers/${l.id}/commands`, ackTopic: `lockers/${l.id}/acks`, idField: 'command_id' as const, acks: true, client: null, lockerId: l.id })),
-  ...edges.map((e) => ({ address: storeAddress(e.locationId), username: `edge:${e.edgeId}`, password: e.key, inbox: `radio/${e.edgeId}/play`, ackTopic: `radio/${e.edgeId}/played`, idField: 'message_id' as const, acks: true, client: null })),
+  ...lockers.map((l) => ({
+    address: storeAddress(l.locationId),
+    username: `locker:${l.id}`,
+    password: l.apiKey,
+    inbox: `lockers/${l.id}/commands`,
+    ackTopic: `lockers/${l.id}/acks`,
+    idField: 'command_id' as const,
+    acks: true,
+    client: null,
+    lockerId: l.id,
+  })),
+  ...edges.map((e) => ({
+    address: storeAddress(e.locationId),
+    username: `edge:${e.edgeId}`,
+    password: e.key,
+    inbox: `radio/${e.edgeId}/play`,
+    ackTopic: `radio/${e.edgeId}/played`,
+    idField: 'message_id' as const,
+    acks: true,
+    client: null,
+  })),
 ];
 
 try {
@@ -212,8 +267,12 @@ try {
   const idleCpuPercent = idle.percent;
   const idleWindows = idle.byWindow;
   const brokerIdleCpuPercent = mosquitto === null ? null : ((cpuOf(mosquitto.pid) - broker0) / 1000 / idleSeconds) * 100;
-  log(`after the connect: CPU ${afterConnect.percent.toFixed(1)}% over ${afterConnectSeconds} s (by ${windowSeconds} s: ${afterConnect.byWindow.map((p) => p.toFixed(1)).join(', ')})`);
-  log(`idle: service RSS ${connectedRssMb.toFixed(0)} MB (${baseRssMb.toFixed(0)} MB before devices), CPU ${idleCpuPercent.toFixed(1)}% over ${idleSeconds} s (by ${windowSeconds} s: ${idleWindows.map((p) => p.toFixed(1)).join(', ')})`);
+  log(
+    `after the connect: CPU ${afterConnect.percent.toFixed(1)}% over ${afterConnectSeconds} s (by ${windowSeconds} s: ${afterConnect.byWindow.map((p) => p.toFixed(1)).join(', ')})`,
+  );
+  log(
+    `idle: service RSS ${connectedRssMb.toFixed(0)} MB (${baseRssMb.toFixed(0)} MB before devices), CPU ${idleCpuPercent.toFixed(1)}% over ${idleSeconds} s (by ${windowSeconds} s: ${idleWindows.map((p) => p.toFixed(1)).join(', ')})`,
+  );
 
   // Steady load: `rate` L3 commands a second to random lockers, for `seconds`.
   const latencies: number[] = [];
@@ -228,17 +287,34 @@ try {
     let index = Math.floor(Math.random() * lockers.length);
     while (busy.has(index)) index = (index + 1) % lockers.length;
     busy.add(index);
-    inFlight.push(command(server.url, index, n).then((ms) => void latencies.push(ms), () => void errors++).finally(() => busy.delete(index)));
+    inFlight.push(
+      command(server.url, index, n)
+        .then(
+          (ms) => void latencies.push(ms),
+          () => void errors++,
+        )
+        .finally(() => busy.delete(index)),
+    );
   }
   await Promise.all(inFlight);
   latencies.sort((a, b) => a - b);
-  log(`delivery: ${latencies.length} commands at ${rate}/s, p50 ${pct(latencies, 50).toFixed(1)} ms, p99 ${pct(latencies, 99).toFixed(1)} ms, errors ${errors}`);
+  log(
+    `delivery: ${latencies.length} commands at ${rate}/s, p50 ${pct(latencies, 50).toFixed(1)} ms, p99 ${pct(latencies, 99).toFixed(1)} ms, errors ${errors}`,
+  );
 
   // Mass reconnect: one locker in ten holds a command it never acked; every device drops and
   // comes back at once; then commands go to lockers chosen at random.
   const deaf = devices.filter((d, i) => d.lockerId !== undefined && i % 10 === 0);
   for (const d of deaf) d.acks = false;
-  await Promise.all(deaf.map((d) => command(server.url, lockers.findIndex((l) => l.id === d.lockerId), 1).catch(() => void errors++)));
+  await Promise.all(
+    deaf.map((d) =>
+      command(
+        server.url,
+        lockers.findIndex((l) => l.id === d.lockerId),
+        1,
+      ).catch(() => void errors++),
+    ),
+  );
   for (const d of devices) d.client?.end(true);
   await sleep(2_000);
   for (const d of deaf) d.acks = true;
@@ -256,10 +332,19 @@ try {
       const index = back.find((i) => i % 10 === 5);
       if (index === undefined) continue;
       back.splice(back.indexOf(index), 1);
-      duringWork.push(command(server.url, index, n).then((ms) => void during.push(ms), () => void errors++));
+      duringWork.push(
+        command(server.url, index, n).then(
+          (ms) => void during.push(ms),
+          () => void errors++,
+        ),
+      );
     }
   })();
-  await pool(devices.map((d, i) => ({ d, i })), 500, ({ d, i }) => connect(d, deviceUrl).then(() => void (d.lockerId !== undefined && back.push(i))));
+  await pool(
+    devices.map((d, i) => ({ d, i })),
+    500,
+    ({ d, i }) => connect(d, deviceUrl).then(() => void (d.lockerId !== undefined && back.push(i))),
+  );
   const reconnectSeconds = (performance.now() - reconnectStarted) / 1000;
   reconnecting = false;
   await probe;
@@ -271,26 +356,64 @@ try {
   // Lockers that had nothing unacked (the deaf ones are i % 10 === 0), spread over the chain.
   const targets = Math.min(20, Math.floor(lockers.length / 10));
   const spacing = Math.floor(lockers.length / targets / 10) * 10;
-  await Promise.all(Array.from({ length: targets }, (_, k) => command(server.url, k * spacing + 5, k).then((ms) => void after.push(ms), (err: unknown) => { errors++; log(String(err)); })));
+  await Promise.all(
+    Array.from({ length: targets }, (_, k) =>
+      command(server.url, k * spacing + 5, k).then(
+        (ms) => void after.push(ms),
+        (err: unknown) => {
+          errors++;
+          log(String(err));
+        },
+      ),
+    ),
+  );
   after.sort((a, b) => a - b);
-  log(`reconnect: all ${total} back in ${reconnectSeconds.toFixed(1)} s; the next ${targets} commands: first ${(after[0] ?? 0).toFixed(0)} ms, slowest ${(after.at(-1) ?? 0).toFixed(0)} ms (all answered in ${(performance.now() - firstStarted).toFixed(0)} ms)`);
+  log(
+    `reconnect: all ${total} back in ${reconnectSeconds.toFixed(1)} s; the next ${targets} commands: first ${(after[0] ?? 0).toFixed(0)} ms, slowest ${(after.at(-1) ?? 0).toFixed(0)} ms (all answered in ${(performance.now() - firstStarted).toFixed(0)} ms)`,
+  );
 
   const per1000 = 1000 / total;
   const result = {
-    devices: total, lockers: lockerCount, edges: edgeCount, broker: brokerKind, database: databaseUrl === null ? 'embedded postgresql' : 'postgresql',
+    devices: total,
+    lockers: lockerCount,
+    edges: edgeCount,
+    broker: brokerKind,
+    database: databaseUrl === null ? 'embedded postgresql' : 'postgresql',
     connect: { seconds: round(connectSeconds, 2), perSecond: Math.round(total / connectSeconds) },
     rssMb: { beforeDevices: round(baseRssMb), connected: round(connectedRssMb), perThousandDevices: round((connectedRssMb - baseRssMb) * per1000) },
     afterConnectCpuPercent: { service: round(afterConnect.percent, 2), seconds: afterConnectSeconds, byWindow: afterConnect.byWindow.map((p) => round(p, 2)) },
     // Idle begins this long after the last device connected (session 8's figures: 3 s).
-    idleCpuPercent: { startsAfterConnectSeconds: 3 + afterConnectSeconds, service: round(idleCpuPercent, 2), perThousandDevices: round(idleCpuPercent * per1000, 2), broker: brokerIdleCpuPercent === null ? null : round(brokerIdleCpuPercent, 2), seconds: idleSeconds, byWindow: idleWindows.map((p) => round(p, 2)) },
-    delivery: { rate, seconds, commands: latencies.length, p50Ms: round(pct(latencies, 50)), p99Ms: round(pct(latencies, 99)), maxMs: round(latencies.at(-1) ?? 0), errors },
+    idleCpuPercent: {
+      startsAfterConnectSeconds: 3 + afterConnectSeconds,
+      service: round(idleCpuPercent, 2),
+      perThousandDevices: round(idleCpuPercent * per1000, 2),
+      broker: brokerIdleCpuPercent === null ? null : round(brokerIdleCpuPercent, 2),
+      seconds: idleSeconds,
+      byWindow: idleWindows.map((p) => round(p, 2)),
+    },
+    delivery: {
+      rate,
+      seconds,
+      commands: latencies.length,
+      p50Ms: round(pct(latencies, 50)),
+      p99Ms: round(pct(latencies, 99)),
+      maxMs: round(latencies.at(-1) ?? 0),
+      errors,
+    },
     reconnect: {
-      seconds: round(reconnectSeconds, 2), unackedLockers: deaf.length, redeliveredSoFar: unawaited - afterStarted,
+      seconds: round(reconnectSeconds, 2),
+      unackedLockers: deaf.length,
+      redeliveredSoFar: unawaited - afterStarted,
       // The commands sent the moment the last device is back: the slowest is the figure to hold to 500 ms.
       duringReconnect: { commands: during.length, p50Ms: round(pct(during, 50)), maxMs: round(during.at(-1) ?? 0) },
-      firstCommands: after.length, firstCommandMs: round(after.at(-1) ?? 0), firstCommandP50Ms: round(pct(after, 50)),
+      firstCommands: after.length,
+      firstCommandMs: round(after.at(-1) ?? 0),
+      firstCommandP50Ms: round(pct(after, 50)),
     },
-    load: os.loadavg().map((l) => round(l, 2)), uptime: execSync('uptime').toString().trim(), date: new Date().toISOString(), cpus: os.cpus().length,
+    load: os.loadavg().map((l) => round(l, 2)),
+    uptime: execSync('uptime').toString().trim(),
+    date: new Date().toISOString(),
+    cpus: os.cpus().length,
   };
   if (asJson) console.log(JSON.stringify(result));
   else console.log(JSON.stringify(result, null, 2));

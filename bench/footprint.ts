@@ -98,7 +98,13 @@ export async function idleFootprint(server: Server, probeFile: string, embeddedD
   process.kill(server.pid, 'SIGUSR2');
   for (let i = 0; i < 50 && !fs.existsSync(probeFile); i++) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 100));
-  const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as { heapTotal: number; heapUsed: number; external: number; spaces: Record<string, number>; codeStats: { code_and_metadata_size: number; bytecode_and_metadata_size: number } };
+  const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as {
+    heapTotal: number;
+    heapUsed: number;
+    external: number;
+    spaces: Record<string, number>;
+    codeStats: { code_and_metadata_size: number; bytecode_and_metadata_size: number };
+  };
   const r = rollupKb(server.pid);
   const embedded = embeddedDataDir === null ? null : embeddedServerMemory(embeddedDataDir);
   const anonymous = (r.Anonymous ?? 0) * 1024;

@@ -53,8 +53,13 @@ export function compare(embedded: BackendResult, postgres: BackendResult | null)
     if (!p) continue;
     const rpsGapPercent = gap(e.rps, p.rps);
     scenarios.push({
-      name: e.name, embedded: side(e), postgres: side(p), rpsGapPercent, p99GapPercent: gap(e.p99, p.p99),
-      cpuGapPercent: gap(e.serverCpuMs + e.databaseCpuMs, p.serverCpuMs + p.databaseCpuMs), met: rpsGapPercent >= -GOALS.gapPercent,
+      name: e.name,
+      embedded: side(e),
+      postgres: side(p),
+      rpsGapPercent,
+      p99GapPercent: gap(e.p99, p.p99),
+      cpuGapPercent: gap(e.serverCpuMs + e.databaseCpuMs, p.serverCpuMs + p.databaseCpuMs),
+      met: rpsGapPercent >= -GOALS.gapPercent,
     });
   }
   return {

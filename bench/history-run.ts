@@ -108,13 +108,20 @@ export async function historyRun(ctx: HistoryContext): Promise<HistoryResult> {
         errors: rounds.reduce((n, r) => n + r.history.errors + r.empty.errors, 0),
         serverCpuMs: pick('history', (r) => r.cpu.server),
         databaseCpuMs: pick('history', (r) => r.cpu.database),
-        empty: { rps: Math.round(pick('empty', (r) => r.rps)), p99: pick('empty', (r) => r.p99), serverCpuMs: pick('empty', (r) => r.cpu.server), databaseCpuMs: pick('empty', (r) => r.cpu.database) },
+        empty: {
+          rps: Math.round(pick('empty', (r) => r.rps)),
+          p99: pick('empty', (r) => r.p99),
+          serverCpuMs: pick('empty', (r) => r.cpu.server),
+          databaseCpuMs: pick('empty', (r) => r.cpu.database),
+        },
         ratioToEmpty: round3(pick('history', (r) => r.rps) / pick('empty', (r) => r.rps)),
         roundRatios: rounds.map((r) => round3(r.history.rps / r.empty.rps)),
         cpuRatioToEmpty: round3(pick('history', cpuOf) / pick('empty', cpuOf)),
       };
-      log(`[history ${settings.history}] ${result.name}: ${result.rps} req/s against ${result.empty.rps} empty (${Math.round(result.ratioToEmpty * 100)}%; rounds ${result.roundRatios.join(', ')}), `
-        + `p99 ${result.p99} ms (empty ${result.empty.p99}), CPU ms/request service ${result.serverCpuMs} (empty ${result.empty.serverCpuMs}), database ${result.databaseCpuMs} (empty ${result.empty.databaseCpuMs})`);
+      log(
+        `[history ${settings.history}] ${result.name}: ${result.rps} req/s against ${result.empty.rps} empty (${Math.round(result.ratioToEmpty * 100)}%; rounds ${result.roundRatios.join(', ')}), ` +
+          `p99 ${result.p99} ms (empty ${result.empty.p99}), CPU ms/request service ${result.serverCpuMs} (empty ${result.empty.serverCpuMs}), database ${result.databaseCpuMs} (empty ${result.empty.databaseCpuMs})`,
+      );
       results.push(result);
     }
     const reports = await historyReports(db.url, server.url, world, input, log);

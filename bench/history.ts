@@ -22,31 +22,46 @@ function fills(n: number, world: BenchWorld): [string, string][] {
     FROM generate_series(1, ${n}) AS g`;
   const recent = `now() - interval '${EVENT_DAYS} days'`;
   return [
-    ['orders', `INSERT INTO locker_orders (order_id, cabinet_id, locker_id, organization_id, location_id, open_code, rearload,
+    [
+      'orders',
+      `INSERT INTO locker_orders (order_id, cabinet_id, locker_id, organization_id, location_id, open_code, rearload,
         created_at, updated_at, completed_at, pickup_deadline, ready_at)
       SELECT 900000000 + g, (loc * 100 + k) * 100 + c, loc * 100 + k, ${world.organizationId}, loc, 'history-' || g, false,
         t, t + claim * 40, t + claim * 40, t + interval '72 hours', t + interval '15 minutes'
-      FROM (${base}) AS x`],
-    ['order events', `INSERT INTO locker_order_events (locker_order_id, kind, created_at)
-      SELECT id, 'agree', completed_at - interval '5 seconds' FROM locker_orders WHERE open_code LIKE 'history-%'`],
-    ['requests', `INSERT INTO cfh_requests (message_id, organization_id, location_id, option_id, chat_channel_id,
+      FROM (${base}) AS x`,
+    ],
+    [
+      'order events',
+      `INSERT INTO locker_order_events (locker_order_id, kind, created_at)
+      SELECT id, 'agree', completed_at - interval '5 seconds' FROM locker_orders WHERE open_code LIKE 'history-%'`,
+    ],
+    [
+      'requests',
+      `INSERT INTO cfh_requests (message_id, organization_id, location_id, option_id, chat_channel_id,
         is_claimed, claimed_at, claimed_by, claimed_by_user_id, claimed_from, is_completed, completed_at, completion_reason,
         is_closed, closed_at, created_at, updated_at)
       SELECT 'history-' || g, ${world.organizationId}, loc, 4000 + loc, 'C' || loc,
         true, t + claim, 'Employee ' || (g % 20), 'U' || (g % 20), 'provider_a', true, t + claim * 6, (ARRAY['sale', 'no_sale', 'other'])[1 + g % 3],
         true, t + claim * 6, t, t + claim * 6
-      FROM (${base}) AS x`],
-    ['request events', `INSERT INTO cfh_request_events (request_id, kind, at, actor_name, actor_user_id, channel_id, request_from, detail)
+      FROM (${base}) AS x`,
+    ],
+    [
+      'request events',
+      `INSERT INTO cfh_request_events (request_id, kind, at, actor_name, actor_user_id, channel_id, request_from, detail)
       SELECT r.id, s.kind, s.at, CASE WHEN s.kind <> 'created' THEN r.claimed_by END, CASE WHEN s.kind <> 'created' THEN r.claimed_by_user_id END,
         r.chat_channel_id, CASE WHEN s.kind <> 'created' THEN 'provider_a' END, CASE WHEN s.kind = 'completed' THEN 'helped' END
       FROM cfh_requests r CROSS JOIN LATERAL (VALUES ('created', r.created_at), ('claimed', r.claimed_at), ('completed', r.completed_at)) AS s (kind, at)
-      WHERE r.message_id LIKE 'history-%'`],
-    ['events', `INSERT INTO events (type, status, organization_id, location_id, internal_id, details, created_at)
+      WHERE r.message_id LIKE 'history-%'`,
+    ],
+    [
+      'events',
+      `INSERT INTO events (type, status, organization_id, location_id, internal_id, details, created_at)
       SELECT 'locker', 'order_completed', organization_id, location_id, id::text, jsonb_build_object('order_id', order_id), completed_at
         FROM locker_orders WHERE open_code LIKE 'history-%' AND created_at > ${recent}
       UNION ALL
       SELECT 'callforhelp', 'completed', organization_id, location_id, id::text, jsonb_build_object('message_id', message_id), completed_at
-        FROM cfh_requests WHERE message_id LIKE 'history-%' AND created_at > ${recent}`],
+        FROM cfh_requests WHERE message_id LIKE 'history-%' AND created_at > ${recent}`,
+    ],
   ];
 }
 

@@ -46,8 +46,12 @@ function openStream(base: string, path: string, n: number, headers: Record<strin
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = http.request({
-      host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { accept: 'text/event-stream', ...headers },
-      localAddress: `127.0.0.${2 + Math.floor(n / 400)}`, agent: false,
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      headers: { accept: 'text/event-stream', ...headers },
+      localAddress: `127.0.0.${2 + Math.floor(n / 400)}`,
+      agent: false,
     });
     req.on('error', reject);
     req.on('response', (res) => {
@@ -82,7 +86,9 @@ function openStream(base: string, path: string, n: number, headers: Record<strin
 
 async function post(base: string, token: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
@@ -92,12 +98,14 @@ async function post(base: string, token: string, path: string, body: unknown): P
 /** Runs `fn` over `items`, `width` at a time. */
 async function inParallel<T>(items: readonly T[], width: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i] as T, i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i] as T, i);
+      }
+    }),
+  );
 }
 
 const STEPS = ['claim', 'on_the_way', 'complete'] as const;
@@ -114,10 +122,14 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
 
   // The requests the C6 clients track, spread over the locations.
   const tracked: { messageId: string; locationId: number }[] = [];
-  await inParallel(Array.from({ length: c6 }, (_, i) => o.locations[i % o.locations.length] as number), 8, async (locationId) => {
-    const record = await post(o.base, o.token, '/api/callforhelp/requests', { location_id: locationId, option_id: o.optionByLocation.get(locationId) });
-    tracked.push({ messageId: String(record.message_id), locationId });
-  });
+  await inParallel(
+    Array.from({ length: c6 }, (_, i) => o.locations[i % o.locations.length] as number),
+    8,
+    async (locationId) => {
+      const record = await post(o.base, o.token, '/api/callforhelp/requests', { location_id: locationId, option_id: o.optionByLocation.get(locationId) });
+      tracked.push({ messageId: String(record.message_id), locationId });
+    },
+  );
 
   // key "message_id status" -> when the change was sent; arrivals per key.
   const sentAt = new Map<string, number>();
@@ -139,18 +151,28 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
   await inParallel(specs, 50, async (spec, n) => {
     try {
       if (spec.kind === 'c8') {
-        clients.push(await openStream(o.base, `/api/callforhelp/requests/stream?location_id=${spec.locationId}`, n, { authorization: `Bearer ${o.token}` }, (event, data) => {
-          if (event !== 'request') return;
-          const r = JSON.parse(data) as { message_id: string; status: string };
-          heard(`${r.message_id} ${r.status}`);
-        }));
+        clients.push(
+          await openStream(
+            o.base,
+            `/api/callforhelp/requests/stream?location_id=${spec.locationId}`,
+            n,
+            { authorization: `Bearer ${o.token}` },
+            (event, data) => {
+              if (event !== 'request') return;
+              const r = JSON.parse(data) as { message_id: string; status: string };
+              heard(`${r.message_id} ${r.status}`);
+            },
+          ),
+        );
         c8ByLocation.set(spec.locationId, (c8ByLocation.get(spec.locationId) ?? 0) + 1);
       } else {
-        clients.push(await openStream(o.base, `/api/callforhelp/v1/tracking/stream?message_id=${spec.messageId}`, n, {}, (event, data) => {
-          if (event !== 'status') return;
-          const r = JSON.parse(data) as { message_id: string; cfh_request: { status: string } };
-          heard(`${r.message_id} ${r.cfh_request.status}`);
-        }));
+        clients.push(
+          await openStream(o.base, `/api/callforhelp/v1/tracking/stream?message_id=${spec.messageId}`, n, {}, (event, data) => {
+            if (event !== 'status') return;
+            const r = JSON.parse(data) as { message_id: string; cfh_request: { status: string } };
+            heard(`${r.message_id} ${r.cfh_request.status}`);
+          }),
+        );
       }
     } catch (err) {
       fail(`open: ${String((err as Error).message)}`);
@@ -177,11 +199,19 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
     sentAt.set(`${request.messageId} ${STATUS_OF[step]}`, sent);
     expected += 1 + (c8ByLocation.get(request.locationId) ?? 0);
     changes++;
-    pending.push(post(o.base, o.token, `/api/callforhelp/${step}`, { message_id: request.messageId, ...(step === 'complete' ? { customer_status: 'helped' } : {}), ...employee })
-      .then((r) => {
-        answered.push(performance.now() - sent);
-        if (r.success !== true) fail(`${step}: ${JSON.stringify(r).slice(0, 200)}`);
-      }, (err: unknown) => fail(String((err as Error).message))));
+    pending.push(
+      post(o.base, o.token, `/api/callforhelp/${step}`, {
+        message_id: request.messageId,
+        ...(step === 'complete' ? { customer_status: 'helped' } : {}),
+        ...employee,
+      }).then(
+        (r) => {
+          answered.push(performance.now() - sent);
+          if (r.success !== true) fail(`${step}: ${JSON.stringify(r).slice(0, 200)}`);
+        },
+        (err: unknown) => fail(String((err as Error).message)),
+      ),
+    );
   }
   await Promise.all(pending);
   // What is still on its way arrives within a few seconds, or counts as missing.
@@ -192,9 +222,19 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
   latencies.sort((a, b) => a - b);
   answered.sort((a, b) => a - b);
   return {
-    clients: o.clients, c6, c8, locations: o.locations.length, opened: clients.length, open_ms: Math.round(openMs), changes, expected, received,
+    clients: o.clients,
+    c6,
+    c8,
+    locations: o.locations.length,
+    opened: clients.length,
+    open_ms: Math.round(openMs),
+    changes,
+    expected,
+    received,
     change_answer_ms: { p50: round(percentile(answered, 50)), p99: round(percentile(answered, 99)) },
     fanout_ms: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), max: round(latencies.at(-1) ?? 0) },
-    errors: errors.length + missing, missing, error_samples: errors.slice(0, 5),
+    errors: errors.length + missing,
+    missing,
+    error_samples: errors.slice(0, 5),
   };
 }

@@ -110,7 +110,9 @@ async function sampleXminLag(databaseUrl: string): Promise<() => Promise<number[
   let running = true;
   const loop = (async () => {
     while (running) {
-      const { rows: [r] } = await client.query<{ xmin: string; xmax: string }>(
+      const {
+        rows: [r],
+      } = await client.query<{ xmin: string; xmax: string }>(
         'SELECT pg_snapshot_xmin(s)::text AS xmin, pg_snapshot_xmax(s)::text AS xmax FROM pg_current_snapshot() AS s',
       );
       const now = performance.now();
@@ -131,7 +133,16 @@ async function sampleXminLag(databaseUrl: string): Promise<() => Promise<number[
 function lagBySecond(arrivals: readonly [number, number][], startedAt: number): number[] {
   const seconds: number[][] = [];
   for (const [at, lag] of arrivals) (seconds[Math.max(0, Math.floor((at - startedAt) / 1000))] ??= []).push(lag);
-  return Array.from(seconds, (s) => (s === undefined ? 0 : Math.round(percentile(s.sort((a, b) => a - b), 99))));
+  return Array.from(seconds, (s) =>
+    s === undefined
+      ? 0
+      : Math.round(
+          percentile(
+            s.sort((a, b) => a - b),
+            99,
+          ),
+        ),
+  );
 }
 
 export async function runWebhooks(o: WebhooksOptions) {
@@ -167,8 +178,18 @@ export async function runWebhooks(o: WebhooksOptions) {
     while (o.receiver.lags.size < offered && performance.now() < drainUntil) await sleep(100);
     const windowEnd = Date.now();
     const xminLags = await stopSampling();
-    const [counts] = (await client.query<{ dead_attempts: number; dead_pending: number; live_attempts: number; live_pending: number; post_p50: number; post_p99: number; fanout_p50: number; fanout_p99: number }>(
-      `SELECT
+    const [counts] = (
+      await client.query<{
+        dead_attempts: number;
+        dead_pending: number;
+        live_attempts: number;
+        live_pending: number;
+        post_p50: number;
+        post_p99: number;
+        fanout_p50: number;
+        fanout_p99: number;
+      }>(
+        `SELECT
          (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - e.created_at) * 1000) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.endpoint_id = $2 AND e.message = $3) AS fanout_p50,
          (SELECT percentile_disc(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.created_at - e.created_at) * 1000) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.endpoint_id = $2 AND e.message = $3) AS fanout_p99,
          (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY a.duration_ms) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $2) AS post_p50,
@@ -177,21 +198,26 @@ export async function runWebhooks(o: WebhooksOptions) {
          (SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending') AS dead_pending,
          (SELECT count(*)::int FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $2) AS live_attempts,
          (SELECT count(*)::int FROM webhook_deliveries WHERE endpoint_id = $2 AND state = 'pending') AS live_pending`,
-      [o.deadEndpointId, o.liveEndpointId, BENCH_MESSAGE],
-    )).rows;
-    const liveErrors = (await client.query<{ error: string; n: number }>(
-      `SELECT coalesce(a.error, 'status ' || a.status_code) AS error, count(*)::int AS n
+        [o.deadEndpointId, o.liveEndpointId, BENCH_MESSAGE],
+      )
+    ).rows;
+    const liveErrors = (
+      await client.query<{ error: string; n: number }>(
+        `SELECT coalesce(a.error, 'status ' || a.status_code) AS error, count(*)::int AS n
        FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
        WHERE d.endpoint_id = $1 AND NOT (a.error IS NULL AND a.status_code BETWEEN 200 AND 299)
        GROUP BY 1 ORDER BY 2 DESC LIMIT 3`,
-      [o.liveEndpointId],
-    )).rows;
+        [o.liveEndpointId],
+      )
+    ).rows;
     // Events that never arrived count with the age they had when the window closed: a lower bound.
-    const [oldest] = (await client.query<{ ages: number[] }>(
-      `SELECT coalesce(array_agg(extract(epoch FROM (to_timestamp($2::double precision / 1000) - e.created_at)) * 1000), '{}') AS ages
+    const [oldest] = (
+      await client.query<{ ages: number[] }>(
+        `SELECT coalesce(array_agg(extract(epoch FROM (to_timestamp($2::double precision / 1000) - e.created_at)) * 1000), '{}') AS ages
        FROM events e WHERE e.message = $1 AND NOT (e.uuid::text = ANY ($3::text[]))`,
-      [BENCH_MESSAGE, windowEnd, [...o.receiver.lags.keys()]],
-    )).rows;
+        [BENCH_MESSAGE, windowEnd, [...o.receiver.lags.keys()]],
+      )
+    ).rows;
     const lags = [...o.receiver.lags.values(), ...(oldest?.ages ?? []).map(Number)].sort((a, b) => a - b);
     const delivered = o.receiver.lags.size;
     return {
@@ -212,8 +238,12 @@ export async function runWebhooks(o: WebhooksOptions) {
       /** From the event's commit to its deliveries' being written by the event log's subscriber. */
       fanout_lag_ms: { p50: round(Number(counts?.fanout_p50 ?? 0)), p99: round(Number(counts?.fanout_p99 ?? 0)) },
       cluster_xmin_lag_ms: { p50: round(percentile(xminLags, 50)), p99: round(percentile(xminLags, 99)) },
-      live_endpoint: { attempts: counts?.live_attempts ?? 0, pending: counts?.live_pending ?? 0, attempt_ms: { p50: counts?.post_p50 ?? 0, p99: counts?.post_p99 ?? 0 },
-        failed_attempts: liveErrors },
+      live_endpoint: {
+        attempts: counts?.live_attempts ?? 0,
+        pending: counts?.live_pending ?? 0,
+        attempt_ms: { p50: counts?.post_p50 ?? 0, p99: counts?.post_p99 ?? 0 },
+        failed_attempts: liveErrors,
+      },
       dead_endpoint: { kind: o.deadKind, attempts: counts?.dead_attempts ?? 0, pending: counts?.dead_pending ?? 0 },
     };
   } finally {

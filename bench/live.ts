@@ -35,15 +35,27 @@ const jsonFile = args.includes('--json') ? option('json', '') : null;
 /** --cpu-prof DIR: the service writes a CPU profile there when it stops. */
 const profileDir = args.includes('--cpu-prof') ? path.resolve(option('cpu-prof', 'live-profile')) : null;
 const databaseUrl = process.env.BENCH_DATABASE_URL;
-if (databaseUrl === undefined || !['refused', 'hang', '500'].includes(deadKind) || ![clients, changes, rate, seconds, stores, streamLocations].every((n) => n > 0)
-  || streamLocations > stores || !['both', 'streams', 'webhooks'].includes(only) || jsonFile === '') {
-  console.error('usage: BENCH_DATABASE_URL=postgres://... node bench/live.ts [--clients N] [--changes R] [--rate R] [--seconds S] [--stores N]\n'
-    + '  [--stream-locations N] [--dead refused|hang|500] [--only streams|webhooks] [--json FILE]');
+if (
+  databaseUrl === undefined ||
+  !['refused', 'hang', '500'].includes(deadKind) ||
+  ![clients, changes, rate, seconds, stores, streamLocations].every((n) => n > 0) ||
+  streamLocations > stores ||
+  !['both', 'streams', 'webhooks'].includes(only) ||
+  jsonFile === ''
+) {
+  console.error(
+    'usage: BENCH_DATABASE_URL=postgres://... node bench/live.ts [--clients N] [--changes R] [--rate R] [--seconds S] [--stores N]\n' +
+      '  [--stream-locations N] [--dead refused|hang|500] [--only streams|webhooks] [--json FILE]',
+  );
   process.exit(2);
 }
 const root = path.resolve(import.meta.dirname, '..');
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 // A database of its own: nothing else's events reach its endpoints.
 const admin = new pg.Client({ connectionString: databaseUrl });
@@ -65,7 +77,13 @@ const file = {
   organizations: [{ id: organizationId, name: 'Bench Grocery' }],
   locations: locations.map((id) => ({ id, organization_id: organizationId, name: `Store ${id}`, store_number: String(id), cfh_timeout_seconds: 3600 })),
   cfh_options: [...optionByLocation].map(([locationId, id]) => ({
-    id, organization_id: organizationId, location_id: locationId, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive",
+    id,
+    organization_id: organizationId,
+    location_id: locationId,
+    text_en: 'Help',
+    text_fr: 'Aide',
+    prompt_en: 'Someone is coming',
+    prompt_fr: "Quelqu'un arrive",
   })),
   api_tokens: [{ name: 'bench', organization_id: organizationId, scopes: ['cfh', 'webhooks'], token }],
   webhooks: [
@@ -79,8 +97,13 @@ fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(file));
 
 log(`live: ${clients} streams, ${changes} changes/s; ${rate} events/s over ${stores} stores, dead endpoint ${deadKind}; ${seconds} s each; load ${load()}`);
 const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
-  DATABASE_URL: benchUrl.toString(), PROVISION_FILE: path.join(dir, 'world.json'), SECRET_TOKEN: crypto.randomBytes(18).toString('base64url'),
-  WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data'),
+  DATABASE_URL: benchUrl.toString(),
+  PROVISION_FILE: path.join(dir, 'world.json'),
+  SECRET_TOKEN: crypto.randomBytes(18).toString('base64url'),
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
+  DATA_DIR: path.join(dir, 'data'),
   ...(profileDir === null ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }),
 });
 /** The service's CPU time so far, in ms (user + system, from /proc). */
@@ -93,8 +116,10 @@ async function withDatabaseCpu<T>(during: () => Promise<T>): Promise<[T, number]
   const first = new Map<number, number>();
   const last = new Map<number, number>();
   const sample = async () => {
-    const { rows } = await admin.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name <> $2', [dbName, BENCH_APPLICATION]);
+    const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name <> $2', [
+      dbName,
+      BENCH_APPLICATION,
+    ]);
     for (const { pid } of rows) {
       const ms = cpuMsOfPid(pid);
       if (ms === null) continue; // the backend ended meanwhile
@@ -127,23 +152,56 @@ try {
   if (only !== 'webhooks') {
     const loadBefore = load();
     const cpuBefore = cpuMs();
-    const streams = await runStreams({ base: server.url, token, locations: locations.slice(0, streamLocations), optionByLocation, clients, rate: changes, seconds, log });
-    result.streams = { ...streams, target_p99_ms: 200, met: streams.fanout_ms.p99 < 200 && streams.errors === 0, load_before: loadBefore, load_after: load(), rss_mb: Math.round(server.rssKb() / 1024),
-      service_cpu_ms: cpuMs() - cpuBefore };
+    const streams = await runStreams({
+      base: server.url,
+      token,
+      locations: locations.slice(0, streamLocations),
+      optionByLocation,
+      clients,
+      rate: changes,
+      seconds,
+      log,
+    });
+    result.streams = {
+      ...streams,
+      target_p99_ms: 200,
+      met: streams.fanout_ms.p99 < 200 && streams.errors === 0,
+      load_before: loadBefore,
+      load_after: load(),
+      rss_mb: Math.round(server.rssKb() / 1024),
+      service_cpu_ms: cpuMs() - cpuBefore,
+    };
     log(`streams: ${JSON.stringify(result.streams)}`);
   }
   if (only !== 'streams') {
     const loadBefore = load();
     const cpuBefore = cpuMs();
-    const [webhooks, databaseCpu] = await withDatabaseCpu(() => runWebhooks({
-      databaseUrl: benchUrl.toString(), receiver, organizationId, locations, rate, seconds, drainSeconds: 5, deadKind,
-      deadEndpointId: DEAD_ENDPOINT, liveEndpointId: LIVE_ENDPOINT, log,
-    }));
+    const [webhooks, databaseCpu] = await withDatabaseCpu(() =>
+      runWebhooks({
+        databaseUrl: benchUrl.toString(),
+        receiver,
+        organizationId,
+        locations,
+        rate,
+        seconds,
+        drainSeconds: 5,
+        deadKind,
+        deadEndpointId: DEAD_ENDPOINT,
+        liveEndpointId: LIVE_ENDPOINT,
+        log,
+      }),
+    );
     const perDelivery = (ms: number) => round(ms / Math.max(1, webhooks.delivered_in_window), 2);
-    result.webhooks = { ...webhooks, target_lag_p99_ms: 1000, met: webhooks.lag_ms.p99 < 1000 && webhooks.errors === 0, load_before: loadBefore, load_after: load(),
+    result.webhooks = {
+      ...webhooks,
+      target_lag_p99_ms: 1000,
+      met: webhooks.lag_ms.p99 < 1000 && webhooks.errors === 0,
+      load_before: loadBefore,
+      load_after: load(),
       service_cpu_ms_per_delivery: perDelivery(cpuMs() - cpuBefore),
       /** The service's PostgreSQL backends (fan-out, claims, attempt logs), not the benchmark's own. */
-      database_cpu_ms_per_delivery: perDelivery(databaseCpu) };
+      database_cpu_ms_per_delivery: perDelivery(databaseCpu),
+    };
     log(`webhooks: ${JSON.stringify(result.webhooks)}`);
   }
 } finally {

@@ -9,9 +9,11 @@ import { startServer } from './server.ts';
 
 async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 /** Every response the scenario may get, keyed by its path: content type and body as sent. */
@@ -36,8 +38,13 @@ export interface PayloadCeiling {
 }
 
 /** Serves the captured responses from a bare Fastify process and loads it as the scenario loads the service. */
-export async function payloadCeiling(root: string, dir: string, scenario: Scenario, input: ScenarioInput,
-  load: (url: string, opts: Partial<Options>) => Promise<Result>): Promise<PayloadCeiling> {
+export async function payloadCeiling(
+  root: string,
+  dir: string,
+  scenario: Scenario,
+  input: ScenarioInput,
+  load: (url: string, opts: Partial<Options>) => Promise<Result>,
+): Promise<PayloadCeiling> {
   const captured = await capturePayloads(scenario, input);
   const file = path.join(dir, `payload-${scenario.name.replace(/\W+/g, '-')}.json`);
   fs.writeFileSync(file, JSON.stringify(captured));
@@ -45,7 +52,8 @@ export async function payloadCeiling(root: string, dir: string, scenario: Scenar
   const server = await startServer(root, ['bench/payload-server.ts'], { PAYLOAD_FILE: file });
   try {
     const result = await load(server.url, scenario.options({ ...input, url: server.url }));
-    if (result.non2xx + result.errors > 0) throw new Error(`the same-payload server of ${scenario.name} answered ${result.non2xx} non-2xx, ${result.errors} errors`);
+    if (result.non2xx + result.errors > 0)
+      throw new Error(`the same-payload server of ${scenario.name} answered ${result.non2xx} non-2xx, ${result.errors} errors`);
     return {
       rps: Math.round(result.requests.average),
       p50: result.latency.p50,

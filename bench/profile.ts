@@ -22,13 +22,22 @@ fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(world.file));
 const secret = crypto.randomBytes(18).toString('base64url');
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 const server = await startServer(root, [...serviceNodeFlags(root), '--cpu-prof', `--cpu-prof-dir=${out}`, 'src/main.ts'], {
-  DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: path.join(dir, 'world.json'), LOG_LEVEL: 'warn', HOST: '127.0.0.1',
+  DATA_DIR: path.join(dir, 'data'),
+  SECRET_TOKEN: secret,
+  PROVISION_FILE: path.join(dir, 'world.json'),
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });
 try {
   const seeded = await seed(server.url, world, secret, 500, 500);
   for (const scenario of chosen) {
-    const r = await autocannon({ url: server.url, duration: 10, connections: 32, ...scenario.options({ url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds }) } as Options);
+    const r = await autocannon({
+      url: server.url,
+      duration: 10,
+      connections: 32,
+      ...scenario.options({ url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds }),
+    } as Options);
     console.log(`${scenario.name}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, errors ${r.errors + r.non2xx}`);
   }
 } finally {

@@ -7,7 +7,12 @@
 
 /** The words of a text or of a recognizer's hypothesis: lower case, letters and apostrophes, hyphens split. */
 export const words = (text: string): string[] =>
-  text.toLowerCase().replace(/[^a-z' -]+/g, ' ').replace(/-/g, ' ').split(/\s+/).filter(Boolean);
+  text
+    .toLowerCase()
+    .replace(/[^a-z' -]+/g, ' ')
+    .replace(/-/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 
 export interface WordScore {
   /** Words of the text heard as the same word. */

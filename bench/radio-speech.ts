@@ -32,7 +32,12 @@ const mb = (bytes: number) => Math.round(bytes / 1e6);
 /** Resident memory of this process's children (the engines that run as processes), MB. */
 function childrenRssMb(): number {
   const out = spawnSync('ps', ['--ppid', String(process.pid), '-o', 'rss='], { encoding: 'utf8' }).stdout ?? '';
-  return Math.round(out.split('\n').filter(Boolean).reduce((n, kb) => n + Number(kb.trim()), 0) / 1000);
+  return Math.round(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .reduce((n, kb) => n + Number(kb.trim()), 0) / 1000,
+  );
 }
 
 function percentile(values: number[], p: number): number {
@@ -44,7 +49,10 @@ function percentile(values: number[], p: number): number {
 function recognized(text: string, wav: Buffer, dir: string): { heard: number; spellingNeutral: number; total: number } {
   const file = path.join(dir, 'a.wav');
   fs.writeFileSync(file, wav);
-  const hypothesis = execFileSync(recognizer ?? 'pocketsphinx_continuous', ['-infile', file, '-logfn', '/dev/null'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const hypothesis = execFileSync(recognizer ?? 'pocketsphinx_continuous', ['-infile', file, '-logfn', '/dev/null'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
   const score = scoreWords(words(readingOf(text)), words(hypothesis));
   if (showMisses && score.missed.length > 0) console.log(`<!-- missed ${JSON.stringify(score.missed)} in "${text}", heard "${hypothesis}" -->`);
   return score;
@@ -109,10 +117,21 @@ async function measure(engine: EngineName, dir: string): Promise<EngineResult> {
     const sixty: number[] = [];
     for (let i = 0; i < 30; i++) sixty.push((await timed(() => speech.synthesize(SIXTY_CHARACTERS)))[1]);
     return {
-      engine, startMs: Math.round(startMs), p50: percentile(times, 50), p95: percentile(times, 95), sixtyP50: percentile(sixty, 50), sixtyP95: percentile(sixty, 95),
-      rssMb: mb(process.memoryUsage().rss), engineProcessesMb: childrenRssMb(),
-      wordsHeard: recognizer === null ? null : heard, wordsHeardSpellingNeutral: recognizer === null ? null : neutral, wordsTotal: total, intelligibility: recognizer === null || total === 0 ? null : Math.round((heard / total) * 1000) / 10,
-      heldOutHeard: recognizer === null ? null : heldHeard, heldOutHeardSpellingNeutral: recognizer === null ? null : heldNeutral, heldOutTotal: heldTotal,
+      engine,
+      startMs: Math.round(startMs),
+      p50: percentile(times, 50),
+      p95: percentile(times, 95),
+      sixtyP50: percentile(sixty, 50),
+      sixtyP95: percentile(sixty, 95),
+      rssMb: mb(process.memoryUsage().rss),
+      engineProcessesMb: childrenRssMb(),
+      wordsHeard: recognizer === null ? null : heard,
+      wordsHeardSpellingNeutral: recognizer === null ? null : neutral,
+      wordsTotal: total,
+      intelligibility: recognizer === null || total === 0 ? null : Math.round((heard / total) * 1000) / 10,
+      heldOutHeard: recognizer === null ? null : heldHeard,
+      heldOutHeardSpellingNeutral: recognizer === null ? null : heldNeutral,
+      heldOutTotal: heldTotal,
       heldOutIntelligibility: recognizer === null || heldTotal === 0 ? null : Math.round((heldHeard / heldTotal) * 1000) / 10,
     };
   } finally {
@@ -148,17 +167,35 @@ const share = (n: number | null, total: number) => (n === null || total === 0 ? 
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-bench-radio-'));
 try {
-  console.log(`# Radio speech: ${ANNOUNCEMENTS.length} announcements (and ${HELD_OUT.length} held out), ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
-  console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}`);
-  console.log(recognizer === null ? 'intelligibility: pocketsphinx not installed (apt-get install pocketsphinx pocketsphinx-en-us)' : `intelligibility: ${recognizer}`);
-  console.log('\n| engine | start ms | ms p50 | ms p95 | 60 chars p50 | 60 chars p95 | RSS MB (service) | engine processes MB | words heard | intelligibility | held-out words heard | held-out intelligibility | spelling-neutral | held-out spelling-neutral |');
+  console.log(
+    `# Radio speech: ${ANNOUNCEMENTS.length} announcements (and ${HELD_OUT.length} held out), ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`,
+  );
+  console.log(
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')}`,
+  );
+  console.log(
+    recognizer === null ? 'intelligibility: pocketsphinx not installed (apt-get install pocketsphinx pocketsphinx-en-us)' : `intelligibility: ${recognizer}`,
+  );
+  console.log(
+    '\n| engine | start ms | ms p50 | ms p95 | 60 chars p50 | 60 chars p95 | RSS MB (service) | engine processes MB | words heard | intelligibility | held-out words heard | held-out intelligibility | spelling-neutral | held-out spelling-neutral |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const results: EngineResult[] = [];
   for (const engine of engines) {
     const r = await measure(engine, dir);
     results.push(r);
-    console.log(`<!-- load average after ${r.engine}: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} -->`);
-    console.log(`| ${r.engine} | ${r.startMs} | ${r.p50} | ${r.p95} | ${r.sixtyP50} | ${r.sixtyP95} | ${r.rssMb} | ${r.engineProcessesMb} | ${r.wordsHeard ?? '-'} / ${r.wordsTotal || '-'} | ${r.intelligibility === null ? '-' : `${r.intelligibility}%`} | ${r.heldOutHeard ?? '-'} / ${r.heldOutTotal || '-'} | ${r.heldOutIntelligibility === null ? '-' : `${r.heldOutIntelligibility}%`} | ${share(r.wordsHeardSpellingNeutral, r.wordsTotal)} | ${share(r.heldOutHeardSpellingNeutral, r.heldOutTotal)} |`);
+    console.log(
+      `<!-- load average after ${r.engine}: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')} -->`,
+    );
+    console.log(
+      `| ${r.engine} | ${r.startMs} | ${r.p50} | ${r.p95} | ${r.sixtyP50} | ${r.sixtyP95} | ${r.rssMb} | ${r.engineProcessesMb} | ${r.wordsHeard ?? '-'} / ${r.wordsTotal || '-'} | ${r.intelligibility === null ? '-' : `${r.intelligibility}%`} | ${r.heldOutHeard ?? '-'} / ${r.heldOutTotal || '-'} | ${r.heldOutIntelligibility === null ? '-' : `${r.heldOutIntelligibility}%`} | ${share(r.wordsHeardSpellingNeutral, r.wordsTotal)} | ${share(r.heldOutHeardSpellingNeutral, r.heldOutTotal)} |`,
+    );
   }
   let soakResult = null;
   if (soak > 0) {

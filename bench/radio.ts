@@ -11,7 +11,12 @@ export interface RadioResult {
   errors: number;
 }
 
-const TEXTS = ['Customer assistance needed in aisle 5, please.', 'A pickup order is ready at the front lockers.', 'Cleanup needed near the dairy coolers.', 'Manager to the service desk, please.'];
+const TEXTS = [
+  'Customer assistance needed in aisle 5, please.',
+  'A pickup order is ready at the front lockers.',
+  'Cleanup needed near the dairy coolers.',
+  'Manager to the service desk, please.',
+];
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -20,7 +25,13 @@ function percentile(sorted: number[], p: number): number {
 
 export async function measureRadio(server: Server, world: BenchWorld, perCaller: number): Promise<RadioResult> {
   const { edgeId, key } = world.edge;
-  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${server.mqttPort}`, { username: `edge:${edgeId}`, password: key, clientId: `bench-${edgeId}`, clean: true, reconnectPeriod: 0 });
+  const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${server.mqttPort}`, {
+    username: `edge:${edgeId}`,
+    password: key,
+    clientId: `bench-${edgeId}`,
+    clean: true,
+    reconnectPeriod: 0,
+  });
   const arrived = new Map<string, number>();
   const waiters = new Map<string, () => void>();
   client.on('message', (topic, payload) => {

@@ -71,7 +71,13 @@ async function firstStatement(fn: (q: Tx) => Promise<unknown>): Promise<{ text: 
 }
 
 /** Runs the statement prepared, 30 times in a rolled-back transaction (each run undone by a savepoint), in one plan_cache_mode. */
-async function planRuns(client: pg.Client, name: string, text: string, params: unknown[], mode: string): Promise<{ custom: number; generic: number; ms: number }> {
+async function planRuns(
+  client: pg.Client,
+  name: string,
+  text: string,
+  params: unknown[],
+  mode: string,
+): Promise<{ custom: number; generic: number; ms: number }> {
   await client.query(`SET plan_cache_mode = ${mode}`);
   await client.query('BEGIN');
   let ms = 0;
@@ -83,7 +89,12 @@ async function planRuns(client: pg.Client, name: string, text: string, params: u
       if (i >= 5) ms += performance.now() - started;
       await client.query('ROLLBACK TO SAVEPOINT run');
     }
-    const [row] = (await client.query<{ custom: string; generic: string }>('SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1', [name])).rows;
+    const [row] = (
+      await client.query<{ custom: string; generic: string }>(
+        'SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1',
+        [name],
+      )
+    ).rows;
     return { custom: Number(row?.custom), generic: Number(row?.generic), ms: Math.round((ms / 25) * 1000) / 1000 };
   } finally {
     await client.query('ROLLBACK');
@@ -97,7 +108,9 @@ async function genericPlan(client: pg.Client, name: string, text: string, params
   const onNotice = (n: { message?: string }) => void notices.push(n.message ?? '');
   client.on('notice', onNotice);
   await client.query("LOAD 'auto_explain'");
-  await client.query("SET auto_explain.log_level = 'notice'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on; SET auto_explain.log_format = 'json'; SET plan_cache_mode = force_generic_plan");
+  await client.query(
+    "SET auto_explain.log_level = 'notice'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on; SET auto_explain.log_format = 'json'; SET plan_cache_mode = force_generic_plan",
+  );
   await client.query('BEGIN');
   try {
     await client.query({ name, text, values: params });
@@ -112,7 +125,9 @@ async function genericPlan(client: pg.Client, name: string, text: string, params
   const walk = (node: PlanNode, depth: number) => {
     const on = node['Relation Name'] ? ` on ${node['Relation Name']}` : '';
     const index = node['Index Name'] ? ` using ${node['Index Name']}` : '';
-    lines.push(`${'  '.repeat(depth)}${depth > 0 ? '-> ' : ''}${node['Node Type']}${index}${on} (actual rows=${node['Actual Rows']} loops=${node['Actual Loops']}, shared hit=${node['Shared Hit Blocks'] ?? 0} read=${node['Shared Read Blocks'] ?? 0})`);
+    lines.push(
+      `${'  '.repeat(depth)}${depth > 0 ? '-> ' : ''}${node['Node Type']}${index}${on} (actual rows=${node['Actual Rows']} loops=${node['Actual Loops']}, shared hit=${node['Shared Hit Blocks'] ?? 0} read=${node['Shared Read Blocks'] ?? 0})`,
+    );
     for (const child of node.Plans ?? []) walk(child, depth + 1);
   };
   walk(json.Plan, 0);
@@ -130,14 +145,23 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-export async function historyReports(databaseUrl: string, serviceUrl: string, world: BenchWorld, input: ScenarioInput, log: (line: string) => void): Promise<HistoryReports> {
+export async function historyReports(
+  databaseUrl: string,
+  serviceUrl: string,
+  world: BenchWorld,
+  input: ScenarioInput,
+  log: (line: string) => void,
+): Promise<HistoryReports> {
   const location = world.locations[0] as number;
   const yesterday = new Date(Date.now() - 86_400_000);
   const ranges = { '31 days': { days: 31, targetMs: 200 }, '365 days': { days: 365, targetMs: 1000 } };
   const p1: HistoryReports['p1'] = {};
   for (const [name, r] of Object.entries(ranges)) {
     const from = day(new Date(yesterday.getTime() - (r.days - 1) * 86_400_000));
-    p1[name] = { ...(await timeP1(`${serviceUrl}/api/reports/cfh?location_id=${location}&from=${from}&to=${day(yesterday)}`, world.token)), targetMs: r.targetMs };
+    p1[name] = {
+      ...(await timeP1(`${serviceUrl}/api/reports/cfh?location_id=${location}&from=${from}&to=${day(yesterday)}`, world.token)),
+      targetMs: r.targetMs,
+    };
     log(`history: P1 of store ${location} over ${name}: median ${p1[name]?.median} ms, max ${p1[name]?.max} ms (target < ${r.targetMs})`);
   }
   const now = new Date();
@@ -148,19 +172,52 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
   const statements: Record<string, (q: Tx) => Promise<unknown>> = {
     'L1 listing': (q) => lockers.locationListingJson(q, location, now),
     'C5 status': (q) => cfh.findStatus(q, scope, messageId),
-    'L2 insert order': (q) => lockers.insertOrder(q, { orderId: 1, ...cabinet, organizationId: world.organizationId, rearload: false, openCode: 'explain-1' }, now),
-    'L6 complete order': (q) => lockers.completeOpenOrder(q, { openCode: 'history-1' }, { completedBy: null, completedDeviceId: null, coolOffUntil: null }, now),
-    'C0 insert request': (q) => cfh.insertRequest(q, {
-      organizationId: world.organizationId, locationIds: null, locationId: location, optionId: world.optionByLocation.get(location) as number, messageId: 'explain-1',
-      deviceId: null, displayId: null, callbuttonId: null, chatChannelId: null, tokenId: null, source: 'api', customText: null, requestFrom: null,
-      defaultTimeoutSeconds: 3600, defaultEscalationSeconds: 0,
-    }, { created: 'created', completed: 'recorded' }, now),
-    'L7 status report': (q) => applyStatusReport(q, {
-      lockerId: (world.lockers[0] as BenchWorld['lockers'][number]).id, keys: [1], front: ['closed'], rear: ['closed'], ip: '10.0.0.7', firmware: '2.4.1', eventType: 'active', event: { type: 'active' },
-    }, now),
+    'L2 insert order': (q) =>
+      lockers.insertOrder(q, { orderId: 1, ...cabinet, organizationId: world.organizationId, rearload: false, openCode: 'explain-1' }, now),
+    'L6 complete order': (q) =>
+      lockers.completeOpenOrder(q, { openCode: 'history-1' }, { completedBy: null, completedDeviceId: null, coolOffUntil: null }, now),
+    'C0 insert request': (q) =>
+      cfh.insertRequest(
+        q,
+        {
+          organizationId: world.organizationId,
+          locationIds: null,
+          locationId: location,
+          optionId: world.optionByLocation.get(location) as number,
+          messageId: 'explain-1',
+          deviceId: null,
+          displayId: null,
+          callbuttonId: null,
+          chatChannelId: null,
+          tokenId: null,
+          source: 'api',
+          customText: null,
+          requestFrom: null,
+          defaultTimeoutSeconds: 3600,
+          defaultEscalationSeconds: 0,
+        },
+        { created: 'created', completed: 'recorded' },
+        now,
+      ),
+    'L7 status report': (q) =>
+      applyStatusReport(
+        q,
+        {
+          lockerId: (world.lockers[0] as BenchWorld['lockers'][number]).id,
+          keys: [1],
+          front: ['closed'],
+          rear: ['closed'],
+          ip: '10.0.0.7',
+          firmware: '2.4.1',
+          eventType: 'active',
+          event: { type: 'active' },
+        },
+        now,
+      ),
     'C1 claim': (q) => cfh.claim(q, scope, messageId, staff, null, 'claimed', now),
     'C3 complete': (q) => cfh.complete(q, scope, messageId, staff, 'helped', null, 'completed', now, { checkOutcome: false }),
-    'P1 report, 31 days': (q: Queryable) => reports.cfhFigures(q, world.organizationId, location, day(new Date(yesterday.getTime() - 30 * 86_400_000)), day(yesterday)),
+    'P1 report, 31 days': (q: Queryable) =>
+      reports.cfhFigures(q, world.organizationId, location, day(new Date(yesterday.getTime() - 30 * 86_400_000)), day(yesterday)),
   };
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -179,17 +236,33 @@ export async function historyReports(databaseUrl: string, serviceUrl: string, wo
       };
       try {
         genericPlans[name] = await genericPlan(client, `plan_seen_${n}`, first.text, first.params);
-        const scans = genericPlans[name].filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/^->\s*/, '').replace(/\s+\(actual rows=(\d+).*$/, ' ($1 rows)'));
+        const scans = genericPlans[name]
+          .filter((l) => /Scan/.test(l))
+          .map((l) =>
+            l
+              .trim()
+              .replace(/^->\s*/, '')
+              .replace(/\s+\(actual rows=(\d+).*$/, ' ($1 rows)'),
+          );
         log(`history: ${name} generic plan: ${[...new Set(scans)].join('; ')}`);
       } catch (err) {
         log(`history: no generic plan of ${name}: ${(err as Error).message}`);
       }
       const p = planCache[name];
-      log(`history: ${name} prepared: auto made ${p.auto.custom} custom and ${p.auto.generic} generic plans in 30 runs, ${p.auto.ms} ms a run; force_generic_plan ${p.forceGeneric.ms} ms a run`);
+      log(
+        `history: ${name} prepared: auto made ${p.auto.custom} custom and ${p.auto.generic} generic plans in 30 runs, ${p.auto.ms} ms a run; force_generic_plan ${p.forceGeneric.ms} ms a run`,
+      );
     }
     for (const [name, fn] of Object.entries(statements)) {
       plans[name] = await explain(client, fn);
-      const scans = plans[name].filter((l) => /Scan/.test(l)).map((l) => l.trim().replace(/^->\s*/, '').replace(/\s+\(actual.*$/, ''));
+      const scans = plans[name]
+        .filter((l) => /Scan/.test(l))
+        .map((l) =>
+          l
+            .trim()
+            .replace(/^->\s*/, '')
+            .replace(/\s+\(actual.*$/, ''),
+        );
       log(`history: ${name}: ${plans[name].find((l) => l.startsWith('Execution Time')) ?? '?'}; ${[...new Set(scans)].join('; ')}`);
     }
   } finally {

@@ -117,11 +117,18 @@ async function main(): Promise<void> {
   try {
     console.log(`starting the service on ${database.url.replace(/\/\/[^@]*@/, '//')} (${LOCATIONS} locations, time zone ${TIME_ZONE})`);
     server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
-      DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: crypto.randomBytes(18).toString('base64url'), PROVISION_FILE: provisionFile,
-      LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATABASE_URL: database.url,
+      DATA_DIR: path.join(dir, 'data'),
+      SECRET_TOKEN: crypto.randomBytes(18).toString('base64url'),
+      PROVISION_FILE: provisionFile,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
     });
     await client.connect();
-    for (const [what, sql] of [['requests', FILL_REQUESTS], ['orders', FILL_ORDERS]] as const) {
+    for (const [what, sql] of [
+      ['requests', FILL_REQUESTS],
+      ['orders', FILL_ORDERS],
+    ] as const) {
       const started = performance.now();
       await client.query(sql);
       console.log(`filled ${ROWS.toLocaleString('en')} ${what} in ${Math.round((performance.now() - started) / 1000)} s`);
@@ -151,15 +158,21 @@ async function main(): Promise<void> {
       for (let i = 0; i < RUNS; i++) ms.push((await timed(url, world.token)).ms);
       const s = stats(ms);
       const ok = s.max < range.target;
-      const rows = (await client.query<{ n: string }>(
-        `SELECT count(*) AS n FROM ${report.path.endsWith('lockers') ? 'locker_orders' : 'cfh_requests'} o JOIN locations l ON l.id = o.location_id
+      const rows = (
+        await client.query<{ n: string }>(
+          `SELECT count(*) AS n FROM ${report.path.endsWith('lockers') ? 'locker_orders' : 'cfh_requests'} o JOIN locations l ON l.id = o.location_id
          WHERE o.location_id = $1 AND o.created_at >= ($2::date::timestamp AT TIME ZONE l.time_zone) AND o.created_at < (($3::date + 1)::timestamp AT TIME ZONE l.time_zone)`,
-        [location.id, range.from, range.to])).rows[0]?.n;
+          [location.id, range.from, range.to],
+        )
+      ).rows[0]?.n;
       if (!ok) missed.push(`${report.name} ${location.name} ${range.name}`);
       // Every row of the range, once: the header and one line per request (the CSV's pages join up).
-      if (report.path.endsWith('.csv') && body.split('\r\n').length - 2 !== Number(rows)) missed.push(`${report.name} ${location.name} ${range.name}: not every row`);
-      console.log(`  ${location.name} ${location.id} ${report.name.padEnd(16)} ${range.name.padEnd(9)} ${String(rows).padStart(6)} rows`
-        + `  median ${String(s.median).padStart(6)}  max ${String(s.max).padStart(6)}  (target < ${range.target}) ${ok ? 'ok' : 'MISSED'}`);
+      if (report.path.endsWith('.csv') && body.split('\r\n').length - 2 !== Number(rows))
+        missed.push(`${report.name} ${location.name} ${range.name}: not every row`);
+      console.log(
+        `  ${location.name} ${location.id} ${report.name.padEnd(16)} ${range.name.padEnd(9)} ${String(rows).padStart(6)} rows` +
+          `  median ${String(s.median).padStart(6)}  max ${String(s.max).padStart(6)}  (target < ${range.target}) ${ok ? 'ok' : 'MISSED'}`,
+      );
     }
 
     const year = ranges[1] as (typeof ranges)[number];

@@ -33,11 +33,21 @@ const secret = crypto.randomBytes(18).toString('base64url');
 const world = {
   organizations: [{ id: 1, name: 'Soak Grocery' }],
   locations: [{ id: LOCATION, organization_id: 1, name: 'Store', time_zone: 'America/Toronto' }],
-  lockers: [{
-    id: LOCKER, location_id: LOCATION, name: 'Lockers', version: 2, rear_loading_available: true, timer: 30, api_key: crypto.randomBytes(18).toString('base64url'),
-    cabinets: CABINETS.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' })),
-  }],
-  cfh_options: [{ id: 5001, organization_id: 1, location_id: LOCATION, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive" }],
+  lockers: [
+    {
+      id: LOCKER,
+      location_id: LOCATION,
+      name: 'Lockers',
+      version: 2,
+      rear_loading_available: true,
+      timer: 30,
+      api_key: crypto.randomBytes(18).toString('base64url'),
+      cabinets: CABINETS.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' })),
+    },
+  ],
+  cfh_options: [
+    { id: 5001, organization_id: 1, location_id: LOCATION, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive" },
+  ],
   radio_edges: [{ edge_id: EDGE, location_id: LOCATION, name: 'Radio', device_key: edgeKey, voice_handlers: ['transcript'] }],
   api_tokens: [{ name: 'soak', organization_id: 1, scopes: ['cfh', 'radio', 'reports'], token }],
 };
@@ -50,11 +60,21 @@ async function hour(service: Service, clock: ManualClock, orderSeq: { n: number 
   const { app } = service;
   const bearer = { authorization: `Bearer ${token}` };
   for (let i = 0; i < PER_HOUR.plays; i++) {
-    const res = await app.inject({ method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': edgeKey }, payload: { edgeId: EDGE, text: `Cleanup on aisle ${orderSeq.n % 20}, thank you.`, actor: 'Manager' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/webhooks/incoming/generic',
+      headers: { 'api-key': edgeKey },
+      payload: { edgeId: EDGE, text: `Cleanup on aisle ${orderSeq.n % 20}, thank you.`, actor: 'Manager' },
+    });
     expect(res, 200, 'R1');
   }
   for (let i = 0; i < PER_HOUR.requests; i++) {
-    const created = await app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: bearer, payload: { location_id: LOCATION, option_id: 5001 } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/callforhelp/requests',
+      headers: bearer,
+      payload: { location_id: LOCATION, option_id: 5001 },
+    });
     expect(created, 201, 'C0');
     const messageId = (created.json() as { message_id: string }).message_id;
     const who = { message_id: messageId, channel_id: 'C-floor', claimed_by: 'Ann', claimed_by_user_id: 'U-ann' };
@@ -66,7 +86,8 @@ async function hour(service: Service, clock: ManualClock, orderSeq: { n: number 
   for (let i = 0; i < PER_HOUR.orders; i++) {
     const cabinet = CABINETS[orderSeq.n % CABINETS.length] as number;
     const created = await app.inject({
-      method: 'POST', url: `/api/lockers/orders?secret_token=${secret}`,
+      method: 'POST',
+      url: `/api/lockers/orders?secret_token=${secret}`,
       payload: { rearload: false, locker_id: LOCKER, cabinet_id: cabinet, order_id: orderSeq.n++, organization_id: 1, location_id: LOCATION },
     });
     expect(created, 201, 'L1');
@@ -94,14 +115,21 @@ async function main(): Promise<void> {
   const database = process.env.BENCH_DATABASE_URL ? await freshPostgres(process.env.BENCH_DATABASE_URL, 'storeops_retention_soak') : null;
   const clock = new ManualClock('2026-03-01T13:00:00.000Z');
   const config = loadConfig({
-    LOG_LEVEL: 'warn', SECRET_TOKEN: secret, PROVISION_FILE: provisionFile, RETENTION_DAYS: '1', MQTT_PORT: '0', DATA_DIR: path.join(dir, 'data'),
+    LOG_LEVEL: 'warn',
+    SECRET_TOKEN: secret,
+    PROVISION_FILE: provisionFile,
+    RETENTION_DAYS: '1',
+    MQTT_PORT: '0',
+    DATA_DIR: path.join(dir, 'data'),
     ...(database ? { DATABASE_URL: database.url } : {}),
   });
   const service = await compose({ config, clock, manualJobs: true });
   try {
     await service.app.ready();
-    console.log(`${database ? 'PostgreSQL' : 'embedded PostgreSQL'}, RETENTION_DAYS=1, ${DAYS} days of ${HOURS} hours, each hour ` +
-      `${PER_HOUR.plays} R1 plays (transcript), ${PER_HOUR.requests} CFH cycles, ${PER_HOUR.orders} orders; sizes in KB after each day's sweep\n`);
+    console.log(
+      `${database ? 'PostgreSQL' : 'embedded PostgreSQL'}, RETENTION_DAYS=1, ${DAYS} days of ${HOURS} hours, each hour ` +
+        `${PER_HOUR.plays} R1 plays (transcript), ${PER_HOUR.requests} CFH cycles, ${PER_HOUR.orders} orders; sizes in KB after each day's sweep\n`,
+    );
     console.log(['day', 'deleted', 'database', ...TABLES].map((c) => c.padStart(19)).join(''));
     const orderSeq = { n: 1 };
     for (let d = 1; d <= DAYS; d++) {

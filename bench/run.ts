@@ -42,13 +42,35 @@ if (!Number.isInteger(historyRounds) || historyRounds < 1) {
 }
 
 const settings: Settings = quick
-  ? { duration: 3, connections: 16, world: { locations: 10, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 300, seedRequests: 300, radioPerCaller: 8, history, historyRounds, startRounds: 1 }
-  : { duration: 10, connections: 64, world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 }, seedOrders: 2000, seedRequests: 3000, radioPerCaller: 40, history, historyRounds, startRounds: 3 };
+  ? {
+      duration: 3,
+      connections: 16,
+      world: { locations: 10, lockersPerLocation: 4, cabinetsPerLocker: 24 },
+      seedOrders: 300,
+      seedRequests: 300,
+      radioPerCaller: 8,
+      history,
+      historyRounds,
+      startRounds: 1,
+    }
+  : {
+      duration: 10,
+      connections: 64,
+      world: { locations: 50, lockersPerLocation: 4, cabinetsPerLocker: 24 },
+      seedOrders: 2000,
+      seedRequests: 3000,
+      radioPerCaller: 40,
+      history,
+      historyRounds,
+      startRounds: 3,
+    };
 
 async function helloWorld(): Promise<HelloCeiling> {
   const hello = await startServer(root, ['bench/hello.ts'], {});
   try {
-    const { loaded: r, cpu } = await measureCpu(hello.pid, null, () => autocannon({ url: hello.url, duration: settings.duration, connections: settings.connections }));
+    const { loaded: r, cpu } = await measureCpu(hello.pid, null, () =>
+      autocannon({ url: hello.url, duration: settings.duration, connections: settings.connections }),
+    );
     const serverCpuMs = cpu.server;
     log(`hello-world: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, CPU ms/request ${serverCpuMs}`);
     return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, serverCpuMs };
@@ -59,7 +81,8 @@ async function helloWorld(): Promise<HelloCeiling> {
 
 const hello = await helloWorld();
 const benchUrl = process.env.BENCH_DATABASE_URL;
-const backends: BackendResult[] = args.includes('--postgres-only') && benchUrl ? [] : [await benchBackend(root, settings, 'embedded PostgreSQL', null, hello.rps, log)];
+const backends: BackendResult[] =
+  args.includes('--postgres-only') && benchUrl ? [] : [await benchBackend(root, settings, 'embedded PostgreSQL', null, hello.rps, log)];
 if (benchUrl) {
   const db = await freshPostgres(benchUrl, 'storeops_bench');
   try {
@@ -89,15 +112,29 @@ interface FleetFigures {
   reconnect?: { firstCommandMs?: number };
 }
 if (Object.keys(fleet).length > 0) {
-  extra.push(`### Fleet (${fleetArgs.join(' ')}; the fleet's own benchmark, \`npm run bench:fleet\`, measures it at scale)`, '',
-    '| broker | exit | connect s | RSS MB per 1,000 devices | CPU % just after the connect | idle CPU % after it (per 1,000) | delivery p50 / p99 ms | errors | first command after a reconnect, ms |', '|---|---|---|---|---|---|---|---|---|');
+  extra.push(
+    `### Fleet (${fleetArgs.join(' ')}; the fleet's own benchmark, \`npm run bench:fleet\`, measures it at scale)`,
+    '',
+    '| broker | exit | connect s | RSS MB per 1,000 devices | CPU % just after the connect | idle CPU % after it (per 1,000) | delivery p50 / p99 ms | errors | first command after a reconnect, ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
   for (const [broker, f] of Object.entries(fleet)) {
     const r = (f.result ?? {}) as FleetFigures;
-    extra.push(`| ${broker} | ${f.exitCode} | ${r.connect?.seconds ?? '?'} | ${r.rssMb?.perThousandDevices ?? '?'} | ${r.afterConnectCpuPercent?.service ?? '?'} (${r.afterConnectCpuPercent?.seconds ?? '?'} s) | ${r.idleCpuPercent?.service ?? '?'} (${r.idleCpuPercent?.perThousandDevices ?? '?'}) | ${r.delivery?.p50Ms ?? '?'} / ${r.delivery?.p99Ms ?? '?'} | ${r.delivery?.errors ?? '?'} | ${r.reconnect?.firstCommandMs ?? '?'} |`);
+    extra.push(
+      `| ${broker} | ${f.exitCode} | ${r.connect?.seconds ?? '?'} | ${r.rssMb?.perThousandDevices ?? '?'} | ${r.afterConnectCpuPercent?.service ?? '?'} (${r.afterConnectCpuPercent?.seconds ?? '?'} s) | ${r.idleCpuPercent?.service ?? '?'} (${r.idleCpuPercent?.perThousandDevices ?? '?'}) | ${r.delivery?.p50Ms ?? '?'} / ${r.delivery?.p99Ms ?? '?'} | ${r.delivery?.errors ?? '?'} | ${r.reconnect?.firstCommandMs ?? '?'} |`,
+    );
   }
   extra.push('');
 }
-if (live) extra.push(`### Live streams and webhooks (\`${live.command.replace(/ --json \S+/, '')}\`, exit ${live.exitCode})`, '', '```json', JSON.stringify(live.result, null, 1), '```', '');
+if (live)
+  extra.push(
+    `### Live streams and webhooks (\`${live.command.replace(/ --json \S+/, '')}\`, exit ${live.exitCode})`,
+    '',
+    '```json',
+    JSON.stringify(live.result, null, 1),
+    '```',
+    '',
+  );
 const embedded = backends.find((b) => b.embedded);
 function summaryOf(b: BackendResult) {
   return {
@@ -105,10 +142,20 @@ function summaryOf(b: BackendResult) {
     idleRssMb: b.idle.rssMb,
     idlePssMb: b.idle.totalPssMb,
     start: b.start && { firstMs: b.start.firstMs, laterMs: b.start.laterMs },
-    scenarios: Object.fromEntries(b.scenarios.map((s) => [s.name, {
-      rps: s.rps, p99: s.p99, errors: s.errors, ratioToHelloWorld: s.ratioToHelloWorld, ratioToPayloadCeiling: s.ratioToPayloadCeiling,
-      ratioToDatabaseCeiling: s.ratioToDatabaseCeiling, ratioToLowerCeiling: s.ratioToLowerCeiling,
-    }])),
+    scenarios: Object.fromEntries(
+      b.scenarios.map((s) => [
+        s.name,
+        {
+          rps: s.rps,
+          p99: s.p99,
+          errors: s.errors,
+          ratioToHelloWorld: s.ratioToHelloWorld,
+          ratioToPayloadCeiling: s.ratioToPayloadCeiling,
+          ratioToDatabaseCeiling: s.ratioToDatabaseCeiling,
+          ratioToLowerCeiling: s.ratioToLowerCeiling,
+        },
+      ]),
+    ),
     history: b.history && {
       rows: b.history.rows,
       rounds: b.history.rounds,
@@ -120,7 +167,14 @@ function summaryOf(b: BackendResult) {
 }
 const report = {
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadAverage: os.loadavg(), loadAverageAtStart: loadAtStart },
+  machine: {
+    cpus: os.cpus().length,
+    model: os.cpus()[0]?.model,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverage: os.loadavg(),
+    loadAverageAtStart: loadAtStart,
+  },
   settings,
   ceiling: hello,
   helloWorld: hello,
@@ -136,7 +190,9 @@ writeSection(path.join(root, 'bench/RESULTS.md'), markdown(settings, quick, hell
 if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(report, null, 2));
 log('\nwrote the benchmark section of bench/RESULTS.md');
 // The scenarios' own errors (the embedded fleet and live runs report theirs in their figures).
-const errors = backends.flatMap((b) => [...b.scenarios.map((s) => s.errors), b.radio.errors, ...(b.history?.scenarios.map((s) => s.errors) ?? [])]).reduce((a, b) => a + b, 0);
+const errors = backends
+  .flatMap((b) => [...b.scenarios.map((s) => s.errors), b.radio.errors, ...(b.history?.scenarios.map((s) => s.errors) ?? [])])
+  .reduce((a, b) => a + b, 0);
 if (errors > 0) {
   console.error(`${errors} errors during the benchmark`);
   process.exitCode = 1;

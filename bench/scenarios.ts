@@ -72,7 +72,14 @@ export const scenarios: Scenario[] = [
             ctx.cabinet = cabinet;
             return {
               path: `/api/lockers/orders?secret_token=${secret}`,
-              body: JSON.stringify({ rearload: false, locker_id: cabinet.lockerId, cabinet_id: cabinet.cabinetId, order_id: orderSeq++, organization_id: world.organizationId, location_id: cabinet.locationId }),
+              body: JSON.stringify({
+                rearload: false,
+                locker_id: cabinet.lockerId,
+                cabinet_id: cabinet.cabinetId,
+                order_id: orderSeq++,
+                organization_id: world.organizationId,
+                location_id: cabinet.locationId,
+              }),
             };
           },
           onResponse: (status, body, ctx) => {
@@ -100,11 +107,13 @@ export const scenarios: Scenario[] = [
     name: 'C5 read',
     requestsPerCycle: 1,
     options: ({ world, messageIds }) => ({
-      requests: [step({
-        method: 'GET',
-        headers: { authorization: `Bearer ${world.token}` },
-        setup: () => ({ path: c5Path(pick(messageIds)) }),
-      })],
+      requests: [
+        step({
+          method: 'GET',
+          headers: { authorization: `Bearer ${world.token}` },
+          setup: () => ({ path: c5Path(pick(messageIds)) }),
+        }),
+      ],
     }),
     reads: ({ world, messageIds }) => messageIds.map((id) => ({ path: c5Path(id), headers: { authorization: `Bearer ${world.token}` } })),
   },
@@ -117,7 +126,9 @@ export const scenarios: Scenario[] = [
       return {
         requests: [
           step({
-            method: 'POST', path: '/api/callforhelp/requests', headers,
+            method: 'POST',
+            path: '/api/callforhelp/requests',
+            headers,
             setup: () => {
               const locationId = pick(world.locations);
               return { body: JSON.stringify({ location_id: locationId, option_id: world.optionByLocation.get(locationId) }) };
@@ -126,8 +137,18 @@ export const scenarios: Scenario[] = [
               if (status === 201) ctx.messageId = (JSON.parse(body) as { message_id: string }).message_id;
             },
           }),
-          step({ method: 'POST', path: '/api/callforhelp/claim', headers, setup: (ctx) => ({ body: JSON.stringify({ message_id: ctx.messageId, ...staff }) }) }),
-          step({ method: 'POST', path: '/api/callforhelp/complete', headers, setup: (ctx) => ({ body: JSON.stringify({ message_id: ctx.messageId, ...staff, customer_status: 'helped' }) }) }),
+          step({
+            method: 'POST',
+            path: '/api/callforhelp/claim',
+            headers,
+            setup: (ctx) => ({ body: JSON.stringify({ message_id: ctx.messageId, ...staff }) }),
+          }),
+          step({
+            method: 'POST',
+            path: '/api/callforhelp/complete',
+            headers,
+            setup: (ctx) => ({ body: JSON.stringify({ message_id: ctx.messageId, ...staff, customer_status: 'helped' }) }),
+          }),
         ],
       };
     },
@@ -136,18 +157,24 @@ export const scenarios: Scenario[] = [
     name: 'L7 device report',
     requestsPerCycle: 1,
     options: ({ world }) => ({
-      requests: [step({
-        method: 'POST',
-        path: '/api/lockers/cabinet/status',
-        setup: () => {
-          const locker = pick(world.lockers);
-          const cabinet = pick(locker.cabinets);
-          return {
-            headers: { ...json, 'api-key': locker.apiKey },
-            body: JSON.stringify({ cabinets: [{ key: cabinet.key, front_status: 'closed', rear_status: 'closed' }], locker_info: { ip: '10.0.0.7', firmware: '2.4.1' }, event: { type: 'active' } }),
-          };
-        },
-      })],
+      requests: [
+        step({
+          method: 'POST',
+          path: '/api/lockers/cabinet/status',
+          setup: () => {
+            const locker = pick(world.lockers);
+            const cabinet = pick(locker.cabinets);
+            return {
+              headers: { ...json, 'api-key': locker.apiKey },
+              body: JSON.stringify({
+                cabinets: [{ key: cabinet.key, front_status: 'closed', rear_status: 'closed' }],
+                locker_info: { ip: '10.0.0.7', firmware: '2.4.1' },
+                event: { type: 'active' },
+              }),
+            };
+          },
+        }),
+      ],
     }),
   },
 ];

@@ -35,11 +35,15 @@ function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 export async function startServer(root: string, args: string[], env: Record<string, string>): Promise<Server> {
   const port = await freePort();
   const mqttPort = await freePort();
-  const child: ChildProcess = spawn(process.execPath, args.map((a) => (a.endsWith('.ts') ? path.join(root, a) : a)), {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', MALLOC_ARENA_MAX: '2' /* as npm start sets it */, ...env, PORT: String(port), MQTT_PORT: String(mqttPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    args.map((a) => (a.endsWith('.ts') ? path.join(root, a) : a)),
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', MALLOC_ARENA_MAX: '2' /* as npm start sets it */, ...env, PORT: String(port), MQTT_PORT: String(mqttPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
   child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
@@ -47,11 +51,13 @@ export async function startServer(root: string, args: string[], env: Record<stri
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, statusKb(pid, 'VmHWM'))), 500);
   let stopping = false;
-  const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
-    // A server that dies under load would otherwise show only as the load generator's errors.
-    if (!stopping) process.stderr.write(`\nthe server (pid ${pid}) exited unexpectedly (${signal ?? `code ${code}`}); its last output:\n${output}\n`);
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      // A server that dies under load would otherwise show only as the load generator's errors.
+      if (!stopping) process.stderr.write(`\nthe server (pid ${pid}) exited unexpectedly (${signal ?? `code ${code}`}); its last output:\n${output}\n`);
+      resolve();
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   const probe = args.some((a) => /hello|payload-server/.test(a)) ? '/' : '/readyz';
   for (let i = 0; ; i++) {

@@ -11,10 +11,20 @@ export interface Tally {
 }
 
 /** A version 2 locker: acks every command, and reports its doors closed after an open (L7 comes from the driver). */
-export async function lockerDevice(brokerUrl: string, lockerId: number, apiKey: string, tally: Tally, onCommand: (cabinetKey: number, command: string) => void): Promise<MqttClient> {
+export async function lockerDevice(
+  brokerUrl: string,
+  lockerId: number,
+  apiKey: string,
+  tally: Tally,
+  onCommand: (cabinetKey: number, command: string) => void,
+): Promise<MqttClient> {
   const client = mqtt.connect(brokerUrl, {
-    clientId: `soak-locker-${lockerId}-${crypto.randomBytes(3).toString('hex')}`, clean: false, protocolVersion: 4,
-    username: `locker:${lockerId}`, password: apiKey, reconnectPeriod: 500,
+    clientId: `soak-locker-${lockerId}-${crypto.randomBytes(3).toString('hex')}`,
+    clean: false,
+    protocolVersion: 4,
+    username: `locker:${lockerId}`,
+    password: apiKey,
+    reconnectPeriod: 500,
   });
   client.on('error', (err) => tally.unexpected('locker mqtt', err.message));
   client.on('message', (_topic, payload) => {
@@ -35,8 +45,12 @@ export interface Edge {
 /** A radio edge: acks each play as played, or as expired when it arrives past its expires_at. */
 export async function edgeDevice(brokerUrl: string, edgeId: string, deviceKey: string, tally: Tally): Promise<Edge> {
   const client = mqtt.connect(brokerUrl, {
-    clientId: `soak-edge-${edgeId}-${crypto.randomBytes(3).toString('hex')}`, clean: false, protocolVersion: 4,
-    username: `edge:${edgeId}`, password: deviceKey, reconnectPeriod: 500,
+    clientId: `soak-edge-${edgeId}-${crypto.randomBytes(3).toString('hex')}`,
+    clean: false,
+    protocolVersion: 4,
+    username: `edge:${edgeId}`,
+    password: deviceKey,
+    reconnectPeriod: 500,
   });
   client.on('error', (err) => tally.unexpected('edge mqtt', err.message));
   client.on('message', (_topic, payload) => {
@@ -64,7 +78,10 @@ export async function webhookReceiver(secret: string, tally: Tally): Promise<{ u
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const ts = String(req.headers['x-timestamp'] ?? '');
-      const want = crypto.createHmac('sha256', secret).update(ts + body).digest('hex');
+      const want = crypto
+        .createHmac('sha256', secret)
+        .update(ts + body)
+        .digest('hex');
       const ok = want === req.headers['x-signature'] && Math.abs(Date.now() / 1000 - Number(ts)) <= 60;
       if (!ok) tally.unexpected('webhook signature', body.slice(0, 200));
       const uuid = String(req.headers['x-event-id']);
@@ -76,14 +93,26 @@ export async function webhookReceiver(secret: string, tally: Tally): Promise<{ u
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hook`, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /**
  * An SSE stream held open for `holdMs` then closed and opened again, until stop() is called; counts
  * events, and a stream that fails to open (any status but 200) as unexpected.
  */
-export function keepStream(name: string, open: () => { url: string; headers: Record<string, string> } | null, holdMs: number, tally: Tally): { stop: () => void } {
+export function keepStream(
+  name: string,
+  open: () => { url: string; headers: Record<string, string> } | null,
+  holdMs: number,
+  tally: Tally,
+): { stop: () => void } {
   let stopped = false;
   let current: AbortController | null = null;
   const loop = async () => {
@@ -116,5 +145,10 @@ export function keepStream(name: string, open: () => { url: string; headers: Rec
     }
   };
   void loop();
-  return { stop: () => { stopped = true; current?.abort(); } };
+  return {
+    stop: () => {
+      stopped = true;
+      current?.abort();
+    },
+  };
 }

@@ -34,8 +34,15 @@ function write(): void {
   const m = process.memoryUsage();
   const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name.replace(/_space$/, ''), mb(s.space_used_size)]));
   const sample = {
-    at: Date.now(), rssMb: mb(m.rss), heapTotalMb: mb(m.heapTotal), heapUsedMb: mb(m.heapUsed), externalMb: mb(m.external),
-    arrayBuffersMb: mb(m.arrayBuffers), ...rollup(), threads: threads(), handles: (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.().length ?? 0,
+    at: Date.now(),
+    rssMb: mb(m.rss),
+    heapTotalMb: mb(m.heapTotal),
+    heapUsedMb: mb(m.heapUsed),
+    externalMb: mb(m.external),
+    arrayBuffersMb: mb(m.arrayBuffers),
+    ...rollup(),
+    threads: threads(),
+    handles: (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.().length ?? 0,
     spaces,
   };
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(sample));

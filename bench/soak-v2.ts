@@ -82,7 +82,17 @@ function slope(points: [number, number][]): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
-const RETAINED = ['device_outbox', 'radio_audio', 'webhook_deliveries', 'webhook_attempts', 'events', 'jobs', 'radio_heard', 'radio_open_requests', 'cfh_display_presses'];
+const RETAINED = [
+  'device_outbox',
+  'radio_audio',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'events',
+  'jobs',
+  'radio_heard',
+  'radio_open_requests',
+  'cfh_display_presses',
+];
 const KEPT = ['cfh_requests', 'cfh_request_events', 'locker_orders', 'radio_messages', 'radio_transcripts'];
 
 async function main(): Promise<void> {
@@ -113,16 +123,31 @@ async function main(): Promise<void> {
     fs.mkdirSync(emptyPath);
     for (let i = 0; i < instanceCount; i++) {
       const port = await freePort();
-      instances.push(await startService(`soak-${i}`, {
-        NODE_OPTIONS: `--import ${path.resolve('bench/soak-probe.ts')} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}`,
-        SOAK_PROBE_FILE: probeFile(i), ...(speech === 'npm' ? { PATH: emptyPath } : {}), ...(mallocArenaMax === '' ? {} : { MALLOC_ARENA_MAX: mallocArenaMax }),
-        DATABASE_URL: fresh.url, MQTT_URL: broker.url, MQTT_CLIENT_ID: `storeops-soak-${i}`, SECRET_TOKEN: world.secret,
-        PROVISION_FILE: provision, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, WEBHOOK_ALLOW_PRIVATE: 'true',
-        RETENTION_TEST_SECONDS: String(retentionSeconds), RADIO_MESSAGE_TTL_SECONDS: '30', DEVICE_OFFLINE_SECONDS: '60', LOG_LEVEL: 'warn',
-      }));
+      instances.push(
+        await startService(`soak-${i}`, {
+          NODE_OPTIONS: `--import ${path.resolve('bench/soak-probe.ts')} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}`,
+          SOAK_PROBE_FILE: probeFile(i),
+          ...(speech === 'npm' ? { PATH: emptyPath } : {}),
+          ...(mallocArenaMax === '' ? {} : { MALLOC_ARENA_MAX: mallocArenaMax }),
+          DATABASE_URL: fresh.url,
+          MQTT_URL: broker.url,
+          MQTT_CLIENT_ID: `storeops-soak-${i}`,
+          SECRET_TOKEN: world.secret,
+          PROVISION_FILE: provision,
+          PORT: String(port),
+          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          RETENTION_TEST_SECONDS: String(retentionSeconds),
+          RADIO_MESSAGE_TTL_SECONDS: '30',
+          DEVICE_OFFLINE_SECONDS: '60',
+          LOG_LEVEL: 'warn',
+        }),
+      );
     }
-    console.log(`soak v2: ${minutes} min, ${instanceCount} instances (pids ${instances.map((s) => s.pid).join(', ')}), PostgreSQL ${new URL(fresh.url).pathname.slice(1)}, ` +
-      `Mosquitto :${broker.port}, retention window ${retentionSeconds} s, speech ${speech}${mallocArenaMax === '' ? '' : `, MALLOC_ARENA_MAX=${mallocArenaMax}`}; samples every ${SAMPLE_MS / 1000} s into ${out}`);
+    console.log(
+      `soak v2: ${minutes} min, ${instanceCount} instances (pids ${instances.map((s) => s.pid).join(', ')}), PostgreSQL ${new URL(fresh.url).pathname.slice(1)}, ` +
+        `Mosquitto :${broker.port}, retention window ${retentionSeconds} s, speech ${speech}${mallocArenaMax === '' ? '' : `, MALLOC_ARENA_MAX=${mallocArenaMax}`}; samples every ${SAMPLE_MS / 1000} s into ${out}`,
+    );
     for (const m of snapshotMinutes) {
       setTimeout(() => {
         for (const s of instances) process.kill(s.pid, 'SIGUSR2');
@@ -141,32 +166,68 @@ async function main(): Promise<void> {
     // Console sessions, one per instance, for the console stream.
     const cookies: string[] = [];
     for (const s of instances) {
-      const res = await fetch(`${s.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: world.consoleToken, name: 'Soak' }) });
+      const res = await fetch(`${s.url}/console/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: world.consoleToken, name: 'Soak' }),
+      });
       cookies.push((res.headers.get('set-cookie') ?? '').split(';')[0] as string);
       if (res.status !== 200) tally.unexpected('console sign-in', String(res.status));
     }
     const recent: string[] = []; // message ids the C6 streams follow
     for (const [i, s] of instances.entries()) {
       for (const l of world.locations) {
-        streams.push(keepStream('C8', () => ({ url: `${s.url}/api/callforhelp/requests/stream?location_id=${l.id}`, headers: { authorization: `Bearer ${world.token}` } }), 60_000, tally));
-        streams.push(keepStream('console', () => ({ url: `${s.url}/console/api/locations/${l.id}/stream`, headers: { cookie: cookies[i] as string } }), 75_000, tally));
+        streams.push(
+          keepStream(
+            'C8',
+            () => ({ url: `${s.url}/api/callforhelp/requests/stream?location_id=${l.id}`, headers: { authorization: `Bearer ${world.token}` } }),
+            60_000,
+            tally,
+          ),
+        );
+        streams.push(
+          keepStream('console', () => ({ url: `${s.url}/console/api/locations/${l.id}/stream`, headers: { cookie: cookies[i] as string } }), 75_000, tally),
+        );
       }
       for (let k = 0; k < 3; k++) {
-        streams.push(keepStream('C6', () => {
-          const id = recent[Math.floor(Math.random() * recent.length)];
-          return id === undefined ? null : { url: `${s.url}/api/callforhelp/v1/tracking/stream?message_id=${encodeURIComponent(id)}`, headers: {} };
-        }, 30_000, tally));
+        streams.push(
+          keepStream(
+            'C6',
+            () => {
+              const id = recent[Math.floor(Math.random() * recent.length)];
+              return id === undefined ? null : { url: `${s.url}/api/callforhelp/v1/tracking/stream?message_id=${encodeURIComponent(id)}`, headers: {} };
+            },
+            30_000,
+            tally,
+          ),
+        );
       }
     }
     const sampleOnce = async () => {
       const t = Math.round((Date.now() - started) / 1000);
-      const sizes = (await db.query<Record<string, string>>(`SELECT pg_database_size(current_database()) AS database, ${[...RETAINED, ...KEPT].map((x) => `pg_total_relation_size('${x}') AS ${x}`).join(', ')}`)).rows[0] ?? {};
+      const sizes =
+        (
+          await db.query<Record<string, string>>(
+            `SELECT pg_database_size(current_database()) AS database, ${[...RETAINED, ...KEPT].map((x) => `pg_total_relation_size('${x}') AS ${x}`).join(', ')}`,
+          )
+        ).rows[0] ?? {};
       const kb = Object.fromEntries(Object.entries(sizes).map(([k, v]) => [k, Math.round(Number(v) / 1024)]));
       const retainedKb = RETAINED.reduce((a, x) => a + (kb[x] ?? 0), 0);
-      const rows = (await db.query<Record<string, string>>(`SELECT ${[...RETAINED, ...KEPT].map((x) => `(SELECT count(*) FROM ${x}) AS ${x}`).join(', ')}`)).rows[0] ?? {};
-      const s = { t, load: os.loadavg().map((x) => Math.round(x * 100) / 100), instances: instances.map((i, n) => ({ pid: i.pid, ...procSample(i.pid, probeFile(n)) })), databaseKb: kb.database, retainedKb, tablesKb: kb, rows: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, Number(v)])) };
+      const rows =
+        (await db.query<Record<string, string>>(`SELECT ${[...RETAINED, ...KEPT].map((x) => `(SELECT count(*) FROM ${x}) AS ${x}`).join(', ')}`)).rows[0] ?? {};
+      const s = {
+        t,
+        load: os.loadavg().map((x) => Math.round(x * 100) / 100),
+        instances: instances.map((i, n) => ({ pid: i.pid, ...procSample(i.pid, probeFile(n)) })),
+        databaseKb: kb.database,
+        retainedKb,
+        tablesKb: kb,
+        rows: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, Number(v)])),
+      };
       samples.push(s);
-      console.log(`t=${t}s load ${s.load.join(' ')} ${s.instances.map((i, n) => `#${n} rss ${i.rssMb} MB (${probeLine(i.probe)}) fds ${i.fds}`).join(', ')}; db ${kb.database} KB, retained tables ${retainedKb} KB; unexpected ${unexpected.length}`);
+      console.log(
+        `t=${t}s load ${s.load.join(' ')} ${s.instances.map((i, n) => `#${n} rss ${i.rssMb} MB (${probeLine(i.probe)}) fds ${i.fds}`).join(', ')}; db ${kb.database} KB, retained tables ${retainedKb} KB; unexpected ${unexpected.length}`,
+      );
     };
     // Deleted rows' space is reused once vacuumed; a server with autovacuum off (this machine's) would
     // grow however well retention works, so the soak vacuums every minute as autovacuum's defaults do.
@@ -178,10 +239,14 @@ async function main(): Promise<void> {
     await sampleOnce();
     // A sample the soak could not take (the shared server out of connections, say) is the soak's own
     // miss, not an answer of the service: counted and logged, the next one 15 s later.
-    sampler = setInterval(() => void sampleOnce().catch((err: Error) => {
-      tally.count('sample missed');
-      console.error(`sample missed: ${err.message}`);
-    }), SAMPLE_MS);
+    sampler = setInterval(
+      () =>
+        void sampleOnce().catch((err: Error) => {
+          tally.count('sample missed');
+          console.error(`sample missed: ${err.message}`);
+        }),
+      SAMPLE_MS,
+    );
     const deadline = started + minutes * 60_000;
     await runStaff(driver, world, { deadline, edges, lockers, recent, tally });
     clearInterval(sampler);
@@ -204,7 +269,10 @@ async function main(): Promise<void> {
     const perInstance = instances.map((_, n) => {
       const at = (s: Record<string, unknown>) => (s.instances as InstanceSample[])[n]!;
       const pts = (f: (x: InstanceSample) => number | undefined) =>
-        half.flatMap((s) => { const y = f(at(s)); return y === undefined || Number.isNaN(y) ? [] : [[(s.t as number) / 60, y] as [number, number]]; });
+        half.flatMap((s) => {
+          const y = f(at(s));
+          return y === undefined || Number.isNaN(y) ? [] : [[(s.t as number) / 60, y] as [number, number]];
+        });
       const all = samples.map(at);
       const meanRss = pts((x) => x.rssMb).reduce((a, [, y]) => a + y, 0) / Math.max(1, half.length);
       const round = (x: number) => Math.round(x * 100) / 100;
@@ -224,12 +292,21 @@ async function main(): Promise<void> {
       const heapUsed = pts((x) => x.probe?.heapUsedMb);
       const native = pts((x) => (x.probe === undefined ? undefined : (x.probe.anonMb ?? NaN) - (x.probe.heapTotalMb ?? NaN)));
       return {
-        rssStartMb: all[0]?.rssMb, rssEndMb: all.at(-1)?.rssMb, rssMaxMb: Math.max(...all.map((x) => x.rssMb)), rssMeanSecondHalfMb: Math.round(meanRss),
-        rssSlopeMbPerMin: round(slope(pts((x) => x.rssMb))), rssFloorSlopeMbPerMin: round(slope(floor(pts((x) => x.rssMb)))),
-        heapUsedFloorSlopeMbPerMin: round(slope(floor(heapUsed))), heapUsedFloorMb: floor(heapUsed).map(([, y]) => y),
+        rssStartMb: all[0]?.rssMb,
+        rssEndMb: all.at(-1)?.rssMb,
+        rssMaxMb: Math.max(...all.map((x) => x.rssMb)),
+        rssMeanSecondHalfMb: Math.round(meanRss),
+        rssSlopeMbPerMin: round(slope(pts((x) => x.rssMb))),
+        rssFloorSlopeMbPerMin: round(slope(floor(pts((x) => x.rssMb)))),
+        heapUsedFloorSlopeMbPerMin: round(slope(floor(heapUsed))),
+        heapUsedFloorMb: floor(heapUsed).map(([, y]) => y),
         heapTotalMeanSecondHalfMb: Math.round(pts((x) => x.probe?.heapTotalMb).reduce((a, [, y]) => a + y, 0) / Math.max(1, half.length)),
-        nativeMeanSecondHalfMb: Math.round(native.reduce((a, [, y]) => a + y, 0) / Math.max(1, native.length)), nativeSlopeMbPerMin: round(slope(native)),
-        fdsStart: all[0]?.fds, fdsEnd: all.at(-1)?.fds, fdsMax: Math.max(...all.map((x) => x.fds)), fdsSlopePerMin: round(slope(pts((x) => x.fds))),
+        nativeMeanSecondHalfMb: Math.round(native.reduce((a, [, y]) => a + y, 0) / Math.max(1, native.length)),
+        nativeSlopeMbPerMin: round(slope(native)),
+        fdsStart: all[0]?.fds,
+        fdsEnd: all.at(-1)?.fds,
+        fdsMax: Math.max(...all.map((x) => x.fds)),
+        fdsSlopePerMin: round(slope(pts((x) => x.fds))),
       };
     });
     const afterWindow = samples.filter((s) => (s.t as number) >= Math.max(retentionSeconds * 2, (minutes * 60) / 2));
@@ -250,9 +327,23 @@ async function main(): Promise<void> {
     };
     failed = Object.values(verdicts).some((v) => !v);
     const summary = {
-      date: new Date(started).toISOString(), minutes, autovacuum, instances: instanceCount, retentionSeconds, machine: `${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GB`,
-      loadAtEnd: os.loadavg(), perInstance, retainedSlopeKbPerMin: Math.round(retainedSlope), databaseSlopeKbPerMinAfterWindow: Math.round(databaseSlope),
-      meanRetainedKbAfterWindow: Math.round(meanRetained), counts: Object.fromEntries([...counts].sort()), metrics, fiveXx, unexpectedBy: Object.fromEntries(unexpectedBy), unexpected, verdicts,
+      date: new Date(started).toISOString(),
+      minutes,
+      autovacuum,
+      instances: instanceCount,
+      retentionSeconds,
+      machine: `${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GB`,
+      loadAtEnd: os.loadavg(),
+      perInstance,
+      retainedSlopeKbPerMin: Math.round(retainedSlope),
+      databaseSlopeKbPerMinAfterWindow: Math.round(databaseSlope),
+      meanRetainedKbAfterWindow: Math.round(meanRetained),
+      counts: Object.fromEntries([...counts].sort()),
+      metrics,
+      fiveXx,
+      unexpectedBy: Object.fromEntries(unexpectedBy),
+      unexpected,
+      verdicts,
     };
     fs.writeFileSync(out, JSON.stringify({ summary, samples }, null, 1));
     console.log(JSON.stringify({ ...summary, unexpected: unexpected.slice(0, 20), metrics: undefined }, null, 1));
@@ -275,7 +366,7 @@ function makeDriver(instances: Service[], t: Tally): Driver {
   let next = 0;
   return {
     async call(op, method, url, opts = {}) {
-      const s = opts.instance ?? instances[next++ % instances.length] as Service;
+      const s = opts.instance ?? (instances[next++ % instances.length] as Service);
       const headers: Record<string, string> = { ...opts.headers };
       let body: string | undefined;
       if (opts.form !== undefined) {
@@ -293,7 +384,11 @@ function makeDriver(instances: Service[], t: Tally): Driver {
         const ok = (opts.expect ?? [200, 201]).includes(res.status);
         if (!ok) t.unexpected(`${op} ${res.status}`, text.slice(0, 300));
         let json: Record<string, unknown> = {};
-        try { json = JSON.parse(text) as Record<string, unknown>; } catch { json = { text }; }
+        try {
+          json = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          json = { text };
+        }
         return { status: res.status, json, ok };
       } catch (err) {
         t.count(`${op} error`);

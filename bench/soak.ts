@@ -38,7 +38,11 @@ fs.chmodSync(dir, 0o755); // under root, the embedded server's user must pass th
 fs.writeFileSync(path.join(dir, 'world.json'), JSON.stringify(world.file));
 const secret = crypto.randomBytes(18).toString('base64url');
 const server = await startServer(root, [...serviceNodeFlags(root), 'src/main.ts'], {
-  DATA_DIR: path.join(dir, 'data'), SECRET_TOKEN: secret, PROVISION_FILE: path.join(dir, 'world.json'), LOG_LEVEL: 'warn', HOST: '127.0.0.1',
+  DATA_DIR: path.join(dir, 'data'),
+  SECRET_TOKEN: secret,
+  PROVISION_FILE: path.join(dir, 'world.json'),
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });
 const samples: { t: number; rssMb: number; fds: number }[] = [];
@@ -54,7 +58,9 @@ try {
     console.log(`t=${s.t}s rss=${s.rssMb} MB fds=${s.fds}`);
   }, 10_000);
   const results: Result[] = await Promise.all(
-    scenarios.map((scenario) => autocannon({ url: server.url, duration: minutes * 60, connections: 4, overallRate: rate, ...scenario.options(input) } as Options)),
+    scenarios.map((scenario) =>
+      autocannon({ url: server.url, duration: minutes * 60, connections: 4, overallRate: rate, ...scenario.options(input) } as Options),
+    ),
   );
   clearInterval(timer);
   for (const [i, r] of results.entries()) {

@@ -36,7 +36,10 @@ const TICK_MS = 10; // USER_HZ 100
 function cpuMs(pid: number, children: boolean): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     return ((f[11] ?? 0) + (f[12] ?? 0) + (children ? (f[13] ?? 0) + (f[14] ?? 0) : 0)) * TICK_MS;
   } catch {
     return 0;
@@ -91,7 +94,8 @@ export async function timeStart(root: string, env: Record<string, string>): Prom
     let heard = false;
     const onData = (d: Buffer) => {
       output = (output + d.toString()).slice(-20_000);
-      if (!heard && (heard = output.includes('Server listening'))) resolve({ ms: Math.round(performance.now() - started), cpuMs: startCpuMs(child.pid as number, embeddedDataDir) });
+      if (!heard && (heard = output.includes('Server listening')))
+        resolve({ ms: Math.round(performance.now() - started), cpuMs: startCpuMs(child.pid as number, embeddedDataDir) });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -111,7 +115,12 @@ export async function timeStart(root: string, env: Record<string, string>): Prom
  * `rounds` rounds of a first and a later start. `prepare(round)` gives the round's environment on
  * a new DATA_DIR (and, for an external database, a new database) and what to remove after it.
  */
-export async function startTimes(root: string, rounds: number, prepare: (round: number) => Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }>, log: (line: string) => void): Promise<StartTimes> {
+export async function startTimes(
+  root: string,
+  rounds: number,
+  prepare: (round: number) => Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }>,
+  log: (line: string) => void,
+): Promise<StartTimes> {
   const first: number[] = [];
   const later: number[] = [];
   const firstCpu: number[] = [];

@@ -1,7 +1,7 @@
-// npm test: type-check, lint, then every test file under tests/ with node's test runner, on one
+// npm test: type-check, lint, format check, then every test file under tests/ with node's test runner, on one
 // database server: the embedded PostgreSQL server started here in a temporary directory, or the
 // server of TEST_DATABASE_URL. TEST_MQTT_URL switches the suites to a real broker.
-// `npm test -- FILE...` runs those files only (no type-check or lint).
+// `npm test -- FILE...` runs those files only (no type-check, lint or format check).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,6 +31,8 @@ if (only.length === 0) {
   run(bin('tsc'), ['--noEmit']);
   console.log('> eslint .');
   run(bin('eslint'), ['.']);
+  console.log('> prettier --check .');
+  run(bin('prettier'), ['--check', '--log-level', 'warn', '.']);
 }
 
 const external = process.env.TEST_DATABASE_URL || undefined;

@@ -110,27 +110,55 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(homeRoutes);
   await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
-  await app.register(lockerRoutes, { db: deps.db, clock: deps.clock, secretDigest: deps.secretDigest, deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }) });
+  await app.register(lockerRoutes, {
+    db: deps.db,
+    clock: deps.clock,
+    secretDigest: deps.secretDigest,
+    deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }),
+  });
   await app.register(deviceHealthRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens, offlineSeconds: deps.config.deviceOfflineSeconds });
-  await app.register(cfhRoutes, { db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, escalationSeconds: deps.config.cfhEscalationSeconds, apiTokens: app.apiTokens });
+  await app.register(cfhRoutes, {
+    db: deps.db,
+    clock: deps.clock,
+    timeoutSeconds: deps.config.cfhTimeoutSeconds,
+    escalationSeconds: deps.config.cfhEscalationSeconds,
+    apiTokens: app.apiTokens,
+  });
   await app.register(cfhV2Routes, {
-    db: deps.db, clock: deps.clock, timeoutSeconds: deps.config.cfhTimeoutSeconds, escalationSeconds: deps.config.cfhEscalationSeconds,
-    offlineSeconds: deps.config.deviceOfflineSeconds, apiTokens: app.apiTokens,
+    db: deps.db,
+    clock: deps.clock,
+    timeoutSeconds: deps.config.cfhTimeoutSeconds,
+    escalationSeconds: deps.config.cfhEscalationSeconds,
+    offlineSeconds: deps.config.deviceOfflineSeconds,
+    apiTokens: app.apiTokens,
   });
   await app.register(cfhStreamRoutes, { db: deps.db, live: deps.live, apiTokens: app.apiTokens });
   await app.register(cfhPageRoutes, { db: deps.db });
   await app.register(radioRoutes, {
-    db: deps.db, clock: deps.clock, speech: deps.speech, publicBaseUrl: deps.config.publicBaseUrl, apiTokens: app.apiTokens,
-    ttlSeconds: deps.config.radioMessageTtlSeconds, queueLimit: deps.config.radioQueueLimit,
+    db: deps.db,
+    clock: deps.clock,
+    speech: deps.speech,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    apiTokens: app.apiTokens,
+    ttlSeconds: deps.config.radioMessageTtlSeconds,
+    queueLimit: deps.config.radioQueueLimit,
     observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
   });
   await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
   await app.register(reportRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
   await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
   await app.register(consoleRoutes, {
-    db: deps.db, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl, timeoutSeconds: deps.config.cfhTimeoutSeconds,
-    escalationSeconds: deps.config.cfhEscalationSeconds, ttlSeconds: deps.config.radioMessageTtlSeconds, queueLimit: deps.config.radioQueueLimit,
-    offlineSeconds: deps.config.deviceOfflineSeconds, speech: deps.speech, live: deps.live, observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
+    db: deps.db,
+    clock: deps.clock,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    timeoutSeconds: deps.config.cfhTimeoutSeconds,
+    escalationSeconds: deps.config.cfhEscalationSeconds,
+    ttlSeconds: deps.config.radioMessageTtlSeconds,
+    queueLimit: deps.config.radioQueueLimit,
+    offlineSeconds: deps.config.deviceOfflineSeconds,
+    speech: deps.speech,
+    live: deps.live,
+    observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
   });
 
   return app;

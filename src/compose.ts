@@ -121,7 +121,12 @@ async function openOwnDb(config: Config, onWait?: (line: string) => void): Promi
 }
 
 /** Migrations, the secret_token, and PROVISION_FILE: what a database needs before serving. */
-async function prepareDb(db: Db, config: Config, clock: Clock, notify: Pick<ComposeOptions, 'onSecretGenerated' | 'onSecretStored' | 'onProvisioned'>): Promise<string> {
+async function prepareDb(
+  db: Db,
+  config: Config,
+  clock: Clock,
+  notify: Pick<ComposeOptions, 'onSecretGenerated' | 'onSecretStored' | 'onProvisioned'>,
+): Promise<string> {
   await migrate(db);
   const secret = await resolveSecretToken(db, config.secretToken);
   if (secret.generated !== null) notify.onSecretGenerated?.(secret.generated);
@@ -155,10 +160,11 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   // On the embedded path (a small store box) the engines start on first use: about 115 MB less while
   // no announcement has been made. With PostgreSQL they warm at start, so the first is not the slow one.
   const warmSpeech = config.databaseUrl !== null;
-  const makeSpeech = () => createSpeechSynthesizer({
-    workers: config.speechWorkers,
-    onEngineFailed: (engine, err) => speechLog.warn({ engine, err }, 'speech engine cannot run; using the next one'),
-  });
+  const makeSpeech = () =>
+    createSpeechSynthesizer({
+      workers: config.speechWorkers,
+      onEngineFailed: (engine, err) => speechLog.warn({ engine, err }, 'speech engine cannot run; using the next one'),
+    });
   const speech = opts.speech ?? (warmSpeech ? makeSpeech() : lazySpeechSynthesizer(makeSpeech));
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
   scheduler.registerAll(lockerJobs({ clock }));
@@ -169,29 +175,51 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const events = new EventSubscribers({ db, log: log('events') });
   events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
   const radioDeps = {
-    speech, ttlSeconds: config.radioMessageTtlSeconds, queueLimit: config.radioQueueLimit,
+    speech,
+    ttlSeconds: config.radioMessageTtlSeconds,
+    queueLimit: config.radioQueueLimit,
     observeSynthesis: (seconds: number) => metrics.observeSynthesis(seconds),
   };
   scheduler.registerAll(radioJobs({ [RADIO_ANNOUNCE_JOB]: announceJob(radioDeps) }));
   events.register(RADIO_ANNOUNCEMENTS_SUBSCRIBER, announcementSubscriber({ clock }));
   events.register(RADIO_REQUESTS_SUBSCRIBER, followRequests);
   const voiceLog = log('radio');
-  const voice = { ...radioDeps, db, clock, cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds, escalationSeconds: config.cfhEscalationSeconds }), log: voiceLog };
-  const heard = heardGate((edgeId, payload) => handleHeard(voice, edgeId, payload), { concurrency: HEARD_CONCURRENCY_PER_EDGE, queueLimit: HEARD_QUEUE_PER_EDGE, log: voiceLog });
+  const voice = {
+    ...radioDeps,
+    db,
+    clock,
+    cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds, escalationSeconds: config.cfhEscalationSeconds }),
+    log: voiceLog,
+  };
+  const heard = heardGate((edgeId, payload) => handleHeard(voice, edgeId, payload), {
+    concurrency: HEARD_CONCURRENCY_PER_EDGE,
+    queueLimit: HEARD_QUEUE_PER_EDGE,
+    log: voiceLog,
+  });
   devices.onHeard(async (edgeId, payload) => {
     await heard(edgeId, payload);
   });
   const webhooks = new WebhookDeliverer({
-    db, clock, allowPrivate: config.webhookAllowPrivate, perEndpoint: config.webhookEndpointConcurrency, log: log('webhooks'),
+    db,
+    clock,
+    allowPrivate: config.webhookAllowPrivate,
+    perEndpoint: config.webhookEndpointConcurrency,
+    log: log('webhooks'),
   });
   devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
   const retentionLog = log('retention');
   const retention = new Retention({
-    db, clock, retentionDays: config.retentionDays, countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
+    db,
+    clock,
+    retentionDays: config.retentionDays,
+    countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
     onError: (err) => retentionLog.error({ err }, 'retention failed'),
-    ...(config.retentionTestSeconds === null ? {} : {
-      windowMs: config.retentionTestSeconds * 1000, pollMs: Math.max(10_000, config.retentionTestSeconds * 100),
-    }),
+    ...(config.retentionTestSeconds === null
+      ? {}
+      : {
+          windowMs: config.retentionTestSeconds * 1000,
+          pollMs: Math.max(10_000, config.retentionTestSeconds * 100),
+        }),
   });
 
   // Autovacuum keeps the planner's statistics fresh and reuses the space of deleted rows; a server
@@ -204,7 +232,14 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   let built: App;
   try {
     built = await buildApp({
-      config, db, clock, devices, speech, metrics, live, secretDigest: parts.secretDigest,
+      config,
+      db,
+      clock,
+      devices,
+      speech,
+      metrics,
+      live,
+      secretDigest: parts.secretDigest,
       ...(opts.failureLimit === undefined ? {} : { failureLimit: opts.failureLimit }),
     });
   } catch (err) {
@@ -219,7 +254,10 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
       speechLog.info({ engines: speech.engines }, `speech engine: ${speech.engines[0] ?? 'none'} (best first: ${speech.engines.join(', ')})`);
     }
     if (autovacuumOff) {
-      retentionLog.warn({}, 'PostgreSQL autovacuum is off: the planner statistics go stale and the space of deleted and updated rows is reused only once something vacuums and analyzes the tables (docs/operations.md)');
+      retentionLog.warn(
+        {},
+        'PostgreSQL autovacuum is off: the planner statistics go stale and the space of deleted and updated rows is reused only once something vacuums and analyzes the tables (docs/operations.md)',
+      );
     }
     if (opts.devices === undefined) await devices.start();
     feed.start(); // streams are live in tests too: the feed reads only while someone listens

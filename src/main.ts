@@ -36,7 +36,8 @@ function startFailure(err: unknown, config: Config): string {
   if (e.code === 'EADDRINUSE') return `PORT ${config.port} is already in use by another program (stop it, or set PORT)`;
   if (e.code === 'EACCES') return `PORT ${config.port} (or MQTT_PORT ${config.mqttPort}) needs privileges this process does not have: use a port above 1023`;
   if (e.code === 'EADDRNOTAVAIL') return `HOST ${config.host} is not an address of this machine (set HOST, e.g. 0.0.0.0)`;
-  if (isDatabaseUnavailable(err)) return `the database stopped answering during the start (${config.databaseUrl === null ? 'DATA_DIR' : 'DATABASE_URL'}): ${e.message}`;
+  if (isDatabaseUnavailable(err))
+    return `the database stopped answering during the start (${config.databaseUrl === null ? 'DATA_DIR' : 'DATABASE_URL'}): ${e.message}`;
   return e.message ?? String(err);
 }
 

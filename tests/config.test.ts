@@ -40,12 +40,23 @@ test('a bad value stops the start naming its variable', () => {
     [{ METRICS_TOKEN: 'long enough but with spaces' }, 'METRICS_TOKEN'],
   ];
   for (const [env, variable] of cases) {
-    assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(`${variable}:`), variable);
+    assert.throws(
+      () => loadConfig(env),
+      (err: Error) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(`${variable}:`),
+      variable,
+    );
   }
 });
 
 test('values are read from the environment given', () => {
-  const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@db/storeops', MQTT_URL: 'mqtt://broker:1883', PUBLIC_BASE_URL: 'https://ops.example.com/', SECRET_TOKEN: 'a-long-enough-secret', SPEECH_WORKERS: '3' });
+  const config = loadConfig({
+    PORT: '8080',
+    DATABASE_URL: 'postgres://u@db/storeops',
+    MQTT_URL: 'mqtt://broker:1883',
+    PUBLIC_BASE_URL: 'https://ops.example.com/',
+    SECRET_TOKEN: 'a-long-enough-secret',
+    SPEECH_WORKERS: '3',
+  });
   assert.equal(config.port, 8080);
   assert.equal(config.speechWorkers, 3);
   assert.equal(config.databaseUrl, 'postgres://u@db/storeops');
@@ -74,8 +85,16 @@ test('the radio TTL and queue bound: 120 s and 10 by default, read from the envi
   const config = loadConfig({ RADIO_MESSAGE_TTL_SECONDS: '30', RADIO_QUEUE_LIMIT: '3' });
   assert.equal(config.radioMessageTtlSeconds, 30);
   assert.equal(config.radioQueueLimit, 3);
-  for (const [variable, value] of [['RADIO_MESSAGE_TTL_SECONDS', '0'], ['RADIO_MESSAGE_TTL_SECONDS', '2m'], ['RADIO_QUEUE_LIMIT', '-1'], ['RADIO_QUEUE_LIMIT', '0']] as const) {
-    assert.throws(() => loadConfig({ [variable]: value }), (err: Error) => err instanceof ConfigError && err.variable === variable);
+  for (const [variable, value] of [
+    ['RADIO_MESSAGE_TTL_SECONDS', '0'],
+    ['RADIO_MESSAGE_TTL_SECONDS', '2m'],
+    ['RADIO_QUEUE_LIMIT', '-1'],
+    ['RADIO_QUEUE_LIMIT', '0'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [variable]: value }),
+      (err: Error) => err instanceof ConfigError && err.variable === variable,
+    );
   }
 });
 

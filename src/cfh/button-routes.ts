@@ -12,7 +12,15 @@ import { createDisplayRequest } from './displays.ts';
 import { listRequests } from './list.ts';
 import { CfhRequestRecord } from './schemas.ts';
 import {
-  ButtonUpdateAnswer, ButtonUpdateBody, ButtonUpdateParams, DisplayParams, DisplayRequestBody, ListQuery, PressAnswer, PressBody, RequestList,
+  ButtonUpdateAnswer,
+  ButtonUpdateBody,
+  ButtonUpdateParams,
+  DisplayParams,
+  DisplayRequestBody,
+  ListQuery,
+  PressAnswer,
+  PressBody,
+  RequestList,
 } from './schemas-v2.ts';
 import { toButtonRecord, toListedRecord, toRecord } from './views.ts';
 
@@ -43,118 +51,184 @@ function hubAuth(tokens: ApiTokens): onRequestAsyncHookHandler {
 const clientOf = (request: FastifyRequest) => request.ip;
 
 const hubErrors = errorResponses({
-  401: 'missing or invalid hub token', 403: 'the token lacks the buttons scope', 422: 'the body is invalid', ...BODY_ERRORS, ...SERVICE_ERRORS,
+  401: 'missing or invalid hub token',
+  403: 'the token lacks the buttons scope',
+  422: 'the body is invalid',
+  ...BODY_ERRORS,
+  ...SERVICE_ERRORS,
 });
 
 export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const hub = hubAuth(deps.apiTokens);
 
-  app.post('/api/callbutton/press', {
-    onRequest: hub,
-    schema: {
-      operationId: 'pressCallButton', tags: ['callbutton'], security: hubSecurity,
-      summary: 'A call button was pressed, or reports its voltage (text/plain answers, as hubs parse them)',
-      description: 'A press (button absent or not 0) creates a request with the button\'s option and answers its message_id. ' +
-        '`button: 0` with `voltage` records the voltage only; `button: 0` alone does nothing. Within the location\'s ' +
-        'call_button_cooldown_seconds of the button\'s last accepted press: 429 with Retry-After and "Please wait N seconds before ' +
-        'sending another request!". The Authorization header takes any scheme word before the token.',
-      body: PressBody,
-      // Deployed hubs post JSON or a form (a body of another type is 415).
-      consumes: ['application/json', 'application/x-www-form-urlencoded'],
-      produces: ['text/plain'],
-      response: {
-        200: PressAnswer, ...hubErrors,
-        ...errorResponses({
-          404: { description: 'call_button_not_found: no button of the token\'s organization has this device_key', codes: ['call_button_not_found'] },
-          429: { description: 'the button\'s cooldown (see Retry-After), or too many refused requests', codes: ['call_button_cooldown', 'too_many_failures'] },
-        }),
+  app.post(
+    '/api/callbutton/press',
+    {
+      onRequest: hub,
+      schema: {
+        operationId: 'pressCallButton',
+        tags: ['callbutton'],
+        security: hubSecurity,
+        summary: 'A call button was pressed, or reports its voltage (text/plain answers, as hubs parse them)',
+        description:
+          "A press (button absent or not 0) creates a request with the button's option and answers its message_id. " +
+          "`button: 0` with `voltage` records the voltage only; `button: 0` alone does nothing. Within the location's " +
+          'call_button_cooldown_seconds of the button\'s last accepted press: 429 with Retry-After and "Please wait N seconds before ' +
+          'sending another request!". The Authorization header takes any scheme word before the token.',
+        body: PressBody,
+        // Deployed hubs post JSON or a form (a body of another type is 415).
+        consumes: ['application/json', 'application/x-www-form-urlencoded'],
+        produces: ['text/plain'],
+        response: {
+          200: PressAnswer,
+          ...hubErrors,
+          ...errorResponses({
+            404: { description: "call_button_not_found: no button of the token's organization has this device_key", codes: ['call_button_not_found'] },
+            429: { description: "the button's cooldown (see Retry-After), or too many refused requests", codes: ['call_button_cooldown', 'too_many_failures'] },
+          }),
+        },
       },
     },
-  }, async (request, reply) => {
-    const body = request.body;
-    const number = (v: number | string | undefined) => (v === undefined ? null : Number(v));
-    const result = await pressButton(deps, callerOf(principalOf(request)), { deviceKey: body.device_key, voltage: number(body.voltage), button: number(body.button) });
-    const text = result.kind === 'created' ? result.messageId : PRESS_TEXT[result.kind];
-    return reply.type('text/plain; charset=utf-8').send(text);
-  });
+    async (request, reply) => {
+      const body = request.body;
+      const number = (v: number | string | undefined) => (v === undefined ? null : Number(v));
+      const result = await pressButton(deps, callerOf(principalOf(request)), {
+        deviceKey: body.device_key,
+        voltage: number(body.voltage),
+        button: number(body.button),
+      });
+      const text = result.kind === 'created' ? result.messageId : PRESS_TEXT[result.kind];
+      return reply.type('text/plain; charset=utf-8').send(text);
+    },
+  );
 
-  app.put('/api/callbutton/:message_id', {
-    onRequest: hub,
-    schema: {
-      operationId: 'updateCallButtonRequest', tags: ['callbutton'], security: hubSecurity,
-      summary: 'A long press on the button: complete, close or cancel its own open request',
-      description: '`completed` needs `reason` (the completion_reason); `close` completes with reason `closed`; `customer_canceled` cancels. ' +
-        'A request that is not this button\'s, or not open: 404 cfh_request_not_found.',
-      params: ButtonUpdateParams,
-      body: ButtonUpdateBody,
-      response: {
-        200: ButtonUpdateAnswer, ...hubErrors,
-        ...errorResponses({ 404: { description: 'call_button_not_found, or cfh_request_not_found: not an open request of this button', codes: ['call_button_not_found', 'cfh_request_not_found'] } }),
+  app.put(
+    '/api/callbutton/:message_id',
+    {
+      onRequest: hub,
+      schema: {
+        operationId: 'updateCallButtonRequest',
+        tags: ['callbutton'],
+        security: hubSecurity,
+        summary: 'A long press on the button: complete, close or cancel its own open request',
+        description:
+          '`completed` needs `reason` (the completion_reason); `close` completes with reason `closed`; `customer_canceled` cancels. ' +
+          "A request that is not this button's, or not open: 404 cfh_request_not_found.",
+        params: ButtonUpdateParams,
+        body: ButtonUpdateBody,
+        response: {
+          200: ButtonUpdateAnswer,
+          ...hubErrors,
+          ...errorResponses({
+            404: {
+              description: 'call_button_not_found, or cfh_request_not_found: not an open request of this button',
+              codes: ['call_button_not_found', 'cfh_request_not_found'],
+            },
+          }),
+        },
       },
     },
-  }, async (request) => {
-    const { body } = request;
-    const row = await updateFromButton(deps, callerOf(principalOf(request)), request.params.message_id,
-      { deviceKey: body.device_key, updateType: body.update_type, reason: body.reason ?? null });
-    return { message: 'Success', data: toButtonRecord(row) };
-  });
+    async (request) => {
+      const { body } = request;
+      const row = await updateFromButton(deps, callerOf(principalOf(request)), request.params.message_id, {
+        deviceKey: body.device_key,
+        updateType: body.update_type,
+        reason: body.reason ?? null,
+      });
+      return { message: 'Success', data: toButtonRecord(row) };
+    },
+  );
 
-  app.post('/api/callforhelp/displays/:display_key/requests', {
-    config: { capabilityRoute: true },
-    schema: {
-      operationId: 'createDisplayRequest', tags, security: [{}],
-      summary: 'A customer asks for help from a display (QR-code page): an option, or a short free text',
-      description: 'The display key is the credential. `option_id` must be one of the display\'s options; `custom_text` (at most 200 ' +
-        'characters, when the display allows it) is refused when the profanity filter flags it. One request per display and ' +
-        'client address per call_button_cooldown_seconds (429 with Retry-After).',
-      params: DisplayParams,
-      body: DisplayRequestBody,
-      response: {
-        201: CfhRequestRecord,
-        ...errorResponses({
-          404: { description: 'display_not_found: no display has this key', codes: ['display_not_found'] },
-          422: 'the body is invalid, an option not of the display, a refused text',
-          429: { description: 'one request per display and address per cooldown (see Retry-After)', codes: ['display_cooldown', 'too_many_failures'] },
-          503: SERVICE_ERRORS[503],
-          ...BODY_ERRORS,
-        }),
+  app.post(
+    '/api/callforhelp/displays/:display_key/requests',
+    {
+      config: { capabilityRoute: true },
+      schema: {
+        operationId: 'createDisplayRequest',
+        tags,
+        security: [{}],
+        summary: 'A customer asks for help from a display (QR-code page): an option, or a short free text',
+        description:
+          "The display key is the credential. `option_id` must be one of the display's options; `custom_text` (at most 200 " +
+          'characters, when the display allows it) is refused when the profanity filter flags it. One request per display and ' +
+          'client address per call_button_cooldown_seconds (429 with Retry-After).',
+        params: DisplayParams,
+        body: DisplayRequestBody,
+        response: {
+          201: CfhRequestRecord,
+          ...errorResponses({
+            404: { description: 'display_not_found: no display has this key', codes: ['display_not_found'] },
+            422: 'the body is invalid, an option not of the display, a refused text',
+            429: { description: 'one request per display and address per cooldown (see Retry-After)', codes: ['display_cooldown', 'too_many_failures'] },
+            503: SERVICE_ERRORS[503],
+            ...BODY_ERRORS,
+          }),
+        },
       },
     },
-  }, async (request, reply) => {
-    const row = await createDisplayRequest(deps, request.params.display_key,
-      { optionId: request.body.option_id ?? null, customText: request.body.custom_text ?? null, client: clientOf(request) });
-    return reply.code(201).send(toRecord(row));
-  });
+    async (request, reply) => {
+      const row = await createDisplayRequest(deps, request.params.display_key, {
+        optionId: request.body.option_id ?? null,
+        customText: request.body.custom_text ?? null,
+        client: clientOf(request),
+      });
+      return reply.code(201).send(toRecord(row));
+    },
+  );
 
-  app.get('/api/callforhelp/requests', {
-    onRequest: bearerAuth(deps.apiTokens, 'cfh'),
-    schema: {
-      operationId: 'listCfhRequests', tags, security: bearer,
-      summary: 'A location\'s requests, newest first, in pages',
-      description: '`state`: open (the default: not closed), closed or all; `from` (inclusive) and `to` (exclusive) bound the creation ' +
-        'time. Pages of `limit`; the next page is `cursor` = the id of the last request (a full page names it in its Link header). ' +
-        'Each is the request record with its option\'s staff_action. A location of another organization (or outside the token\'s locations): 404.',
-      querystring: ListQuery,
-      response: {
-        200: RequestList,
-        ...errorResponses({ 401: 'missing or invalid bearer token', 403: 'the token lacks the cfh scope', 404: 'no such location (for this token)', 422: 'the query is invalid', ...SERVICE_ERRORS }),
+  app.get(
+    '/api/callforhelp/requests',
+    {
+      onRequest: bearerAuth(deps.apiTokens, 'cfh'),
+      schema: {
+        operationId: 'listCfhRequests',
+        tags,
+        security: bearer,
+        summary: "A location's requests, newest first, in pages",
+        description:
+          '`state`: open (the default: not closed), closed or all; `from` (inclusive) and `to` (exclusive) bound the creation ' +
+          'time. Pages of `limit`; the next page is `cursor` = the id of the last request (a full page names it in its Link header). ' +
+          "Each is the request record with its option's staff_action. A location of another organization (or outside the token's locations): 404.",
+        querystring: ListQuery,
+        response: {
+          200: RequestList,
+          ...errorResponses({
+            401: 'missing or invalid bearer token',
+            403: 'the token lacks the cfh scope',
+            404: 'no such location (for this token)',
+            422: 'the query is invalid',
+            ...SERVICE_ERRORS,
+          }),
+        },
       },
     },
-  }, async (request, reply) => {
-    const q = request.query;
-    const from = q.from === undefined ? null : new Date(q.from);
-    const to = q.to === undefined ? null : new Date(q.to);
-    if (from !== null && to !== null && from > to) throw new AppError(422, 'validation_failed', 'to: must not be before from', { errors: { to: ['must not be before from'] } });
-    const page = await listRequests(deps, callerOf(principalOf(request)), {
-      locationId: q.location_id, state: q.state ?? 'open', from, to, limit: q.limit, cursor: q.cursor ?? null,
-    });
-    if (page.nextCursor !== null) {
-      const params = new URLSearchParams({ location_id: String(q.location_id), state: q.state ?? 'open', limit: String(q.limit), cursor: String(page.nextCursor) });
-      if (q.from !== undefined) params.set('from', q.from);
-      if (q.to !== undefined) params.set('to', q.to);
-      void reply.header('link', `</api/callforhelp/requests?${params.toString()}>; rel="next"`);
-    }
-    return page.requests.map(toListedRecord);
-  });
+    async (request, reply) => {
+      const q = request.query;
+      const from = q.from === undefined ? null : new Date(q.from);
+      const to = q.to === undefined ? null : new Date(q.to);
+      if (from !== null && to !== null && from > to)
+        throw new AppError(422, 'validation_failed', 'to: must not be before from', { errors: { to: ['must not be before from'] } });
+      const page = await listRequests(deps, callerOf(principalOf(request)), {
+        locationId: q.location_id,
+        state: q.state ?? 'open',
+        from,
+        to,
+        limit: q.limit,
+        cursor: q.cursor ?? null,
+      });
+      if (page.nextCursor !== null) {
+        const params = new URLSearchParams({
+          location_id: String(q.location_id),
+          state: q.state ?? 'open',
+          limit: String(q.limit),
+          cursor: String(page.nextCursor),
+        });
+        if (q.from !== undefined) params.set('from', q.from);
+        if (q.to !== undefined) params.set('to', q.to);
+        void reply.header('link', `</api/callforhelp/requests?${params.toString()}>; rel="next"`);
+      }
+      return page.requests.map(toListedRecord);
+    },
+  );
 }

@@ -44,11 +44,18 @@ export async function recordVoltage(q: Tx, button: ButtonRow, voltage: number, n
     `WITH b AS (
        UPDATE call_buttons SET voltage = $2, voltage_at = $3, battery_low = $4 WHERE id = $1
        RETURNING id, organization_id, location_id, name, voltage
-     )${warns ? `, ev AS (
-       ${insertEventsFrom(q, `SELECT 'device', 'battery_low', b.organization_id, b.location_id, b.id::text,
+     )${
+       warns
+         ? `, ev AS (
+       ${insertEventsFrom(
+         q,
+         `SELECT 'device', 'battery_low', b.organization_id, b.location_id, b.id::text,
          jsonb_build_object('kind', 'call_button', 'id', b.id, 'voltage', b.voltage),
-         format('Call button %s (%s) battery is low: %s V.', b.id, b.name, b.voltage), $3::timestamptz FROM b`)}
-     )` : ''}
+         format('Call button %s (%s) battery is low: %s V.', b.id, b.name, b.voltage), $3::timestamptz FROM b`,
+       )}
+     )`
+         : ''
+     }
      SELECT id FROM b`,
     [button.id, voltage, now, low],
   );
@@ -121,7 +128,13 @@ export async function displayOptions(q: Queryable, display: DisplayRow): Promise
 }
 
 /** C9's cooldown per display and client address: true if accepted, else the seconds left. */
-export async function acceptDisplayPress(q: Queryable, displayId: number, client: string, cooldownSeconds: number, now: Date): Promise<{ accepted: true } | { accepted: false; secondsLeft: number }> {
+export async function acceptDisplayPress(
+  q: Queryable,
+  displayId: number,
+  client: string,
+  cooldownSeconds: number,
+  now: Date,
+): Promise<{ accepted: true } | { accepted: false; secondsLeft: number }> {
   const [row] = await q.query<{ accepted: boolean; seconds_left: number }>(
     `WITH stale AS (
        -- Other addresses whose cooldown is over are forgotten, so the table holds one window's clients.

@@ -24,10 +24,7 @@ export interface PressInput {
 }
 
 /** B1's answers, as deployed hubs parse them (text/plain). */
-export type PressResult =
-  | { kind: 'created'; messageId: string }
-  | { kind: 'voltage' }
-  | { kind: 'zero' };
+export type PressResult = { kind: 'created'; messageId: string } | { kind: 'voltage' } | { kind: 'zero' };
 
 export const PRESS_TEXT = {
   voltage: 'Voltage updated successfully',
@@ -38,7 +35,7 @@ const buttonNotFound = () => new AppError(404, 'call_button_not_found', 'no call
 
 /** The button, seen now: last-seen (device health) and the voltage it reported, in the call's transaction. */
 async function sightButton(q: Tx, deps: ButtonDeps, caller: Caller, deviceKey: string, voltage: number | null, now: Date): Promise<ButtonRow> {
-  if (caller.organizationId === null) throw new Error('a hub call needs its token\'s organization');
+  if (caller.organizationId === null) throw new Error("a hub call needs its token's organization");
   const button = await lockButton(q, caller.organizationId, caller.locationIds, deviceKey);
   if (button === null) throw buttonNotFound();
   await recordSightings(q, [{ kind: 'call_button', deviceId: String(button.id), seenAt: now }], deps.offlineSeconds, now);
@@ -60,15 +57,21 @@ export async function pressButton(deps: ButtonDeps, caller: Caller, input: Press
     const press = await acceptPress(q, button, now);
     if (!press.accepted) return { kind: 'cooldown' as const, secondsLeft: press.secondsLeft };
     const row = await insertNewRequest(q, deps, caller, {
-      locationId: button.location_id, optionId: button.option_id, deviceId: null, displayId: null, callbuttonId: button.id,
-      chatChannelId: button.chat_channel_id, source: 'call_button',
+      locationId: button.location_id,
+      optionId: button.option_id,
+      deviceId: null,
+      displayId: null,
+      callbuttonId: button.id,
+      chatChannelId: button.chat_channel_id,
+      source: 'call_button',
     });
     return { kind: 'created' as const, messageId: row.message_id };
   });
   if (outcome.kind === 'cooldown') {
     // Thrown after the commit: the button was seen, and its voltage counts, even when the press does not.
-    throw new AppError(429, 'call_button_cooldown', `Please wait ${outcome.secondsLeft} seconds before sending another request!`,
-      { headers: { 'retry-after': String(outcome.secondsLeft) } });
+    throw new AppError(429, 'call_button_cooldown', `Please wait ${outcome.secondsLeft} seconds before sending another request!`, {
+      headers: { 'retry-after': String(outcome.secondsLeft) },
+    });
   }
   return outcome;
 }
@@ -82,7 +85,10 @@ export type UpdateType = (typeof UPDATE_TYPES)[number];
  * with reason `closed`; `customer_canceled` cancels.
  */
 export async function updateFromButton(
-  deps: ButtonDeps, caller: Caller, messageId: string, input: { deviceKey: string; updateType: UpdateType; reason: string | null },
+  deps: ButtonDeps,
+  caller: Caller,
+  messageId: string,
+  input: { deviceKey: string; updateType: UpdateType; reason: string | null },
 ): Promise<RequestRow> {
   if (input.updateType === 'completed' && (input.reason === null || input.reason.trim() === '')) throw invalid('reason', 'is required for completed');
   const now = deps.clock.now();
@@ -92,12 +98,17 @@ export async function updateFromButton(
     const b = await sightButton(q, deps, caller, input.deviceKey, null, now);
     const staff: Staff = { name: b.name, userId: `call_button:${b.id}`, channelId: b.device_key, from: 'call_button' };
     if (input.updateType === 'customer_canceled') {
-      const row = await store.cancel(q, scope, messageId, caller.tokenId, eventLead({ status: 'cancelled' }), now, { onlyButton: b.id, requestFrom: 'call_button' });
+      const row = await store.cancel(q, scope, messageId, caller.tokenId, eventLead({ status: 'cancelled' }), now, {
+        onlyButton: b.id,
+        requestFrom: 'call_button',
+      });
       return { button: b, changed: row !== null };
     }
     const reason = input.updateType === 'close' ? 'closed' : (input.reason as string);
-    const result = await store.complete(q, scope, messageId, staff, reason, caller.tokenId, eventLead({ status: 'completed', by: b.name }), now,
-      { checkOutcome: false, onlyButton: b.id });
+    const result = await store.complete(q, scope, messageId, staff, reason, caller.tokenId, eventLead({ status: 'completed', by: b.name }), now, {
+      checkOutcome: false,
+      onlyButton: b.id,
+    });
     return { button: b, changed: result.completed };
   });
   if (!changed) throw notFound();

@@ -59,15 +59,27 @@ export async function createDisplayRequest(deps: CfhDeps, key: string, input: Di
   const outcome = await deps.db.tx(async (q) => {
     const press = await acceptDisplayPress(q, display.id, input.client, display.cooldown_seconds, deps.clock.now());
     if (!press.accepted) return { row: null, secondsLeft: press.secondsLeft };
-    const row = await insertNewRequest(q, deps, { organizationId: display.organization_id, tokenId: null, locationIds: null }, {
-      locationId: display.location_id, optionId, deviceId: null, displayId: display.id, callbuttonId: null, chatChannelId: display.chat_channel_id,
-      source: 'display', customText: text === '' ? null : text,
-    });
+    const row = await insertNewRequest(
+      q,
+      deps,
+      { organizationId: display.organization_id, tokenId: null, locationIds: null },
+      {
+        locationId: display.location_id,
+        optionId,
+        deviceId: null,
+        displayId: display.id,
+        callbuttonId: null,
+        chatChannelId: display.chat_channel_id,
+        source: 'display',
+        customText: text === '' ? null : text,
+      },
+    );
     return { row, secondsLeft: 0 };
   });
   if (outcome.row === null) {
-    throw new AppError(429, 'display_cooldown', `Please wait ${outcome.secondsLeft} seconds before sending another request!`,
-      { headers: { 'retry-after': String(outcome.secondsLeft) } });
+    throw new AppError(429, 'display_cooldown', `Please wait ${outcome.secondsLeft} seconds before sending another request!`, {
+      headers: { 'retry-after': String(outcome.secondsLeft) },
+    });
   }
   return outcome.row;
 }

@@ -15,7 +15,13 @@ export async function locationOfOrganization(q: Queryable, locationId: number, o
 
 /** A page of the location's requests older than the cursor's (an id of the location), with staff_action. */
 export async function requestPage(
-  q: Queryable, locationId: number, state: ListState, from: Date | null, to: Date | null, cursor: number | null, limit: number,
+  q: Queryable,
+  locationId: number,
+  state: ListState,
+  from: Date | null,
+  to: Date | null,
+  cursor: number | null,
+  limit: number,
 ): Promise<RequestRow[]> {
   return q.query<RequestRow>(
     `SELECT ${RECORD_COLUMNS}, o.staff_action

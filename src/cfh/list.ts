@@ -26,8 +26,10 @@ export interface RequestPage {
 
 /** The location, if the caller may see it (of its organization, within its token's locations); else 404. */
 export async function checkLocation(db: Queryable, caller: Caller, locationId: number): Promise<void> {
-  const visible = caller.organizationId !== null && (caller.locationIds === null || caller.locationIds.includes(locationId))
-    && (await locationOfOrganization(db, locationId, caller.organizationId));
+  const visible =
+    caller.organizationId !== null &&
+    (caller.locationIds === null || caller.locationIds.includes(locationId)) &&
+    (await locationOfOrganization(db, locationId, caller.organizationId));
   if (!visible) throw notFound(`location ${locationId}`);
 }
 

@@ -19,11 +19,14 @@ const DEPLOYED_PREFIX = 'CFH.';
 const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) });
 
 function html(reply: FastifyReply, status: number, nonce: string, body: string): FastifyReply {
-  return reply.code(status)
+  return reply
+    .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('content-security-policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
+    .header(
+      'content-security-policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+    )
     .header('referrer-policy', 'no-referrer')
     .send(body);
 }
@@ -53,32 +56,44 @@ export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Querya
     });
   }
 
-  app.get('/help/:display_key', {
-    config: { capabilityRoute: true },
-    schema: { hide: true, params: Type.Object({ display_key: Type.String({ maxLength: 200 }) }), querystring: PageQuery },
-  }, async (request, reply) => displayAnswer(request, reply, request.params.display_key, request.query.lang));
+  app.get(
+    '/help/:display_key',
+    {
+      config: { capabilityRoute: true },
+      schema: { hide: true, params: Type.Object({ display_key: Type.String({ maxLength: 200 }) }), querystring: PageQuery },
+    },
+    async (request, reply) => displayAnswer(request, reply, request.params.display_key, request.query.lang),
+  );
 
   // The deployed system's printed QR codes (docs/cfh.md): CFH.<key> is the display of that key.
-  app.get('/callforhelp/v1/display/:code', {
-    config: { capabilityRoute: true },
-    schema: { hide: true, params: Type.Object({ code: Type.String({ maxLength: 210 }) }), querystring: PageQuery },
-  }, async (request, reply) => {
-    const { code } = request.params;
-    return displayAnswer(request, reply, code.startsWith(DEPLOYED_PREFIX) ? code.slice(DEPLOYED_PREFIX.length) : null, request.query.lang);
-  });
+  app.get(
+    '/callforhelp/v1/display/:code',
+    {
+      config: { capabilityRoute: true },
+      schema: { hide: true, params: Type.Object({ code: Type.String({ maxLength: 210 }) }), querystring: PageQuery },
+    },
+    async (request, reply) => {
+      const { code } = request.params;
+      return displayAnswer(request, reply, code.startsWith(DEPLOYED_PREFIX) ? code.slice(DEPLOYED_PREFIX.length) : null, request.query.lang);
+    },
+  );
 
-  app.get('/help/t/:message_id', {
-    config: { capabilityRoute: true },
-    schema: { hide: true, params: Type.Object({ message_id: Type.String({ maxLength: 64 }) }), querystring: PageQuery },
-  }, async (request, reply) => {
-    const nonce = crypto.randomBytes(16).toString('base64');
-    const asked = request.query.lang;
-    const accept = request.headers['accept-language'];
-    return orNotFound(reply, pageLanguage(asked, accept, 'en'), nonce, async () => {
-      const row = await requestStatus(deps, CUSTOMER, request.params.message_id);
-      const lang = pageLanguage(asked, accept, row.language);
-      const optionText = row.custom_text ?? (lang === 'fr' ? row.option_text_fr : row.option_text_en);
-      return html(reply, 200, nonce, trackingPageHtml(lang, nonce, toStatusView(row, 'customer'), optionText, row.store_name));
-    });
-  });
+  app.get(
+    '/help/t/:message_id',
+    {
+      config: { capabilityRoute: true },
+      schema: { hide: true, params: Type.Object({ message_id: Type.String({ maxLength: 64 }) }), querystring: PageQuery },
+    },
+    async (request, reply) => {
+      const nonce = crypto.randomBytes(16).toString('base64');
+      const asked = request.query.lang;
+      const accept = request.headers['accept-language'];
+      return orNotFound(reply, pageLanguage(asked, accept, 'en'), nonce, async () => {
+        const row = await requestStatus(deps, CUSTOMER, request.params.message_id);
+        const lang = pageLanguage(asked, accept, row.language);
+        const optionText = row.custom_text ?? (lang === 'fr' ? row.option_text_fr : row.option_text_en);
+        return html(reply, 200, nonce, trackingPageHtml(lang, nonce, toStatusView(row, 'customer'), optionText, row.store_name));
+      });
+    },
+  );
 }

@@ -11,24 +11,48 @@ export type Language = 'en' | 'fr';
 
 const TEXT = {
   en: {
-    title: 'Call for help', choose: 'How can we help you?', other: 'Something else', send: 'Send', sending: 'Sending…',
-    wait: 'Please wait a moment before asking again.', refused: 'Sorry, this text cannot be sent.', failed: 'Something went wrong. Please try again.',
-    tracking: 'Your request', received: 'Your request was received. Someone will be with you shortly.',
+    title: 'Call for help',
+    choose: 'How can we help you?',
+    other: 'Something else',
+    send: 'Send',
+    sending: 'Sending…',
+    wait: 'Please wait a moment before asking again.',
+    refused: 'Sorry, this text cannot be sent.',
+    failed: 'Something went wrong. Please try again.',
+    tracking: 'Your request',
+    received: 'Your request was received. Someone will be with you shortly.',
     escalated: 'Your request was received. We are finding someone to help you.',
-    claimed: '{name} is taking care of your request.', on_the_way: '{name} is on the way.',
-    completed: 'Your request is complete. Thank you!', cancelled: 'Your request was cancelled.',
-    timed_out: 'Sorry, nobody was available. Please ask at a counter.', cancel: 'Cancel my request', associate: 'An associate',
-    notFound: 'This page does not exist.', other_language: 'Français',
+    claimed: '{name} is taking care of your request.',
+    on_the_way: '{name} is on the way.',
+    completed: 'Your request is complete. Thank you!',
+    cancelled: 'Your request was cancelled.',
+    timed_out: 'Sorry, nobody was available. Please ask at a counter.',
+    cancel: 'Cancel my request',
+    associate: 'An associate',
+    notFound: 'This page does not exist.',
+    other_language: 'Français',
   },
   fr: {
-    title: "Demande d'aide", choose: 'Comment pouvons-nous vous aider ?', other: 'Autre chose', send: 'Envoyer', sending: 'Envoi…',
-    wait: 'Veuillez patienter un moment avant de redemander.', refused: 'Désolé, ce texte ne peut pas être envoyé.', failed: 'Un problème est survenu. Veuillez réessayer.',
-    tracking: 'Votre demande', received: "Votre demande a été reçue. Quelqu'un arrive bientôt.",
+    title: "Demande d'aide",
+    choose: 'Comment pouvons-nous vous aider ?',
+    other: 'Autre chose',
+    send: 'Envoyer',
+    sending: 'Envoi…',
+    wait: 'Veuillez patienter un moment avant de redemander.',
+    refused: 'Désolé, ce texte ne peut pas être envoyé.',
+    failed: 'Un problème est survenu. Veuillez réessayer.',
+    tracking: 'Votre demande',
+    received: "Votre demande a été reçue. Quelqu'un arrive bientôt.",
     escalated: "Votre demande a été reçue. Nous cherchons quelqu'un pour vous aider.",
-    claimed: "{name} s'occupe de votre demande.", on_the_way: '{name} est en route.',
-    completed: 'Votre demande est terminée. Merci !', cancelled: 'Votre demande a été annulée.',
-    timed_out: "Désolé, personne n'était disponible. Veuillez vous adresser à un comptoir.", cancel: 'Annuler ma demande', associate: 'Un(e) associé(e)',
-    notFound: "Cette page n'existe pas.", other_language: 'English',
+    claimed: "{name} s'occupe de votre demande.",
+    on_the_way: '{name} est en route.',
+    completed: 'Votre demande est terminée. Merci !',
+    cancelled: 'Votre demande a été annulée.',
+    timed_out: "Désolé, personne n'était disponible. Veuillez vous adresser à un comptoir.",
+    cancel: 'Annuler ma demande',
+    associate: 'Un(e) associé(e)',
+    notFound: "Cette page n'existe pas.",
+    other_language: 'English',
   },
 } as const;
 
@@ -53,11 +77,15 @@ nav.lang{text-align:right;margin-bottom:-.5rem}nav.lang a{display:inline-block;p
  */
 export function pageLanguage(asked: string | undefined, acceptLanguage: string | undefined, location: Language): Language {
   if (asked === 'en' || asked === 'fr') return asked;
-  const preferred = (acceptLanguage ?? '').split(',').map((part, i) => {
-    const [tag = '', ...params] = part.trim().split(';');
-    const q = Number(params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined) ?? 1);
-    return { lang: tag.trim().toLowerCase().split('-')[0], q: Number.isFinite(q) ? q : 0, i };
-  }).filter((p) => p.q > 0).sort((a, b) => b.q - a.q || a.i - b.i);
+  const preferred = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, i) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = Number(params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined) ?? 1);
+      return { lang: tag.trim().toLowerCase().split('-')[0], q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((p) => p.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
   const found = preferred.find((p) => p.lang === 'en' || p.lang === 'fr');
   return (found?.lang as Language | undefined) ?? location;
 }
@@ -78,8 +106,7 @@ function page(lang: Language, title: string, nonce: string, body: string, script
 /** The display's page: its options, and the free text when it allows one. */
 export function displayPageHtml(lang: Language, nonce: string, key: string, display: DisplayRow, options: DisplayOption[]): string {
   const t = TEXT[lang];
-  const buttons = options.map((o) =>
-    `<button type="button" data-option="${o.id}">${escapeHtml(lang === 'fr' ? o.text_fr : o.text_en)}</button>`).join('\n');
+  const buttons = options.map((o) => `<button type="button" data-option="${o.id}">${escapeHtml(lang === 'fr' ? o.text_fr : o.text_en)}</button>`).join('\n');
   const free = display.allow_custom_text
     ? `<form id="free"><label for="text">${escapeHtml(t.other)}</label><textarea id="text" name="custom_text" maxlength="${CUSTOM_TEXT_MAX}" rows="3"></textarea>
 <button type="submit" class="secondary">${escapeHtml(t.send)}</button></form>`
@@ -104,13 +131,20 @@ export function statusSentence(lang: Language, view: CfhStatusView): string {
   const r = view.cfh_request;
   const name = r.claimed_by === 'An associate' ? t.associate : (r.claimed_by ?? t.associate);
   switch (r.status) {
-    case 'created': return t.received;
-    case 'escalated': return t.escalated;
-    case 'claimed': return t.claimed.replace('{name}', name);
-    case 'on_the_way': return t.on_the_way.replace('{name}', name);
-    case 'completed': return t.completed;
-    case 'cancelled': return t.cancelled;
-    case 'timed_out': return t.timed_out;
+    case 'created':
+      return t.received;
+    case 'escalated':
+      return t.escalated;
+    case 'claimed':
+      return t.claimed.replace('{name}', name);
+    case 'on_the_way':
+      return t.on_the_way.replace('{name}', name);
+    case 'completed':
+      return t.completed;
+    case 'cancelled':
+      return t.cancelled;
+    case 'timed_out':
+      return t.timed_out;
   }
 }
 
@@ -121,8 +155,9 @@ export function trackingPageHtml(lang: Language, nonce: string, view: CfhStatusV
   const body = `${languageSwitch(lang)}<h1>${escapeHtml(storeName)}</h1><h2>${escapeHtml(t.tracking)}</h2><p>${escapeHtml(optionText)}</p>
 <p id="state" role="status" aria-live="polite" data-status="${view.cfh_request.status}">${escapeHtml(statusSentence(lang, view))}</p>
 <button type="button" id="cancel" class="secondary"${open ? '' : ' hidden'}>${escapeHtml(t.cancel)}</button><p id="error" role="alert" hidden></p>`;
-  const texts = Object.fromEntries(['received', 'escalated', 'claimed', 'on_the_way', 'completed', 'cancelled', 'timed_out', 'associate', 'failed']
-    .map((k) => [k, t[k as keyof typeof t]]));
+  const texts = Object.fromEntries(
+    ['received', 'escalated', 'claimed', 'on_the_way', 'completed', 'cancelled', 'timed_out', 'associate', 'failed'].map((k) => [k, t[k as keyof typeof t]]),
+  );
   const script = `const M=${scriptJson(view.message_id)},T=${scriptJson(texts)};
 const st=document.getElementById('state'),cb=document.getElementById('cancel'),err=document.getElementById('error');
 function show(v){const r=v.cfh_request,n=r.claimed_by==null||r.claimed_by==='An associate'?T.associate:r.claimed_by;

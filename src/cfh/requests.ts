@@ -46,7 +46,7 @@ const scopeOf = (caller: Caller): store.Scope => ({ organizationId: caller.organ
 
 /** A caller that must belong to an organization (staff steps). */
 function organizationOf(caller: Caller): number {
-  if (caller.organizationId === null) throw new Error('a staff step needs the caller\'s organization');
+  if (caller.organizationId === null) throw new Error("a staff step needs the caller's organization");
   return caller.organizationId;
 }
 
@@ -72,14 +72,28 @@ function newMessageId(): string {
  */
 export async function insertNewRequest(q: Tx, deps: CfhDeps, caller: Caller, input: NewRequestInput): Promise<RequestRow> {
   const source = input.source ?? 'api';
-  const inserted = await store.insertRequest(q, {
-    ...input, source, customText: input.customText ?? null, organizationId: organizationOf(caller), locationIds: caller.locationIds,
-    tokenId: caller.tokenId, messageId: newMessageId(), requestFrom: source === 'call_button' ? 'call_button' : null,
-    defaultTimeoutSeconds: deps.timeoutSeconds, defaultEscalationSeconds: deps.escalationSeconds,
-  }, { created: eventLead({ status: 'created' }), completed: eventLead({ status: 'recorded' }) }, deps.clock.now());
+  const inserted = await store.insertRequest(
+    q,
+    {
+      ...input,
+      source,
+      customText: input.customText ?? null,
+      organizationId: organizationOf(caller),
+      locationIds: caller.locationIds,
+      tokenId: caller.tokenId,
+      messageId: newMessageId(),
+      requestFrom: source === 'call_button' ? 'call_button' : null,
+      defaultTimeoutSeconds: deps.timeoutSeconds,
+      defaultEscalationSeconds: deps.escalationSeconds,
+    },
+    { created: eventLead({ status: 'created' }), completed: eventLead({ status: 'recorded' }) },
+    deps.clock.now(),
+  );
   const problems = creationProblems({ location: inserted.locationFound, option: inserted.optionFound });
   if (problems !== null) {
-    const message = Object.entries(problems).map(([field, list]) => `${field}: ${list.join(', ')}`).join('; ');
+    const message = Object.entries(problems)
+      .map(([field, list]) => `${field}: ${list.join(', ')}`)
+      .join('; ');
     throw new AppError(422, 'validation_failed', message, { errors: problems });
   }
   if (inserted.row === null) throw new Error('a CFH request that passed its checks was not inserted');
@@ -136,11 +150,13 @@ export async function completeRequest(deps: CfhDeps, caller: Caller, messageId: 
   organizationOf(caller);
   const lead = eventLead({ status: 'completed', by: staff.name });
   const result = await deps.db.statement((q) =>
-    store.complete(q, scopeOf(caller), messageId, staff, customerStatus, caller.tokenId, lead, deps.clock.now(), { checkOutcome: true }));
+    store.complete(q, scopeOf(caller), messageId, staff, customerStatus, caller.tokenId, lead, deps.clock.now(), { checkOutcome: true }),
+  );
   if (!result.found) throw notFound('CFH request');
   if (!result.outcomeOk) {
-    throw new AppError(422, 'validation_failed', 'customer_status: is not an outcome of this location',
-      { errors: { customer_status: ['is not an outcome of this location'] } });
+    throw new AppError(422, 'validation_failed', 'customer_status: is not an outcome of this location', {
+      errors: { customer_status: ['is not an outcome of this location'] },
+    });
   }
   return result.completed;
 }

@@ -70,16 +70,26 @@ export type CfhEventStep =
  */
 export function eventLead(step: CfhEventStep): string {
   switch (step.status) {
-    case 'created': return 'Customer needs help';
-    case 'claimed': return `${step.by} claimed`;
-    case 'on_the_way': return `${step.by} is on the way`;
-    case 'completed': return `${step.by} completed`;
-    case 'cancelled': return 'The customer cancelled';
-    case 'timed_out': return 'Nobody claimed in time';
-    case 'escalated': return 'Still waiting for help';
-    case 'reminder': return 'Reminder';
-    case 'recorded': return 'Recorded';
-    case 'auto_completed': return 'Completed without associate feedback';
+    case 'created':
+      return 'Customer needs help';
+    case 'claimed':
+      return `${step.by} claimed`;
+    case 'on_the_way':
+      return `${step.by} is on the way`;
+    case 'completed':
+      return `${step.by} completed`;
+    case 'cancelled':
+      return 'The customer cancelled';
+    case 'timed_out':
+      return 'Nobody claimed in time';
+    case 'escalated':
+      return 'Still waiting for help';
+    case 'reminder':
+      return 'Reminder';
+    case 'recorded':
+      return 'Recorded';
+    case 'auto_completed':
+      return 'Completed without associate feedback';
   }
 }
 
@@ -87,7 +97,13 @@ export function eventLead(step: CfhEventStep): string {
 export type CfhStatus = 'created' | 'escalated' | 'claimed' | 'on_the_way' | 'completed' | 'timed_out' | 'cancelled';
 
 export function statusOf(r: {
-  is_canceled: boolean; is_completed: boolean; is_timeout: boolean; is_closed: boolean; is_on_the_way: boolean; is_claimed: boolean; is_escalated: boolean;
+  is_canceled: boolean;
+  is_completed: boolean;
+  is_timeout: boolean;
+  is_closed: boolean;
+  is_on_the_way: boolean;
+  is_claimed: boolean;
+  is_escalated: boolean;
 }): CfhStatus {
   if (r.is_canceled) return 'cancelled';
   if (r.is_completed) return 'completed';

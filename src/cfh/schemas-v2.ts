@@ -8,15 +8,22 @@ import { CfhRequestRecord, MessageId, STAFF_ACTIONS } from './schemas.ts';
 const DeviceKey = StorableText({ minLength: 1, maxLength: 64, description: "the button's MAC address (any case)" });
 
 // Hubs that post forms send numbers as text: a number or its decimal text is accepted.
-export const PressBody = Type.Object({
-  device_key: DeviceKey,
-  voltage: Type.Optional(Type.Union([
-    Type.Number({ minimum: 0, maximum: 100 }), Type.String({ pattern: '^\\s*[0-9]{1,2}(\\.[0-9]{1,6})?\\s*$' }),
-  ], { description: 'battery voltage (a number, or its decimal text); below 2.4 V the button reports battery_low' })),
-  button: Type.Optional(Type.Union([
-    Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }), Type.String({ pattern: '^\\s*-?[0-9]{1,9}\\s*$' }),
-  ], { description: 'absent or not 0: a press; 0: no press (a voltage report)' })),
-}, { title: 'CallButtonPress' });
+export const PressBody = Type.Object(
+  {
+    device_key: DeviceKey,
+    voltage: Type.Optional(
+      Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.String({ pattern: '^\\s*[0-9]{1,2}(\\.[0-9]{1,6})?\\s*$' })], {
+        description: 'battery voltage (a number, or its decimal text); below 2.4 V the button reports battery_low',
+      }),
+    ),
+    button: Type.Optional(
+      Type.Union([Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }), Type.String({ pattern: '^\\s*-?[0-9]{1,9}\\s*$' })], {
+        description: 'absent or not 0: a press; 0: no press (a voltage report)',
+      }),
+    ),
+  },
+  { title: 'CallButtonPress' },
+);
 export type PressBody = Static<typeof PressBody>;
 
 export const PressAnswer = {
@@ -26,30 +33,44 @@ export const PressAnswer = {
 
 export const ButtonUpdateParams = Type.Object({ message_id: MessageId });
 
-export const ButtonUpdateBody = Type.Object({
-  device_key: DeviceKey,
-  update_type: oneOf(UPDATE_TYPES),
-  reason: Type.Optional(StorableText({ minLength: 1, maxLength: 200, description: 'required for completed: the completion_reason' })),
-}, { title: 'CallButtonUpdate' });
+export const ButtonUpdateBody = Type.Object(
+  {
+    device_key: DeviceKey,
+    update_type: oneOf(UPDATE_TYPES),
+    reason: Type.Optional(StorableText({ minLength: 1, maxLength: 200, description: 'required for completed: the completion_reason' })),
+  },
+  { title: 'CallButtonUpdate' },
+);
 export type ButtonUpdateBody = Static<typeof ButtonUpdateBody>;
 
-export const ButtonRecord = Type.Object({
-  ...CfhRequestRecord.properties,
-  employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
-  employee_arrived_at: Type.Union([Type.String(), Type.Null()], { description: 'mirrors staff_on_the_way_at' }),
-}, { title: 'CallButtonRequestRecord' });
+export const ButtonRecord = Type.Object(
+  {
+    ...CfhRequestRecord.properties,
+    employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
+    employee_arrived_at: Type.Union([Type.String(), Type.Null()], { description: 'mirrors staff_on_the_way_at' }),
+  },
+  { title: 'CallButtonRequestRecord' },
+);
 
-export const ButtonUpdateAnswer = Type.Object({
-  message: Type.String({ description: 'Success' }),
-  data: ButtonRecord,
-}, { title: 'CallButtonUpdateAnswer' });
+export const ButtonUpdateAnswer = Type.Object(
+  {
+    message: Type.String({ description: 'Success' }),
+    data: ButtonRecord,
+  },
+  { title: 'CallButtonUpdateAnswer' },
+);
 
 export const DisplayParams = Type.Object({ display_key: Type.String({ minLength: 1, maxLength: 200, description: "the display's key (its QR code's)" }) });
 
-export const DisplayRequestBody = Type.Object({
-  option_id: Type.Optional(RowId),
-  custom_text: Type.Optional(StorableText({ minLength: 1, maxLength: 200, description: 'when the display allows it; refused when the profanity filter flags it' })),
-}, { title: 'DisplayRequest' });
+export const DisplayRequestBody = Type.Object(
+  {
+    option_id: Type.Optional(RowId),
+    custom_text: Type.Optional(
+      StorableText({ minLength: 1, maxLength: 200, description: 'when the display allows it; refused when the profanity filter flags it' }),
+    ),
+  },
+  { title: 'DisplayRequest' },
+);
 export type DisplayRequestBody = Static<typeof DisplayRequestBody>;
 
 export const ListQuery = Type.Object({
@@ -62,10 +83,13 @@ export const ListQuery = Type.Object({
 });
 export type ListQuery = Static<typeof ListQuery>;
 
-export const ListedRecord = Type.Object({
-  ...CfhRequestRecord.properties,
-  staff_action: oneOf(STAFF_ACTIONS),
-}, { title: 'CfhListedRequest' });
+export const ListedRecord = Type.Object(
+  {
+    ...CfhRequestRecord.properties,
+    staff_action: oneOf(STAFF_ACTIONS),
+  },
+  { title: 'CfhListedRequest' },
+);
 
 export const RequestList = Type.Array(ListedRecord, { description: 'newest first', title: 'CfhRequestList' });
 

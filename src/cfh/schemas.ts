@@ -6,7 +6,10 @@ import { Flag01, INT32_MAX, nullable, NullableTimestamp, oneOf, RowId, SqlSecond
 export const REQUEST_FROM = ['provider_a', 'provider_b', 'provider_c', 'web_interface', 'radio', 'call_button'] as const;
 export type RequestFrom = (typeof REQUEST_FROM)[number];
 /** Deployed chat integrations' own words for the providers. */
-export const REQUEST_FROM_ALIASES = { microsoft: 'provider_a', ringcentral: 'provider_b', bluefletch: 'provider_c' } as const satisfies Record<string, RequestFrom>;
+export const REQUEST_FROM_ALIASES = { microsoft: 'provider_a', ringcentral: 'provider_b', bluefletch: 'provider_c' } as const satisfies Record<
+  string,
+  RequestFrom
+>;
 const ACCEPTED_REQUEST_FROM = [...REQUEST_FROM, ...Object.keys(REQUEST_FROM_ALIASES)] as (RequestFrom | keyof typeof REQUEST_FROM_ALIASES)[];
 
 /** The provider a request_from names (an alias is its provider). */
@@ -41,7 +44,12 @@ const StaffAction = {
   channel_id: StorableText({ minLength: 1, maxLength: 200, description: 'the channel id at the provider' }),
   claimed_by: StorableText({ minLength: 1, maxLength: 200, description: 'name of the employee' }),
   claimed_by_user_id: StorableText({ minLength: 1, maxLength: 200, description: 'the user id at the provider' }),
-  request_from: Type.Optional(oneOf(ACCEPTED_REQUEST_FROM, { description: 'provider_a (default), provider_b, provider_c, web_interface, radio, call_button; microsoft, ringcentral and bluefletch are provider_a, _b and _c' })),
+  request_from: Type.Optional(
+    oneOf(ACCEPTED_REQUEST_FROM, {
+      description:
+        'provider_a (default), provider_b, provider_c, web_interface, radio, call_button; microsoft, ringcentral and bluefletch are provider_a, _b and _c',
+    }),
+  ),
 };
 
 export const StaffActionBody = Type.Object(StaffAction);
@@ -72,75 +80,84 @@ const V2_FIELDS = {
   teams_channel_id: nullable(Type.String({ description: 'the same value as chat_channel_id' })),
 };
 
-export const CfhRequestRecord = Type.Object({
-  id: Type.Integer(),
-  device_id: nullable(Type.Integer()),
-  is_claimed: Type.Boolean(),
-  claimed_at: NullableTimestamp,
-  claimed_by: nullable(Type.String()),
-  organization_id: Type.Integer(),
-  location_id: Type.Integer(),
-  option_id: Type.Integer(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  chat_channel_id: nullable(Type.String()),
-  message_id: Type.String(),
-  is_timeout: Type.Boolean(),
-  timeout_at: NullableTimestamp,
-  is_closed: Type.Boolean(),
-  closed_at: NullableSqlSeconds,
-  is_on_the_way: Type.Boolean(),
-  staff_on_the_way_at: NullableTimestamp,
-  completed_at: NullableTimestamp,
-  is_completed: Flag01,
-  completion_reason: nullable(Type.String()),
-  is_canceled: Type.Boolean(),
-  customer_canceled_at: NullableSqlSeconds,
-  display_id: nullable(Type.Integer()),
-  callbutton_id: nullable(Type.Integer()),
-  ...V2_FIELDS,
-}, { title: 'CfhRequestRecord' });
-export type CfhRequestRecord = Static<typeof CfhRequestRecord>;
-
-export const CfhOption = Type.Object({
-  id: Type.Integer(),
-  text_en: Type.String(),
-  text_fr: Type.String(),
-  prompt_en: Type.String(),
-  prompt_fr: Type.String(),
-  organization_id: Type.Integer(),
-  location_id: nullable(Type.Integer()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, { title: 'CfhOption' });
-export type CfhOption = Static<typeof CfhOption>;
-
-export const CfhStatusView = Type.Object({
-  device_id: nullable(Type.Integer()),
-  option: CfhOption,
-  location_id: Type.Integer(),
-  message_id: nullable(Type.String()),
-  cfh_request: Type.Object({
-    option_id: Type.Integer(),
+export const CfhRequestRecord = Type.Object(
+  {
+    id: Type.Integer(),
+    device_id: nullable(Type.Integer()),
     is_claimed: Type.Boolean(),
     claimed_at: NullableTimestamp,
     claimed_by: nullable(Type.String()),
-    location_id: Type.Integer(),
     organization_id: Type.Integer(),
+    location_id: Type.Integer(),
+    option_id: Type.Integer(),
     created_at: Timestamp,
     updated_at: Timestamp,
+    chat_channel_id: nullable(Type.String()),
+    message_id: Type.String(),
     is_timeout: Type.Boolean(),
     timeout_at: NullableTimestamp,
     is_closed: Type.Boolean(),
     closed_at: NullableSqlSeconds,
     is_on_the_way: Type.Boolean(),
     staff_on_the_way_at: NullableTimestamp,
+    completed_at: NullableTimestamp,
+    is_completed: Flag01,
+    completion_reason: nullable(Type.String()),
     is_canceled: Type.Boolean(),
     customer_canceled_at: NullableSqlSeconds,
-    employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
-    employee_arrived_at: nullable(Type.String({ description: 'mirrors staff_on_the_way_at' })),
+    display_id: nullable(Type.Integer()),
+    callbutton_id: nullable(Type.Integer()),
     ...V2_FIELDS,
-  }),
-  show_survey: Type.Boolean({ description: 'true once the request is completed' }),
-}, { title: 'CfhStatusView' });
+  },
+  { title: 'CfhRequestRecord' },
+);
+export type CfhRequestRecord = Static<typeof CfhRequestRecord>;
+
+export const CfhOption = Type.Object(
+  {
+    id: Type.Integer(),
+    text_en: Type.String(),
+    text_fr: Type.String(),
+    prompt_en: Type.String(),
+    prompt_fr: Type.String(),
+    organization_id: Type.Integer(),
+    location_id: nullable(Type.Integer()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'CfhOption' },
+);
+export type CfhOption = Static<typeof CfhOption>;
+
+export const CfhStatusView = Type.Object(
+  {
+    device_id: nullable(Type.Integer()),
+    option: CfhOption,
+    location_id: Type.Integer(),
+    message_id: nullable(Type.String()),
+    cfh_request: Type.Object({
+      option_id: Type.Integer(),
+      is_claimed: Type.Boolean(),
+      claimed_at: NullableTimestamp,
+      claimed_by: nullable(Type.String()),
+      location_id: Type.Integer(),
+      organization_id: Type.Integer(),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+      is_timeout: Type.Boolean(),
+      timeout_at: NullableTimestamp,
+      is_closed: Type.Boolean(),
+      closed_at: NullableSqlSeconds,
+      is_on_the_way: Type.Boolean(),
+      staff_on_the_way_at: NullableTimestamp,
+      is_canceled: Type.Boolean(),
+      customer_canceled_at: NullableSqlSeconds,
+      employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
+      employee_arrived_at: nullable(Type.String({ description: 'mirrors staff_on_the_way_at' })),
+      ...V2_FIELDS,
+    }),
+    show_survey: Type.Boolean({ description: 'true once the request is completed' }),
+  },
+  { title: 'CfhStatusView' },
+);
 export type CfhStatusView = Static<typeof CfhStatusView>;

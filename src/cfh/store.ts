@@ -7,8 +7,18 @@ import { insertEventsFrom } from '../events/log.ts';
 import type { OnTheWayState, Staff } from './rules.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
 import {
-  CFH_ESCALATION_JOB, CFH_REMINDER_JOB, CFH_TIMEOUT_JOB, CHANGED, claimTimers, endAllTimers, endUnclaimedTimers, eventsOf,
-  RECORD_COLUMNS, scoped, STEP_COLUMNS, timerKey,
+  CFH_ESCALATION_JOB,
+  CFH_REMINDER_JOB,
+  CFH_TIMEOUT_JOB,
+  CHANGED,
+  claimTimers,
+  endAllTimers,
+  endUnclaimedTimers,
+  eventsOf,
+  RECORD_COLUMNS,
+  scoped,
+  STEP_COLUMNS,
+  timerKey,
 } from './sql.ts';
 
 export { CFH_TIMEOUT_JOB } from './sql.ts';
@@ -91,9 +101,26 @@ export async function insertRequest(q: Tx, input: NewRequest, leads: { created: 
      )
      SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found, ${RECORD_COLUMNS}
      FROM (VALUES (1)) AS one LEFT JOIN r ON true`,
-    [input.locationId, input.optionId, input.organizationId, input.messageId, input.deviceId, input.displayId, input.callbuttonId,
-      input.chatChannelId, now, input.tokenId, input.defaultTimeoutSeconds, input.defaultEscalationSeconds,
-      input.locationIds === null ? null : [...input.locationIds], input.source, input.customText, input.requestFrom, leads.created, leads.completed],
+    [
+      input.locationId,
+      input.optionId,
+      input.organizationId,
+      input.messageId,
+      input.deviceId,
+      input.displayId,
+      input.callbuttonId,
+      input.chatChannelId,
+      now,
+      input.tokenId,
+      input.defaultTimeoutSeconds,
+      input.defaultEscalationSeconds,
+      input.locationIds === null ? null : [...input.locationIds],
+      input.source,
+      input.customText,
+      input.requestFrom,
+      leads.created,
+      leads.completed,
+    ],
   );
   if (result === undefined) throw new Error('the insert of a CFH request returned no row');
   const { location_found, option_found, ...row } = result;
@@ -144,7 +171,14 @@ export interface CompleteResult {
  * a button's own requests.
  */
 export async function complete(
-  q: Tx, scope: Scope, messageId: string, staff: Staff, reason: string, tokenId: number | null, lead: string, now: Date,
+  q: Tx,
+  scope: Scope,
+  messageId: string,
+  staff: Staff,
+  reason: string,
+  tokenId: number | null,
+  lead: string,
+  now: Date,
   opts: { checkOutcome: boolean; onlyButton?: number },
 ): Promise<CompleteResult> {
   const [row] = await q.query<CompleteResult>(
@@ -163,8 +197,20 @@ export async function complete(
        ${insertEventsFrom(q, eventsOf({ status: "'completed'", lead: '$11::text', requestFrom: '$7::text', at: '$4::timestamptz' }))}
      ), ended AS (${endAllTimers('$4::timestamptz')})
      SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk", EXISTS (SELECT 1 FROM r) AS completed`,
-    [messageId, ...scopeParams(scope), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, reason, lead,
-      opts.checkOutcome, opts.onlyButton ?? null],
+    [
+      messageId,
+      ...scopeParams(scope),
+      now,
+      staff.name,
+      staff.userId,
+      staff.from,
+      tokenId,
+      staff.channelId,
+      reason,
+      lead,
+      opts.checkOutcome,
+      opts.onlyButton ?? null,
+    ],
   );
   if (row === undefined) throw new Error('the completion of a CFH request returned no row');
   return row;
@@ -182,7 +228,13 @@ export async function lockForOnTheWay(q: Queryable, scope: Scope, messageId: str
 
 /** C2's change: a step and an event for each of claiming and going that it makes (leads of both given). */
 export async function writeOnTheWay(
-  q: Tx, id: number, change: { claims: boolean; goes: boolean }, staff: Staff, tokenId: number | null, leads: { claimed: string; onTheWay: string }, now: Date,
+  q: Tx,
+  id: number,
+  change: { claims: boolean; goes: boolean },
+  staff: Staff,
+  tokenId: number | null,
+  leads: { claimed: string; onTheWay: string },
+  now: Date,
 ): Promise<void> {
   await q.query(
     `WITH r AS (
@@ -217,7 +269,13 @@ export async function writeOnTheWay(
  * customer_canceled_at the same instant); null if nothing changed.
  */
 export async function cancel(
-  q: Tx, scope: Scope, messageId: string, tokenId: number | null, lead: string, now: Date, opts: { onlyButton?: number; requestFrom?: string } = {},
+  q: Tx,
+  scope: Scope,
+  messageId: string,
+  tokenId: number | null,
+  lead: string,
+  now: Date,
+  opts: { onlyButton?: number; requestFrom?: string } = {},
 ): Promise<RequestRow | null> {
   const [canceled] = await q.query<RequestRow>(
     `WITH r AS (
@@ -236,10 +294,10 @@ export async function cancel(
 }
 
 export async function findRecord(q: Queryable, scope: Scope, messageId: string): Promise<RequestRow | null> {
-  const [row] = await q.query<RequestRow>(
-    `SELECT ${RECORD_COLUMNS} FROM cfh_requests r WHERE message_id = $1 AND ${scoped('r', '$2', '$3')}`,
-    [messageId, ...scopeParams(scope)],
-  );
+  const [row] = await q.query<RequestRow>(`SELECT ${RECORD_COLUMNS} FROM cfh_requests r WHERE message_id = $1 AND ${scoped('r', '$2', '$3')}`, [
+    messageId,
+    ...scopeParams(scope),
+  ]);
   return row ?? null;
 }
 

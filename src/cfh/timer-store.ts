@@ -13,7 +13,10 @@ import { CFH_REMINDER_JOB, CHANGED, endAllTimers, eventsOf, timerKey } from './s
  * request, every timer it still has ended. True when it changed the request.
  */
 async function timerStep(
-  q: Tx, requestId: number, due: string, lead: string,
+  q: Tx,
+  requestId: number,
+  due: string,
+  lead: string,
   step: { set: string; when: string; kind: 'timed_out' | 'escalated' | 'completed'; detail?: string; closes: boolean },
 ): Promise<boolean> {
   const rows = await q.query(
@@ -38,14 +41,20 @@ async function timerStep(
  */
 export function markTimedOut(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
   return timerStep(q, requestId, due, lead, {
-    set: 'is_timeout = true, timeout_at = $2, is_closed = true, closed_at = $2', when: 'NOT is_claimed AND NOT is_closed', kind: 'timed_out', closes: true,
+    set: 'is_timeout = true, timeout_at = $2, is_closed = true, closed_at = $2',
+    when: 'NOT is_claimed AND NOT is_closed',
+    kind: 'timed_out',
+    closes: true,
   });
 }
 
 /** Escalation: a request still open and unclaimed becomes escalated; it stays open and claimable. */
 export function markEscalated(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
   return timerStep(q, requestId, due, lead, {
-    set: 'is_escalated = true, escalated_at = $2', when: 'NOT is_claimed AND NOT is_closed AND NOT is_escalated', kind: 'escalated', closes: false,
+    set: 'is_escalated = true, escalated_at = $2',
+    when: 'NOT is_claimed AND NOT is_closed AND NOT is_escalated',
+    kind: 'escalated',
+    closes: false,
   });
 }
 
@@ -53,7 +62,10 @@ export function markEscalated(q: Tx, requestId: number, due: string, lead: strin
 export function autoComplete(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
   return timerStep(q, requestId, due, lead, {
     set: "is_completed = true, completed_at = $2, completion_reason = 'no_associate_feedback', is_closed = true, closed_at = $2",
-    when: 'is_claimed AND NOT is_closed', kind: 'completed', detail: 'no_associate_feedback', closes: true,
+    when: 'is_claimed AND NOT is_closed',
+    kind: 'completed',
+    detail: 'no_associate_feedback',
+    closes: true,
   });
 }
 
@@ -70,9 +82,7 @@ export async function lockForReminder(q: Queryable, requestId: number): Promise<
 }
 
 /** A reminder: the count goes up, a step and an event (with the count) are written, the next one is asked for. */
-export async function writeReminder(
-  q: Tx, requestId: number, phase: ReminderPhase, n: number, due: string, next: Date | null, lead: string,
-): Promise<void> {
+export async function writeReminder(q: Tx, requestId: number, phase: ReminderPhase, n: number, due: string, next: Date | null, lead: string): Promise<void> {
   await q.query(
     `WITH r AS (
        UPDATE cfh_requests SET reminder_count = reminder_count + 1 WHERE id = $1 RETURNING ${CHANGED}

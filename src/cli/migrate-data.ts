@@ -38,7 +38,8 @@ function retirePglite(): string {
 async function convert(): Promise<string> {
   if (!holdsPgliteData(dataDir)) {
     const done = fs.existsSync(dataDir) ? fs.readdirSync(dataDir).filter((n) => n.startsWith('pglite.converted-')) : [];
-    if (done.length > 0) throw new Error(`${dataDir} was converted already (the earlier database is kept in ${path.join(dataDir, done[0] as string)}); start the service`);
+    if (done.length > 0)
+      throw new Error(`${dataDir} was converted already (the earlier database is kept in ${path.join(dataDir, done[0] as string)}); start the service`);
     throw new Error(`${dataDir} holds no database of an earlier release (no ${path.join(pgliteDir(dataDir), 'PG_VERSION')}): nothing to convert`);
   }
   const server = serverDir(dataDir);
@@ -62,13 +63,17 @@ async function convert(): Promise<string> {
     }
     const header = await readHeader(dump);
     const migrations = migrationsFor(header.migrations, pgliteDir(dataDir));
-    const { counts } = await buildServer(dataDir, async (db) => {
-      await migrate(db, migrations);
-      return loadBackup(db, dump);
-    }, {
-      onLine: (line) => console.error(`storeops: ${line}`),
-      beforeMove: (dir) => fs.writeFileSync(path.join(dir, MARKER), `${new Date().toISOString()}\n`),
-    });
+    const { counts } = await buildServer(
+      dataDir,
+      async (db) => {
+        await migrate(db, migrations);
+        return loadBackup(db, dump);
+      },
+      {
+        onLine: (line) => console.error(`storeops: ${line}`),
+        beforeMove: (dir) => fs.writeFileSync(path.join(dir, MARKER), `${new Date().toISOString()}\n`),
+      },
+    );
     const kept = retirePglite();
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     return `converted ${describeCounts(counts)} from ${pgliteDir(dataDir)} into the embedded PostgreSQL server in ${server} (${seconds} s); the earlier database is kept in ${kept}: delete it once satisfied`;

@@ -24,7 +24,11 @@ try {
   try {
     await migrate(db);
     const summary = await applyProvisioning(db, systemClock, input);
-    console.log(`storeops: applied ${file}: ${Object.entries(summary).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    console.log(
+      `storeops: applied ${file}: ${Object.entries(summary)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')}`,
+    );
   } finally {
     await db.close();
   }

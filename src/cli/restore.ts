@@ -25,14 +25,19 @@ function takeEmptyDataDir(dataDir: string): () => void {
   try {
     release = lockDataDir(dataDir);
   } catch (err) {
-    if (err instanceof DataDirLockedError) throw new Error(`DATA_DIR ${dataDir} is in use by storeops process ${err.pid}: restore only into an empty DATA_DIR, with no service on it (set DATA_DIR to a new directory)`);
+    if (err instanceof DataDirLockedError)
+      throw new Error(
+        `DATA_DIR ${dataDir} is in use by storeops process ${err.pid}: restore only into an empty DATA_DIR, with no service on it (set DATA_DIR to a new directory)`,
+      );
     throw err;
   }
   const server = serverDir(dataDir);
   const held = holdsPgliteData(dataDir) ? pgliteDir(dataDir) : fs.existsSync(server) && fs.readdirSync(server).length > 0 ? server : null;
   if (held !== null) {
     release();
-    throw new Error(`DATA_DIR ${dataDir} already holds a database (${held}); nothing was changed: restore only into an empty DATA_DIR (set DATA_DIR to a new directory)`);
+    throw new Error(
+      `DATA_DIR ${dataDir} already holds a database (${held}); nothing was changed: restore only into an empty DATA_DIR (set DATA_DIR to a new directory)`,
+    );
   }
   return release;
 }
@@ -54,10 +59,14 @@ try {
   try {
     fs.mkdirSync(dataDir, { recursive: true });
     release = takeEmptyDataDir(dataDir);
-    const { counts } = await buildServer(dataDir, async (db) => {
-      await migrate(db, migrations);
-      return loadBackup(db, source);
-    }, { onLine: (line) => console.error(`storeops: ${line}`) });
+    const { counts } = await buildServer(
+      dataDir,
+      async (db) => {
+        await migrate(db, migrations);
+        return loadBackup(db, source);
+      },
+      { onLine: (line) => console.error(`storeops: ${line}`) },
+    );
     const newer = readMigrations().length - migrations.length;
     console.log(
       `storeops: restored ${describeCounts(counts)} from ${source} (made ${header.made_at}) into ${dataDir}` +

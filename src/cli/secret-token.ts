@@ -28,7 +28,9 @@ try {
         if (found.generated !== null) {
           console.log(`\n  No token was stored, so one was generated. It is shown this once; keep it:\n\n    ${found.generated}\n`);
         } else {
-          console.log(`storeops: the secret token is the one generated on ${found.createdAt ?? 'an earlier start'} and kept (hashed) in ${where}; it cannot be shown again.`);
+          console.log(
+            `storeops: the secret token is the one generated on ${found.createdAt ?? 'an earlier start'} and kept (hashed) in ${where}; it cannot be shown again.`,
+          );
           console.log('storeops: make a new one with `npm run secret-token -- --rotate`, or set SECRET_TOKEN to use your own.');
         }
       }

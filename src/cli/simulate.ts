@@ -94,7 +94,12 @@ function main(): Simulator {
     const outDir = path.resolve(values.out ?? path.join(os.tmpdir(), 'storeops-radio', id));
     console.log(`edge simulator: edge device ${id}, broker ${mqttUrl}`);
     return startEdgeSimulator({
-      edgeId: id, key: values.key, mqttUrl, outDir, play: !values['no-play'], say: values.say ?? [],
+      edgeId: id,
+      key: values.key,
+      mqttUrl,
+      outDir,
+      play: !values['no-play'],
+      say: values.say ?? [],
       ...(values.speaker === undefined ? {} : { speaker: values.speaker }),
     });
   }
@@ -106,7 +111,10 @@ const stop = () => {
   console.log('stopping');
   // A connection still retrying an unreachable broker must not keep a stopped simulator alive.
   setTimeout(() => process.exit(0), 3_000).unref();
-  simulator.close().then(() => process.exit(0), () => process.exit(1));
+  simulator.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

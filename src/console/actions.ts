@@ -32,20 +32,34 @@ export interface ConsoleActionDeps {
   observeSynthesis?: (seconds: number) => void;
 }
 
-async function mayAct(deps: Pick<ConsoleActionDeps, 'db'>, identity: ConsoleIdentity, place: { organization_id: number; location_id: number } | undefined, what: string): Promise<{ organization_id: number; location_id: number }> {
+async function mayAct(
+  deps: Pick<ConsoleActionDeps, 'db'>,
+  identity: ConsoleIdentity,
+  place: { organization_id: number; location_id: number } | undefined,
+  what: string,
+): Promise<{ organization_id: number; location_id: number }> {
   if (place === undefined || place.organization_id !== identity.organizationId) throw notFound(what);
   if (!(await locationsOf(deps, identity)).some((l) => l.id === place.location_id)) throw notFound(what);
   return place;
 }
 
 const staffOf = (identity: ConsoleIdentity): Staff => ({
-  name: identity.staffName, userId: `console:${identity.tokenId}:${identity.staffName}`, channelId: 'console', from: 'web_interface',
+  name: identity.staffName,
+  userId: `console:${identity.tokenId}:${identity.staffName}`,
+  channelId: 'console',
+  from: 'web_interface',
 });
 
 export type CfhStep = 'claim' | 'on_the_way' | 'complete';
 
 /** C1 / C2 / C3 from the console; `success` as the API answers it (false: the request moved on). */
-export async function cfhStep(deps: ConsoleActionDeps, identity: ConsoleIdentity, messageId: string, step: CfhStep, outcome: string | null): Promise<{ success: boolean }> {
+export async function cfhStep(
+  deps: ConsoleActionDeps,
+  identity: ConsoleIdentity,
+  messageId: string,
+  step: CfhStep,
+  outcome: string | null,
+): Promise<{ success: boolean }> {
   // The CFH use cases keep to the caller's organization and locations themselves (else 404).
   const caller = cfhCallerOf(identity);
   const staff = staffOf(identity);
@@ -60,10 +74,18 @@ export async function cfhStep(deps: ConsoleActionDeps, identity: ConsoleIdentity
 export type CabinetAction = 'open' | 'close' | 'disable' | 'enable';
 
 /** L3 from the console: the front door (or the rear, when asked and the locker has one). */
-export async function cabinetAction(deps: ConsoleActionDeps, identity: ConsoleIdentity, cabinetId: number, action: CabinetAction, opts: { reason: string | null; rear: boolean }) {
+export async function cabinetAction(
+  deps: ConsoleActionDeps,
+  identity: ConsoleIdentity,
+  cabinetId: number,
+  action: CabinetAction,
+  opts: { reason: string | null; rear: boolean },
+) {
   await mayAct(deps, identity, await store.cabinetPlace(deps.db, cabinetId), `cabinet ${cabinetId}`);
   return commandCabinet(deps, cabinetId, {
-    command: action, reason: opts.reason, ...(action === 'open' || action === 'close' ? { rearload: opts.rear } : {}),
+    command: action,
+    reason: opts.reason,
+    ...(action === 'open' || action === 'close' ? { rearload: opts.rear } : {}),
   });
 }
 

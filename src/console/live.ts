@@ -20,7 +20,10 @@ export const sessionTag = (sessionId: number): string => `console-session:${sess
  * says the session ended elsewhere or went idle.
  */
 export function openConsoleStream(
-  live: LiveStreams, request: FastifyRequest, reply: FastifyReply, opts: { locationId: number; sessionId: number; sessionLive: () => Promise<boolean> },
+  live: LiveStreams,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  opts: { locationId: number; sessionId: number; sessionLive: () => Promise<boolean> },
 ): Promise<void> {
   const { locationId } = opts;
   return live.open(request, reply, {

@@ -58,15 +58,26 @@ export async function queuePage(deps: ConsolePageDeps, identity: ConsoleIdentity
     listRequests(deps, cfhCallerOf(identity), { locationId, state, from: null, to: null, limit, cursor: null });
   const [open, closed, outcomes] = await Promise.all([page('open', OPEN_SHOWN), page('closed', CLOSED_SHOWN), store.outcomesOf(deps.db, locationId)]);
   const rows: RequestRow[] = [...open.requests, ...closed.requests];
-  const labels = new Map((await store.requestLabels(deps.db, locationId, rows.map((r) => r.id))).map((l) => [l.id, l]));
+  const labels = new Map(
+    (
+      await store.requestLabels(
+        deps.db,
+        locationId,
+        rows.map((r) => r.id),
+      )
+    ).map((l) => [l.id, l]),
+  );
   return {
     now: now.toISOString(),
     outcomes,
     requests: rows.map((r) => {
       const label = labels.get(r.id);
       return {
-        ...toListedRecord(r), option_text: label?.option_text ?? '', option_prompt: label?.option_prompt ?? '',
-        device_name: label?.device_name ?? null, custom_text: label?.custom_text ?? null,
+        ...toListedRecord(r),
+        option_text: label?.option_text ?? '',
+        option_prompt: label?.option_prompt ?? '',
+        device_name: label?.device_name ?? null,
+        custom_text: label?.custom_text ?? null,
       };
     }),
   };
@@ -75,25 +86,47 @@ export async function queuePage(deps: ConsolePageDeps, identity: ConsoleIdentity
 export async function lockersPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
   await visibleLocation(deps, identity, locationId);
   const now = deps.clock.now();
-  const [cabinets, devices] = await Promise.all([
-    store.lockerCabinets(deps.db, locationId, now),
-    listDevices(deps, principalOf(identity), locationId),
-  ]);
-  const lockers = new Map<number, { id: number; name: string; online: boolean; last_seen_at: string | null; rear_loading_available: boolean; cabinets: unknown[] }>();
+  const [cabinets, devices] = await Promise.all([store.lockerCabinets(deps.db, locationId, now), listDevices(deps, principalOf(identity), locationId)]);
+  const lockers = new Map<
+    number,
+    { id: number; name: string; online: boolean; last_seen_at: string | null; rear_loading_available: boolean; cabinets: unknown[] }
+  >();
   for (const c of cabinets) {
     let locker = lockers.get(c.locker_id);
     if (locker === undefined) {
       const device = devices.find((d) => d.kind === 'locker' && Number(d.id) === c.locker_id);
-      locker = { id: c.locker_id, name: c.locker_name, online: device?.online ?? false, last_seen_at: device?.last_seen_at ?? null, rear_loading_available: c.rear_loading_available, cabinets: [] };
+      locker = {
+        id: c.locker_id,
+        name: c.locker_name,
+        online: device?.online ?? false,
+        last_seen_at: device?.last_seen_at ?? null,
+        rear_loading_available: c.rear_loading_available,
+        cabinets: [],
+      };
       lockers.set(c.locker_id, locker);
     }
     locker.cabinets.push({
-      id: c.cabinet_id, key: c.key, name: c.name, door: c.state, rear_door: c.rear_load_status, enabled: c.enabled, occupied: c.occupied,
-      size: c.size, thermal_mode: c.thermal_mode, cool_off: c.cool_off, cool_off_until: c.cool_off_until,
-      order: c.order_id === null ? null : {
-        id: c.order_id, order_id: c.order_ref, created_at: c.order_created_at, pickup_deadline: c.pickup_deadline,
-        status: c.order_expired === true ? 'expired' : c.order_ready === true ? 'ready' : 'open',
-      },
+      id: c.cabinet_id,
+      key: c.key,
+      name: c.name,
+      door: c.state,
+      rear_door: c.rear_load_status,
+      enabled: c.enabled,
+      occupied: c.occupied,
+      size: c.size,
+      thermal_mode: c.thermal_mode,
+      cool_off: c.cool_off,
+      cool_off_until: c.cool_off_until,
+      order:
+        c.order_id === null
+          ? null
+          : {
+              id: c.order_id,
+              order_id: c.order_ref,
+              created_at: c.order_created_at,
+              pickup_deadline: c.pickup_deadline,
+              status: c.order_expired === true ? 'expired' : c.order_ready === true ? 'ready' : 'open',
+            },
     });
   }
   return { now: now.toISOString(), lockers: [...lockers.values()] };
@@ -113,13 +146,26 @@ export async function radioPage(deps: ConsolePageDeps, identity: ConsoleIdentity
   const caller = { kind: 'token' as const, principal: principalOf(identity) };
   const edges = await store.edgesOf(deps.db, locationId);
   return {
-    edges: await Promise.all(edges.map(async (e) => ({
-      edge_id: e.edge_id, name: e.name,
-      entries: (await radioTimeline(deps, caller, { edge_id: e.edge_id, limit: RADIO_SHOWN })).entries.map((t) => ({
-        kind: t.kind, id: t.id, at: t.at, text: t.text, status: t.status, actor: t.actor, speaker: t.speaker, source: t.source,
-        priority: t.priority, intent: t.intent, duration_ms: t.duration_ms, has_audio: t.has_audio,
+    edges: await Promise.all(
+      edges.map(async (e) => ({
+        edge_id: e.edge_id,
+        name: e.name,
+        entries: (await radioTimeline(deps, caller, { edge_id: e.edge_id, limit: RADIO_SHOWN })).entries.map((t) => ({
+          kind: t.kind,
+          id: t.id,
+          at: t.at,
+          text: t.text,
+          status: t.status,
+          actor: t.actor,
+          speaker: t.speaker,
+          source: t.source,
+          priority: t.priority,
+          intent: t.intent,
+          duration_ms: t.duration_ms,
+          has_audio: t.has_audio,
+        })),
       })),
-    }))),
+    ),
   };
 }
 
@@ -145,7 +191,11 @@ export async function visibleEdge(deps: Pick<ConsolePageDeps, 'db'>, identity: C
 export async function reportsPage(deps: ConsolePageDeps, identity: ConsoleIdentity, query: { location_id: number; from: string; to: string }) {
   await visibleLocation(deps, identity, query.location_id);
   const principal = principalOf(identity);
-  const [cfh, lockers, outcomes] = await Promise.all([cfhReport(deps, principal, query), lockerReport(deps, principal, query), store.outcomesOf(deps.db, query.location_id)]);
+  const [cfh, lockers, outcomes] = await Promise.all([
+    cfhReport(deps, principal, query),
+    lockerReport(deps, principal, query),
+    store.outcomesOf(deps.db, query.location_id),
+  ]);
   return { cfh, lockers, outcomes };
 }
 
@@ -160,8 +210,11 @@ export async function webhooksPage(deps: ConsolePageDeps, identity: ConsoleIdent
   const reader = { organizationId: identity.organizationId, locationIds: identity.locationIds };
   const endpoints = await store.endpointsOf(deps.db, identity.organizationId, locationId, identity.locationIds !== null);
   return {
-    endpoints: await Promise.all(endpoints.map(async (e) => ({
-      ...e, deliveries: (await deliveryPage(deps, reader, e.id, { limit: 10 })).deliveries.map(deliveryView),
-    }))),
+    endpoints: await Promise.all(
+      endpoints.map(async (e) => ({
+        ...e,
+        deliveries: (await deliveryPage(deps, reader, e.id, { limit: 10 })).deliveries.map(deliveryView),
+      })),
+    ),
   };
 }

@@ -52,7 +52,10 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
   const page = files.get('index.html');
   if (page === undefined) throw new Error('the console front end (src/console/web/index.html) is missing');
   const sendPage = async (_request: unknown, reply: FastifyReply) =>
-    reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache', etag: page.etag }).type(page.type).send(page.body);
+    reply
+      .headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache', etag: page.etag })
+      .type(page.type)
+      .send(page.body);
   app.get('/console', { schema: { hide: true } }, sendPage);
   app.get('/console/', { schema: { hide: true } }, sendPage);
 
@@ -79,8 +82,11 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
     const identity = cookie === null ? null : await resumeSession(deps, cookie, byPerson(request));
     if (cookie === null || identity === null) return secured(reply).send({ signed_in: false });
     return secured(reply).send({
-      signed_in: true, staff_name: identity.staffName, organization_id: identity.organizationId,
-      locations: await locationsOf(deps, identity), csrf_token: csrfTokenOf(cookie),
+      signed_in: true,
+      staff_name: identity.staffName,
+      organization_id: identity.organizationId,
+      locations: await locationsOf(deps, identity),
+      csrf_token: csrfTokenOf(cookie),
     });
   });
 

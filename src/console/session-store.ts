@@ -44,7 +44,10 @@ export async function insertSession(q: Tx, s: { hash: string; tokenId: number; o
  * more than once a minute, and a read that finds the session fresh writes nothing at all.
  */
 export async function findSession(
-  q: Tx, hash: string, now: Date, opts: { idleSeconds: number; activity: boolean; touchEverySeconds: number },
+  q: Tx,
+  hash: string,
+  now: Date,
+  opts: { idleSeconds: number; activity: boolean; touchEverySeconds: number },
 ): Promise<SessionRow | undefined> {
   const [row] = await q.query<SessionRow>(
     `WITH live AS (

@@ -59,11 +59,22 @@ export async function signIn(deps: SessionDeps, token: string, staffName: string
  */
 export async function resumeSession(deps: SessionDeps, session: string, activity: boolean): Promise<ConsoleIdentity | null> {
   if (session === '' || session.length > 128) return null;
-  const row = await deps.db.statement((q) => findSession(q, sha256hex(session), deps.clock.now(), {
-    idleSeconds: SESSION_IDLE_SECONDS, activity, touchEverySeconds: SESSION_TOUCH_SECONDS,
-  }));
+  const row = await deps.db.statement((q) =>
+    findSession(q, sha256hex(session), deps.clock.now(), {
+      idleSeconds: SESSION_IDLE_SECONDS,
+      activity,
+      touchEverySeconds: SESSION_TOUCH_SECONDS,
+    }),
+  );
   if (row === undefined) return null;
-  return { sessionId: row.id, tokenId: row.api_token_id, organizationId: row.organization_id, scopes: row.scopes, locationIds: row.location_ids, staffName: row.staff_name };
+  return {
+    sessionId: row.id,
+    tokenId: row.api_token_id,
+    organizationId: row.organization_id,
+    scopes: row.scopes,
+    locationIds: row.location_ids,
+    staffName: row.staff_name,
+  };
 }
 
 export async function signOut(deps: SessionDeps, session: string): Promise<void> {

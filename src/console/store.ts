@@ -4,14 +4,17 @@
 // webhook endpoints, and the location of a cabinet or an order before a staff action on it.
 import type { Queryable } from '../db/db.ts';
 
-export interface LocationRow { id: number; name: string }
+export interface LocationRow {
+  id: number;
+  name: string;
+}
 
 /** The organization's locations, within `limit` when the token has one. */
 export async function visibleLocations(q: Queryable, organizationId: number, limit: readonly number[] | null): Promise<LocationRow[]> {
-  return q.query<LocationRow>(
-    `SELECT id, name FROM locations WHERE organization_id = $1 AND ($2::int[] IS NULL OR id = ANY ($2::int[])) ORDER BY name, id`,
-    [organizationId, limit === null ? null : [...limit]],
-  );
+  return q.query<LocationRow>(`SELECT id, name FROM locations WHERE organization_id = $1 AND ($2::int[] IS NULL OR id = ANY ($2::int[])) ORDER BY name, id`, [
+    organizationId,
+    limit === null ? null : [...limit],
+  ]);
 }
 
 export interface RequestLabel {
@@ -37,7 +40,10 @@ export async function requestLabels(q: Queryable, locationId: number, ids: reado
   );
 }
 
-export interface OutcomeRow { key: string; text: string }
+export interface OutcomeRow {
+  key: string;
+  text: string;
+}
 
 /** The location's outcomes (contract section 10): when it has some, completing must name one. */
 export async function outcomesOf(q: Queryable, locationId: number): Promise<OutcomeRow[]> {
@@ -87,7 +93,8 @@ export async function lockerCabinets(q: Queryable, locationId: number, now: Date
 /** The organization and location of a cabinet, or undefined. */
 export async function cabinetPlace(q: Queryable, cabinetId: number): Promise<{ organization_id: number; location_id: number } | undefined> {
   const [row] = await q.query<{ organization_id: number; location_id: number }>(
-    'SELECT l.organization_id, l.location_id FROM cabinets c JOIN lockers l ON l.id = c.locker_id WHERE c.id = $1', [cabinetId],
+    'SELECT l.organization_id, l.location_id FROM cabinets c JOIN lockers l ON l.id = c.locker_id WHERE c.id = $1',
+    [cabinetId],
   );
   return row;
 }
@@ -98,7 +105,11 @@ export async function orderPlace(q: Queryable, id: number): Promise<{ organizati
   return row;
 }
 
-export interface EdgeRow { edge_id: string; name: string; keeps_transcripts: boolean }
+export interface EdgeRow {
+  edge_id: string;
+  name: string;
+  keeps_transcripts: boolean;
+}
 
 export async function edgesOf(q: Queryable, locationId: number): Promise<EdgeRow[]> {
   return q.query<EdgeRow>(

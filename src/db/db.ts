@@ -182,7 +182,7 @@ export async function openDb(target: DbTarget): Promise<Db> {
   const connection = {
     connectionString: target.url,
     connectionTimeoutMillis: 5_000,
-  application_name: APPLICATION_NAME,
+    application_name: APPLICATION_NAME,
     options: `-c TimeZone=UTC -c plan_cache_mode=force_generic_plan${target.schema ? ` -c search_path=${target.schema}` : ''}`,
     types: typeParsers,
   };

@@ -23,7 +23,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as PgError & { message?: string };
   if (e?.code !== undefined && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08') || e.code.startsWith('53'))) return true;
   const message = e?.message ?? '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting|shutting) down/.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting|shutting) down/.test(
+    message,
+  );
 }
 
 /** The database refused a value it cannot store (a NUL byte, a character outside the encoding): the

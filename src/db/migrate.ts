@@ -27,7 +27,9 @@ async function refuseBesideOtherReleases(q: Tx, m: Migration): Promise<void> {
   const others = await q.query<{ name: string; n: number }>(
     `SELECT application_name AS name, count(*)::int AS n FROM pg_stat_activity
      WHERE datname = current_database() AND application_name LIKE 'storeops %' AND application_name <> $1
-     GROUP BY application_name ORDER BY application_name`, [APPLICATION_NAME]);
+     GROUP BY application_name ORDER BY application_name`,
+    [APPLICATION_NAME],
+  );
   if (others.length === 0) return;
   const who = others.map((o) => `${o.name} (${o.n} connection${o.n === 1 ? '' : 's'})`).join(', ');
   throw new MigrationBlockedError(
@@ -57,9 +59,7 @@ export async function migrate(db: Db, migrations: Migration[] = readMigrations()
       name text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const done = new Set(
-      (await q.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
-    );
+    const done = new Set((await q.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.version)) continue;

@@ -40,7 +40,10 @@ export function postgresNotifier(pool: pg.Pool, clientConfig: pg.ClientConfig, h
     queued.clear();
     inFlight = pool
       .query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload])
-      .then(() => undefined, () => undefined) // the others poll anyway
+      .then(
+        () => undefined,
+        () => undefined,
+      ) // the others poll anyway
       .finally(() => {
         if (closed) return;
         gapTimer = setTimeout(() => {

@@ -154,12 +154,16 @@ export class EmbeddedBroker implements Transport {
     aedes.on('clientError', (client, err) => log.debug({ clientId: client.id, err: err.message }, 'device connection error'));
     for (const filter of ACK_SUBSCRIPTIONS) {
       await new Promise<void>((resolve) => {
-        aedes.subscribe(filter, (packet: AedesPublishPacket, cb: () => void) => {
-          // Only a device's own ack topic gets here (authorizePublish); recording is asynchronous.
-          if (packet.topic.startsWith('$')) return cb();
-          hooks.onAck(packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
-          cb();
-        }, resolve);
+        aedes.subscribe(
+          filter,
+          (packet: AedesPublishPacket, cb: () => void) => {
+            // Only a device's own ack topic gets here (authorizePublish); recording is asynchronous.
+            if (packet.topic.startsWith('$')) return cb();
+            hooks.onAck(packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
+            cb();
+          },
+          resolve,
+        );
       });
     }
     try {

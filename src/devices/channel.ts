@@ -41,8 +41,12 @@ export interface ChannelOptions {
 export async function startChannel(o: ChannelOptions): Promise<Channel> {
   if (o.config.mqttUrl !== null) {
     const transport = await ExternalBroker.connect({
-      url: o.config.mqttUrl, clientId: o.clientId, persistentSession: o.config.mqttClientId !== null,
-      onAck: o.onMessage, onConnect: o.onBrokerConnect, log: o.log,
+      url: o.config.mqttUrl,
+      clientId: o.clientId,
+      persistentSession: o.config.mqttClientId !== null,
+      onAck: o.onMessage,
+      onConnect: o.onBrokerConnect,
+      log: o.log,
     });
     const external = new ExternalRedelivery({ db: o.db, context: o.dispatchContext, log: o.log, track: o.track });
     return { transport, broker: null, redeliver: (topic) => (external.request(topic), null), quiet: () => Promise.resolve() };
@@ -64,7 +68,10 @@ export async function startChannel(o: ChannelOptions): Promise<Channel> {
     },
   });
   const laned = new DeliveryLanes({
-    db: o.db, clock: o.clock, log: o.log, budgetBytes: o.config.deviceInflightBytes,
+    db: o.db,
+    clock: o.clock,
+    log: o.log,
+    budgetBytes: o.config.deviceInflightBytes,
     broker: {
       publish: (topic, payload, onWritten) => broker.publishCounted(topic, payload, onWritten),
       queuedBytes: (topic) => {

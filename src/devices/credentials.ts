@@ -27,9 +27,10 @@ function keyMatches(key: string, row: { key_hash: string } | undefined): boolean
 
 /** MQTT login: is `key` the key of the device the username names? */
 export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: string): Promise<boolean> {
-  const [row] = device.kind === 'locker'
-    ? await q.query<{ key_hash: string }>('SELECT api_key_hash AS key_hash FROM lockers WHERE id = $1', [device.lockerId])
-    : await q.query<{ key_hash: string }>('SELECT device_key_hash AS key_hash FROM radio_edges WHERE edge_id = $1', [device.edgeId]);
+  const [row] =
+    device.kind === 'locker'
+      ? await q.query<{ key_hash: string }>('SELECT api_key_hash AS key_hash FROM lockers WHERE id = $1', [device.lockerId])
+      : await q.query<{ key_hash: string }>('SELECT device_key_hash AS key_hash FROM radio_edges WHERE edge_id = $1', [device.edgeId]);
   return keyMatches(key, row);
 }
 

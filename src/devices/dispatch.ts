@@ -2,9 +2,7 @@
 // publishing again, in order, what a device has not acknowledged (redelivery). The gateway decides
 // when they run; these decide what is published and what is marked.
 import type { Db } from '../db/db.ts';
-import {
-  forgetSuperseded, hasDueRedelivery, lockTopic, markFailed, markPublished, messagesByIds, pickUnpublished, unackedOfTopic,
-} from './store.ts';
+import { forgetSuperseded, hasDueRedelivery, lockTopic, markFailed, markPublished, messagesByIds, pickUnpublished, unackedOfTopic } from './store.ts';
 import { publishAll, type GatewayLogger, type Transport } from './transport.ts';
 
 const REDELIVERY_CHUNK = 50;

@@ -114,7 +114,11 @@ export class DeviceGateway {
   async start(): Promise<void> {
     if (!this.#stopped) return;
     const channel = await startChannel({
-      config: this.#config, db: this.#db, clock: this.#clock, log: this.#log, clientId: this.#clientId,
+      config: this.#config,
+      db: this.#db,
+      clock: this.#clock,
+      log: this.#log,
+      clientId: this.#clientId,
       onMessage: (topic, payload) => this.#onAck(topic, payload),
       onConnected: (device) => this.#presence?.connected(device),
       onDisconnected: (device) => this.#presence?.disconnected(device),

@@ -24,22 +24,28 @@ const DeviceHealthView = Type.Object({
 
 export async function deviceHealthRoutes(fastify: FastifyInstance, deps: HealthRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/devices', {
-    onRequest: bearerAuth(deps.apiTokens, 'devices'),
-    schema: {
-      operationId: 'listDevices', tags: ['devices'], security: [{ bearerToken: [] }],
-      summary: "A location's devices and their health",
-      description: 'Lockers and radio edge devices of the location: online, last seen, firmware and ip (lockers), and messages not acked yet.',
-      querystring: Type.Object({ location_id: RowId }),
-      response: {
-        200: Type.Array(DeviceHealthView, { description: "the location's devices" }),
-        401: errorResponse('missing or invalid bearer token'),
-        403: errorResponse('insufficient_scope: the token lacks the devices scope'),
-        ...errorResponses({ 404: 'no such location (or one of another organization)', 422: 'location_id is missing or not an id', ...SERVICE_ERRORS }),
+  app.get(
+    '/api/devices',
+    {
+      onRequest: bearerAuth(deps.apiTokens, 'devices'),
+      schema: {
+        operationId: 'listDevices',
+        tags: ['devices'],
+        security: [{ bearerToken: [] }],
+        summary: "A location's devices and their health",
+        description: 'Lockers and radio edge devices of the location: online, last seen, firmware and ip (lockers), and messages not acked yet.',
+        querystring: Type.Object({ location_id: RowId }),
+        response: {
+          200: Type.Array(DeviceHealthView, { description: "the location's devices" }),
+          401: errorResponse('missing or invalid bearer token'),
+          403: errorResponse('insufficient_scope: the token lacks the devices scope'),
+          ...errorResponses({ 404: 'no such location (or one of another organization)', 422: 'location_id is missing or not an id', ...SERVICE_ERRORS }),
+        },
       },
     },
-  }, async (request) => {
-    const rows = await listDevices(deps, request.principal as Principal, request.query.location_id);
-    return rows.map(deviceView);
-  });
+    async (request) => {
+      const rows = await listDevices(deps, request.principal as Principal, request.query.location_id);
+      return rows.map(deviceView);
+    },
+  );
 }

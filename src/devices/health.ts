@@ -142,6 +142,13 @@ export async function listDevices(deps: DeviceListDeps, principal: Principal, lo
 }
 
 export const deviceView = (d: DeviceRow) => ({
-  kind: d.kind, id: d.id, name: d.name, online: d.online, last_seen_at: d.last_seen_at, voltage: d.voltage,
-  firmware: d.firmware, ip: d.ip, queued_messages: d.queued_messages,
+  kind: d.kind,
+  id: d.id,
+  name: d.name,
+  online: d.online,
+  last_seen_at: d.last_seen_at,
+  voltage: d.voltage,
+  firmware: d.firmware,
+  ip: d.ip,
+  queued_messages: d.queued_messages,
 });

@@ -136,8 +136,18 @@ export class DeliveryLanes {
     let lane = this.#lanes.get(topic);
     if (lane === undefined) {
       lane = {
-        topic, inFlight: 0, generation: 0, wake: null, running: false, passWanted: false, resendAll: false,
-        queue: [], queuedBytes: 0, backlog: false, sent: new Set(), passDone: [],
+        topic,
+        inFlight: 0,
+        generation: 0,
+        wake: null,
+        running: false,
+        passWanted: false,
+        resendAll: false,
+        queue: [],
+        queuedBytes: 0,
+        backlog: false,
+        sent: new Set(),
+        passDone: [],
       };
       this.#lanes.set(topic, lane);
     }

@@ -63,12 +63,14 @@ export class ExternalRedelivery {
       const c = this.#context();
       if (c === null) return;
       this.#running++;
-      this.#track(redeliverTopic(c, topic, false)
-        .catch((err: unknown) => this.#log.error({ err, topic }, 'redelivery failed'))
-        .finally(() => {
-          this.#running--;
-          this.#pump();
-        }));
+      this.#track(
+        redeliverTopic(c, topic, false)
+          .catch((err: unknown) => this.#log.error({ err, topic }, 'redelivery failed'))
+          .finally(() => {
+            this.#running--;
+            this.#pump();
+          }),
+      );
     }
   }
 }

@@ -100,83 +100,118 @@ export async function deviceRoutes(fastify: FastifyInstance, deps: DeviceRouteDe
 
   const denied = (what: string) => new AppError(403, 'forbidden', what);
 
-  app.post('/internal/mqtt/emqx/authn', {
-    onRequest: brokerSecret,
-    schema: {
-      operationId: 'mqttEmqxAuthenticate', tags: ['devices'], security, body: EmqxAuthnBody,
-      description: "EMQX HTTP authentication: a device's MQTT username and key. Always 200; the decision is `result`.",
-      summary: 'Broker authentication (EMQX): may this MQTT client connect?',
-      response: { 200: EmqxResult, ...refusals },
+  app.post(
+    '/internal/mqtt/emqx/authn',
+    {
+      onRequest: brokerSecret,
+      schema: {
+        operationId: 'mqttEmqxAuthenticate',
+        tags: ['devices'],
+        security,
+        body: EmqxAuthnBody,
+        description: "EMQX HTTP authentication: a device's MQTT username and key. Always 200; the decision is `result`.",
+        summary: 'Broker authentication (EMQX): may this MQTT client connect?',
+        response: { 200: EmqxResult, ...refusals },
+      },
     },
-  }, async (request) => {
-    const who = await login(request.body.username, request.body.password);
-    return who === null ? { result: 'deny' as const } : { result: 'allow' as const, is_superuser: who === 'service' };
-  });
+    async (request) => {
+      const who = await login(request.body.username, request.body.password);
+      return who === null ? { result: 'deny' as const } : { result: 'allow' as const, is_superuser: who === 'service' };
+    },
+  );
 
-  app.post('/internal/mqtt/emqx/authz', {
-    onRequest: brokerSecret,
-    schema: {
-      operationId: 'mqttEmqxAuthorize', tags: ['devices'], security, body: EmqxAuthzBody,
-      description: 'EMQX HTTP authorization: may this client publish on / subscribe to this topic? Always 200; the decision is `result`.',
-      summary: 'Broker authorization (EMQX): may this client use this topic?',
-      response: { 200: EmqxResult, ...refusals },
+  app.post(
+    '/internal/mqtt/emqx/authz',
+    {
+      onRequest: brokerSecret,
+      schema: {
+        operationId: 'mqttEmqxAuthorize',
+        tags: ['devices'],
+        security,
+        body: EmqxAuthzBody,
+        description: 'EMQX HTTP authorization: may this client publish on / subscribe to this topic? Always 200; the decision is `result`.',
+        summary: 'Broker authorization (EMQX): may this client use this topic?',
+        response: { 200: EmqxResult, ...refusals },
+      },
     },
-  }, async (request) => {
-    const { username, topic, action } = request.body;
-    const allowed = action === 'all' ? decide(username, 'subscribe', topic) && decide(username, 'publish', topic) : decide(username, action, topic);
-    return { result: allowed ? ('allow' as const) : ('deny' as const) };
-  });
+    async (request) => {
+      const { username, topic, action } = request.body;
+      const allowed = action === 'all' ? decide(username, 'subscribe', topic) && decide(username, 'publish', topic) : decide(username, action, topic);
+      return { result: allowed ? ('allow' as const) : ('deny' as const) };
+    },
+  );
 
   // A 403 below is the broker's answer about a device, not a failure of the broker's own credential:
   // counted by the brute-force guard, a few refused devices would lock every device out.
   const answer = { refusalIsAnswer: true };
 
-  app.post('/internal/mqtt/mosquitto/user', {
-    onRequest: brokerSecret,
-    config: answer,
-    schema: {
-      operationId: 'mqttMosquittoUser', tags: ['devices'], security, body: GoAuthUserBody,
-      consumes: FORM_OR_JSON,
-      description: "mosquitto-go-auth HTTP backend, user check: 200 when the username and key are a device's (or the service's), else 403.",
-      summary: 'Broker user check (mosquitto-go-auth)',
-      response: { 200: GoAuthOk, ...deny('unknown device or wrong key'), ...refusals },
+  app.post(
+    '/internal/mqtt/mosquitto/user',
+    {
+      onRequest: brokerSecret,
+      config: answer,
+      schema: {
+        operationId: 'mqttMosquittoUser',
+        tags: ['devices'],
+        security,
+        body: GoAuthUserBody,
+        consumes: FORM_OR_JSON,
+        description: "mosquitto-go-auth HTTP backend, user check: 200 when the username and key are a device's (or the service's), else 403.",
+        summary: 'Broker user check (mosquitto-go-auth)',
+        response: { 200: GoAuthOk, ...deny('unknown device or wrong key'), ...refusals },
+      },
     },
-  }, async (request) => {
-    if ((await login(request.body.username, request.body.password)) === null) throw denied('unknown device or wrong key');
-    return { ok: true, error: '' };
-  });
+    async (request) => {
+      if ((await login(request.body.username, request.body.password)) === null) throw denied('unknown device or wrong key');
+      return { ok: true, error: '' };
+    },
+  );
 
-  app.post('/internal/mqtt/mosquitto/superuser', {
-    onRequest: brokerSecret,
-    config: answer,
-    schema: {
-      operationId: 'mqttMosquittoSuperuser', tags: ['devices'], security, body: GoAuthSuperuserBody,
-      consumes: FORM_OR_JSON,
-      description: 'mosquitto-go-auth HTTP backend, superuser check: only the service itself (the user of MQTT_URL) is one.',
-      summary: 'Broker superuser check (mosquitto-go-auth)',
-      response: { 200: GoAuthOk, ...deny('not a superuser'), ...refusals },
+  app.post(
+    '/internal/mqtt/mosquitto/superuser',
+    {
+      onRequest: brokerSecret,
+      config: answer,
+      schema: {
+        operationId: 'mqttMosquittoSuperuser',
+        tags: ['devices'],
+        security,
+        body: GoAuthSuperuserBody,
+        consumes: FORM_OR_JSON,
+        description: 'mosquitto-go-auth HTTP backend, superuser check: only the service itself (the user of MQTT_URL) is one.',
+        summary: 'Broker superuser check (mosquitto-go-auth)',
+        response: { 200: GoAuthOk, ...deny('not a superuser'), ...refusals },
+      },
     },
-  }, async (request) => {
-    if (!gateway.isServiceLogin(request.body.username, null)) throw denied('not a superuser');
-    return { ok: true, error: '' };
-  });
+    async (request) => {
+      if (!gateway.isServiceLogin(request.body.username, null)) throw denied('not a superuser');
+      return { ok: true, error: '' };
+    },
+  );
 
-  app.post('/internal/mqtt/mosquitto/acl', {
-    onRequest: brokerSecret,
-    config: answer,
-    schema: {
-      operationId: 'mqttMosquittoAcl', tags: ['devices'], security, body: GoAuthAclBody,
-      consumes: FORM_OR_JSON,
-      description: 'mosquitto-go-auth HTTP backend, ACL check (acc 1 read, 2 publish, 3 both, 4 subscribe): 200 allowed, 403 denied.',
-      summary: 'Broker topic check (mosquitto-go-auth)',
-      response: { 200: GoAuthOk, ...deny('not allowed on this topic'), ...refusals },
+  app.post(
+    '/internal/mqtt/mosquitto/acl',
+    {
+      onRequest: brokerSecret,
+      config: answer,
+      schema: {
+        operationId: 'mqttMosquittoAcl',
+        tags: ['devices'],
+        security,
+        body: GoAuthAclBody,
+        consumes: FORM_OR_JSON,
+        description: 'mosquitto-go-auth HTTP backend, ACL check (acc 1 read, 2 publish, 3 both, 4 subscribe): 200 allowed, 403 denied.',
+        summary: 'Broker topic check (mosquitto-go-auth)',
+        response: { 200: GoAuthOk, ...deny('not allowed on this topic'), ...refusals },
+      },
     },
-  }, async (request) => {
-    const { username, topic, acc } = request.body;
-    const access = GO_AUTH_ACCESS[String(acc)] ?? null;
-    // acc 3 (read and write) is never one device's right: it reads one topic and writes another.
-    const allowed = access === null ? gateway.isServiceLogin(username, null) : decide(username, access, topic);
-    if (!allowed) throw denied('not allowed on this topic');
-    return { ok: true, error: '' };
-  });
+    async (request) => {
+      const { username, topic, acc } = request.body;
+      const access = GO_AUTH_ACCESS[String(acc)] ?? null;
+      // acc 3 (read and write) is never one device's right: it reads one topic and writes another.
+      const allowed = access === null ? gateway.isServiceLogin(username, null) : decide(username, access, topic);
+      if (!allowed) throw denied('not allowed on this topic');
+      return { ok: true, error: '' };
+    },
+  );
 }

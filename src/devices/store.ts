@@ -119,7 +119,12 @@ export async function unackedOfTopic(q: Queryable, topic: string, limit: number,
  * The same, for many topics in one statement (devices that subscribed together): per topic, the
  * ids waiting for an ack in the order they go out, with the size of each (for the byte budget).
  */
-export async function unackedOfTopics(q: Queryable, topics: readonly string[], limit: number, now: Date): Promise<Map<string, { id: number; bytes: number }[]>> {
+export async function unackedOfTopics(
+  q: Queryable,
+  topics: readonly string[],
+  limit: number,
+  now: Date,
+): Promise<Map<string, { id: number; bytes: number }[]>> {
   const rows = await q.query<{ topic: string; id: number; bytes: number }>(
     `SELECT topic, id, bytes FROM (
        SELECT d.topic, d.id, octet_length(d.payload::text) + coalesce(octet_length(a.wav) * 4 / 3, 0) AS bytes,

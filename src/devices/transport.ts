@@ -30,15 +30,17 @@ export function messageJson(row: OutboxMessage): Buffer {
 export async function publishAll(transport: Transport, rows: readonly OutboxMessage[]): Promise<{ ok: number[]; failed: number[]; error: string }> {
   const done = new Map<number, boolean>();
   let error = '';
-  const all = Promise.all(rows.map((row) =>
-    transport.publish(row.topic, messageJson(row), row.id).then(
-      () => void done.set(row.id, true),
-      (err: unknown) => {
-        done.set(row.id, false);
-        error ||= err instanceof Error ? err.message : String(err);
-      },
+  const all = Promise.all(
+    rows.map((row) =>
+      transport.publish(row.topic, messageJson(row), row.id).then(
+        () => void done.set(row.id, true),
+        (err: unknown) => {
+          done.set(row.id, false);
+          error ||= err instanceof Error ? err.message : String(err);
+        },
+      ),
     ),
-  ));
+  );
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, PUBLISH_TIMEOUT_MS)))]);
   clearTimeout(timer);

@@ -3,9 +3,7 @@
 // acks it sends. The features, the embedded broker, the external broker's auth endpoints, the
 // dispatcher's redelivery and the simulators all use these.
 
-export type DeviceIdentity =
-  | { readonly kind: 'locker'; readonly lockerId: number }
-  | { readonly kind: 'edge'; readonly edgeId: string };
+export type DeviceIdentity = { readonly kind: 'locker'; readonly lockerId: number } | { readonly kind: 'edge'; readonly edgeId: string };
 
 /** The same pattern as provisioning: no MQTT wildcard or level separator can hide in a topic. */
 const EDGE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -67,10 +65,21 @@ export type QueuedPlayMessage = Omit<PlayMessage, 'audio'>;
 
 /** The JSON an edge device receives on radio/<edge_id>/play (QoS 1), without its audio. */
 export function playMessage(m: {
-  messageId: string; spokenText: string; actor: string; queuedAt: string; expiresAt: string; priority: 'normal' | 'urgent';
+  messageId: string;
+  spokenText: string;
+  actor: string;
+  queuedAt: string;
+  expiresAt: string;
+  priority: 'normal' | 'urgent';
 }): QueuedPlayMessage {
   return {
-    message_id: m.messageId, text: m.spokenText, actor: m.actor, mime: 'audio/wav', queued_at: m.queuedAt, expires_at: m.expiresAt, priority: m.priority,
+    message_id: m.messageId,
+    text: m.spokenText,
+    actor: m.actor,
+    mime: 'audio/wav',
+    queued_at: m.queuedAt,
+    expires_at: m.expiresAt,
+    priority: m.priority,
   };
 }
 
@@ -84,7 +93,11 @@ const byJsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.
  */
 export function withAudio(payload: Readonly<Record<string, unknown>>, wav: Buffer): Record<string, unknown> {
   const message: Record<string, unknown> = { ...payload, audio: wav.toString('base64') };
-  return Object.fromEntries(Object.keys(message).sort(byJsonbKeyOrder).map((key) => [key, message[key]]));
+  return Object.fromEntries(
+    Object.keys(message)
+      .sort(byJsonbKeyOrder)
+      .map((key) => [key, message[key]]),
+  );
 }
 
 /** The service's subscriptions: every device's acks, and what edge devices heard. */

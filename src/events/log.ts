@@ -40,9 +40,14 @@ export async function recordEvents(q: Tx, events: readonly NewEvent[], now: Date
     `INSERT INTO events ${COLUMNS}
      SELECT * , $8::timestamptz FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::jsonb[], $7::text[])`,
     [
-      events.map((e) => e.type), events.map((e) => e.status), events.map((e) => e.organizationId),
-      events.map((e) => e.locationId), events.map((e) => (e.internalId === null ? null : String(e.internalId))),
-      events.map((e) => JSON.stringify(e.details)), events.map((e) => e.message ?? null), now,
+      events.map((e) => e.type),
+      events.map((e) => e.status),
+      events.map((e) => e.organizationId),
+      events.map((e) => e.locationId),
+      events.map((e) => (e.internalId === null ? null : String(e.internalId))),
+      events.map((e) => JSON.stringify(e.details)),
+      events.map((e) => e.message ?? null),
+      now,
     ],
   );
   q.signal('events');

@@ -26,7 +26,10 @@ function internalId(value: string | null): number | string | null {
 }
 
 /** The payload of an event; `storeNumber` is its location's `store_number`. */
-export function eventPayload(event: Pick<EventRow, 'uuid' | 'type' | 'status' | 'created_at' | 'details' | 'location_id' | 'internal_id' | 'organization_id' | 'message'>, storeNumber: string | null): EventPayload {
+export function eventPayload(
+  event: Pick<EventRow, 'uuid' | 'type' | 'status' | 'created_at' | 'details' | 'location_id' | 'internal_id' | 'organization_id' | 'message'>,
+  storeNumber: string | null,
+): EventPayload {
   return {
     uuid: event.uuid,
     type: event.type,

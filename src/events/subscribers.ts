@@ -99,7 +99,10 @@ export class EventSubscribers {
       if (held) this.#loop.soon(HELD_RETRY_MS);
       const last = events.at(-1);
       if (last === undefined) return 0;
-      await handler(q, events.map(({ tx_id: _tx, ...event }) => event));
+      await handler(
+        q,
+        events.map(({ tx_id: _tx, ...event }) => event),
+      );
       await q.query('UPDATE event_cursors SET tx_id = $2::xid8, event_id = $3, updated_at = now() WHERE subscriber = $1', [name, last.tx_id, last.id]);
       return events.length;
     });

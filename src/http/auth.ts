@@ -97,7 +97,14 @@ export function apiTokenLookup(db: Queryable, clock: Clock): ApiTokens {
       const cached = live.get(digest);
       if (cached !== undefined && now.getTime() < cached.until) return cached.principal;
       live.delete(digest);
-      const [row] = await db.query<{ id: number; organization_id: number; scopes: string[]; location_ids: number[] | null; token_hash: string; expires_at: string | null }>(
+      const [row] = await db.query<{
+        id: number;
+        organization_id: number;
+        scopes: string[];
+        location_ids: number[] | null;
+        token_hash: string;
+        expires_at: string | null;
+      }>(
         `SELECT id, organization_id, scopes, location_ids, token_hash, expires_at FROM api_tokens
          WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
         [digest, now],
@@ -118,8 +125,7 @@ export function apiTokenLookup(db: Queryable, clock: Clock): ApiTokens {
  */
 export function bearerAuth(tokens: ApiTokens, scope: string, opts: { failStatus?: 401 | 403 } = {}): onRequestAsyncHookHandler {
   const failStatus = opts.failStatus ?? 401;
-  const refuse = (message: string) =>
-    failStatus === 401 ? unauthorized(message) : new AppError(403, 'forbidden', message);
+  const refuse = (message: string) => (failStatus === 401 ? unauthorized(message) : new AppError(403, 'forbidden', message));
   return async (request: FastifyRequest) => {
     const token = bearerOf(request);
     if (token === null) throw refuse('a bearer token is required');

@@ -61,8 +61,7 @@ export function errorBody(request: FastifyRequest, body: ErrorBody): ErrorBody &
 }
 
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} not found`);
-export const invalid = (field: string, problem: string) =>
-  new AppError(422, 'validation_failed', `${field}: ${problem}`, { errors: { [field]: [problem] } });
+export const invalid = (field: string, problem: string) => new AppError(422, 'validation_failed', `${field}: ${problem}`, { errors: { [field]: [problem] } });
 
 interface AjvIssue {
   instancePath?: string;

@@ -15,8 +15,17 @@ type Doc = Json & { paths?: Record<string, Record<string, Json>>; components?: J
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
 const STATUS_NAMES: Record<string, string> = {
-  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 413: 'PayloadTooLarge',
-  414: 'UriTooLong', 415: 'UnsupportedMediaType', 422: 'Validation', 429: 'TooManyRequests', 503: 'Unavailable',
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  414: 'UriTooLong',
+  415: 'UnsupportedMediaType',
+  422: 'Validation',
+  429: 'TooManyRequests',
+  503: 'Unavailable',
 };
 
 const pascal = (s: string) => s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
@@ -128,7 +137,9 @@ function stringExample(schema: Json): string | undefined {
   if (schema.format === 'uri') return 'https://hooks.example.org/storeops';
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
-  const patterns = [schema.pattern, ...(Array.isArray(schema.allOf) ? schema.allOf.map((s) => (s as Json).pattern) : [])].filter((p): p is string => typeof p === 'string');
+  const patterns = [schema.pattern, ...(Array.isArray(schema.allOf) ? schema.allOf.map((s) => (s as Json).pattern) : [])].filter(
+    (p): p is string => typeof p === 'string',
+  );
   const fits = (s: string) => s.length >= min && s.length <= max && patterns.every((p) => new RegExp(p, 'u').test(s));
   for (const base of STRING_CANDIDATES) {
     const candidate = base.length < min ? base.padEnd(min, base) : base;

@@ -36,7 +36,12 @@ export function openApiOptions(): SwaggerOptions {
           lockerApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The locker's own api_key" },
           edgeApiKey: { type: 'apiKey', in: 'header', name: 'api-key', description: "The radio edge device's key" },
           bearerToken: { type: 'http', scheme: 'bearer' },
-          hubToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'A call button hub: `<any scheme word> <token>`, a token with the buttons scope' },
+          hubToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'A call button hub: `<any scheme word> <token>`, a token with the buttons scope',
+          },
           messagingSignature: { type: 'apiKey', in: 'header', name: 'X-Messaging-Signature' },
           consoleSession: { type: 'apiKey', in: 'cookie', name: 'storeops_console', description: 'The console session, from signing in at /console' },
           brokerSecret: { type: 'http', scheme: 'bearer', description: 'MQTT_AUTH_SECRET (mosquitto-go-auth may send it as its User-Agent instead)' },

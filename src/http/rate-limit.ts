@@ -82,7 +82,7 @@ export function registerFailureLimit(app: FastifyInstance, clock: Clock, limit: 
     if (warnedProxy || request.headers['x-forwarded-for'] === undefined) return;
     warnedProxy = true;
     request.log.warn(
-      'requests arrive with X-Forwarded-For but TRUST_PROXY is unset: every client behind the proxy shares its address; set TRUST_PROXY to the proxy\'s address',
+      "requests arrive with X-Forwarded-For but TRUST_PROXY is unset: every client behind the proxy shares its address; set TRUST_PROXY to the proxy's address",
     );
   });
 

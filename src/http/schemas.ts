@@ -16,12 +16,19 @@ export const ErrorBody = Type.Object({
  * they are fewer than the service's codes of that status (http/errors.ts ERROR_CODES), its codes:
  * the OpenAPI document lists them as the enum of `code`. */
 export const errorResponse = (description: string, codes?: readonly string[]) =>
-  codes === undefined ? { ...ErrorBody, description } : { ...ErrorBody, properties: { ...ErrorBody.properties, code: Type.String({ enum: [...codes] }) }, description };
+  codes === undefined
+    ? { ...ErrorBody, description }
+    : { ...ErrorBody, properties: { ...ErrorBody.properties, code: Type.String({ enum: [...codes] }) }, description };
 
 /** Error responses by status, each with its description, or its description and codes. */
-export function errorResponses<S extends number>(described: Record<S, string | { description: string; codes: readonly string[] }>): Record<S, ReturnType<typeof errorResponse>> {
+export function errorResponses<S extends number>(
+  described: Record<S, string | { description: string; codes: readonly string[] }>,
+): Record<S, ReturnType<typeof errorResponse>> {
   return Object.fromEntries(
-    Object.entries<string | { description: string; codes: readonly string[] }>(described).map(([status, d]) => [status, typeof d === 'string' ? errorResponse(d) : errorResponse(d.description, d.codes)]),
+    Object.entries<string | { description: string; codes: readonly string[] }>(described).map(([status, d]) => [
+      status,
+      typeof d === 'string' ? errorResponse(d) : errorResponse(d.description, d.codes),
+    ]),
   ) as Record<S, ReturnType<typeof errorResponse>>;
 }
 
@@ -29,7 +36,9 @@ export function errorResponses<S extends number>(described: Record<S, string | {
  * and R2). The route sets `config.errorText` so that the handler (http/errors.ts) fills it. */
 export function withErrorText<R extends Record<number, ReturnType<typeof errorResponse>>>(responses: R): R {
   const error = Type.String({ description: 'The same text as message (deployed edge integrations read it)' });
-  return Object.fromEntries(Object.entries(responses).map(([status, r]) => [status, { ...r, properties: { ...r.properties, error }, required: [...(r.required ?? []), 'error'] }])) as unknown as R;
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, r]) => [status, { ...r, properties: { ...r.properties, error }, required: [...(r.required ?? []), 'error'] }]),
+  ) as unknown as R;
 }
 
 /** The refusals of any JSON body. */

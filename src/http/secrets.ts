@@ -32,7 +32,10 @@ const SECRET_NAME = /secret|token|key|password|signature/;
 /** A parameter name as a lenient parser could read it: percent-escapes decoded byte by byte,
  * lower case, and only its letters and digits kept. */
 function paramName(raw: string): string {
-  return raw.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))).toLowerCase().replace(/[^a-z0-9]/g, '');
+  return raw
+    .replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 }
 
 /** Replaces the value of secret query parameters in a URL, for logs, however the name is encoded
@@ -40,7 +43,8 @@ function paramName(raw: string): string {
 export function redactUrl(url: string): string {
   const start = url.indexOf('?');
   if (start < 0) return url;
-  const query = url.slice(start + 1).replace(/([^&;=]*)=([^&;]*)/g, (pair: string, name: string) =>
-    SECRET_NAME.test(paramName(name)) ? `${name}=[REDACTED]` : pair);
+  const query = url
+    .slice(start + 1)
+    .replace(/([^&;=]*)=([^&;]*)/g, (pair: string, name: string) => (SECRET_NAME.test(paramName(name)) ? `${name}=[REDACTED]` : pair));
   return `${url.slice(0, start + 1)}${query}`;
 }

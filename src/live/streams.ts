@@ -96,10 +96,12 @@ export class LiveStreams {
       return false;
     };
     const subscription = this.#feed.subscribe(spec.locationId, (events) => {
-      chain = chain.then(async () => {
-        if (sink === null || sink.closed || !(await allowed())) return;
-        await spec.onEvents(events, sink);
-      }).catch((err: unknown) => this.#failed(sink, err));
+      chain = chain
+        .then(async () => {
+          if (sink === null || sink.closed || !(await allowed())) return;
+          await spec.onEvents(events, sink);
+        })
+        .catch((err: unknown) => this.#failed(sink, err));
     });
     try {
       await subscription.ready;
@@ -119,9 +121,11 @@ export class LiveStreams {
     const opened = new Sink(res);
     sink = opened;
     const heartbeat = setInterval(() => {
-      chain = chain.then(async () => {
-        if (await allowed()) opened.comment('heartbeat');
-      }).catch((err: unknown) => this.#failed(opened, err));
+      chain = chain
+        .then(async () => {
+          if (await allowed()) opened.comment('heartbeat');
+        })
+        .catch((err: unknown) => this.#failed(opened, err));
     }, this.#heartbeatMs);
     heartbeat.unref();
     const tagged = spec.tag === undefined ? null : (this.#tagged.get(spec.tag) ?? this.#tagged.set(spec.tag, new Set()).get(spec.tag) ?? null);

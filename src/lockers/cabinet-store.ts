@@ -129,14 +129,32 @@ export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date):
      -- Carried out now: a delayed close the command overtook is called off, and the locker is told
      -- through the device outbox (delayed: the job does both when it runs).
      canceled AS (${deleteJobsFrom(`SELECT ${delayedCloseKeySql('cur.id', '$5::text')} FROM cur WHERE NOT $17::boolean AND EXISTS (SELECT 1 FROM overtaken)`)}),
-     sent AS (${insertDeviceMessagesFrom(q, `SELECT ${lockerCommandTopicSql('u.locker_id')},
-       ${lockerCommandMessageSql('u', { commandId: '$9', command: '$10', door: '$5', issuedAt: '$18' })}, $9, $7 FROM updated u WHERE NOT $17::boolean`)}),
+     sent AS (${insertDeviceMessagesFrom(
+       q,
+       `SELECT ${lockerCommandTopicSql('u.locker_id')},
+       ${lockerCommandMessageSql('u', { commandId: '$9', command: '$10', door: '$5', issuedAt: '$18' })}, $9, $7 FROM updated u WHERE NOT $17::boolean`,
+     )}),
      ${readyOrders(closes, '$7::timestamptz', (select) => insertEventsFrom(q, select))}${agree}
      SELECT ${CABINET_COLUMNS} FROM updated c`,
     [
       byCode ? (cmd.target as { openCode: string }).openCode : (cmd.target as { cabinetId: number }).cabinetId,
-      cmd.size, cmd.thermalMode, cmd.enabled, cmd.door, cmd.doorState, now, cmd.overtakes, cmd.commandId, cmd.command,
-      cmd.source, cmd.actedBy, cmd.orderId, cmd.reason, cmd.delaySeconds, cmd.runAt, cmd.delayed, isoMicros(now),
+      cmd.size,
+      cmd.thermalMode,
+      cmd.enabled,
+      cmd.door,
+      cmd.doorState,
+      now,
+      cmd.overtakes,
+      cmd.commandId,
+      cmd.command,
+      cmd.source,
+      cmd.actedBy,
+      cmd.orderId,
+      cmd.reason,
+      cmd.delaySeconds,
+      cmd.runAt,
+      cmd.delayed,
+      isoMicros(now),
     ],
   );
   return row;
@@ -165,8 +183,11 @@ export async function executeDelayedClose(q: Tx, commandId: string, now: Date): 
        FROM cmd, prior b WHERE c.id = cmd.cabinet_id AND b.id = c.id
        RETURNING c.*
      ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$2::timestamptz'))}),
-     sent AS (${insertDeviceMessagesFrom(q, `SELECT ${lockerCommandTopicSql('c.locker_id')},
-       ${lockerCommandMessageSql('c', { commandId: '$1', command: `'close'`, door: 'cmd.door', issuedAt: '$3' })}, $1, $2 FROM closed c, cmd`)}),
+     sent AS (${insertDeviceMessagesFrom(
+       q,
+       `SELECT ${lockerCommandTopicSql('c.locker_id')},
+       ${lockerCommandMessageSql('c', { commandId: '$1', command: `'close'`, door: 'cmd.door', issuedAt: '$3' })}, $1, $2 FROM closed c, cmd`,
+     )}),
      ${readyOrders(closes, '$2::timestamptz', (select) => insertEventsFrom(q, select))}
      SELECT 1 FROM closed`,
     [commandId, now, isoMicros(now)],

@@ -8,7 +8,14 @@ import type { Tx } from '../db/db.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import {
-  commandEffect, commandProblems, DELAYED_CLOSE_JOB, delayedCloseKey, delayedCloseSeconds, doorOf, isDoorCommand, looksLikeOpenCode,
+  commandEffect,
+  commandProblems,
+  DELAYED_CLOSE_JOB,
+  delayedCloseKey,
+  delayedCloseSeconds,
+  doorOf,
+  isDoorCommand,
+  looksLikeOpenCode,
   type CabinetCommandRequest,
 } from './rules.ts';
 import { applyCabinetCommand, executeDelayedClose, lockCabinetForCommand, recordCustomerAction } from './cabinet-store.ts';
@@ -34,19 +41,34 @@ export async function commandCabinet(deps: LockerDeps, cabinetId: number, req: C
     const cabinet = await lockCabinetForCommand(q, cabinetId);
     if (cabinet === undefined) throw notFound(`cabinet ${cabinetId}`);
     const problem = commandProblems(req, {
-      occupied: cabinet.occupied, rearLoadingAvailable: cabinet.rear_loading_available, currentOrderId: cabinet.current_order_id,
+      occupied: cabinet.occupied,
+      rearLoadingAvailable: cabinet.rear_loading_available,
+      currentOrderId: cabinet.current_order_id,
     });
     if (problem !== null) throw problem;
     const now = deps.clock.now();
     const delay = delayedCloseSeconds(req);
     const effect = commandEffect(req.command, { delayed: delay !== null, size: req.size?.trim() ?? null, thermalMode: req.thermal_mode ?? null });
     const orderId = req.order_id ?? null;
-    const updated = await carryOut(q, {
-      ...effect, target: { cabinetId }, commandId: crypto.randomUUID(), command: req.command, door: doorOf(req), source: 'staff',
-      actedBy: req.acted_by ?? null, orderId: orderId === null ? null : String(orderId), reason: req.reason ?? null,
-      overtakes: isDoorCommand(req.command), delaySeconds: req.command === 'close' ? (req.delay ?? null) : null,
-      runAt: delay === null ? now : new Date(now.getTime() + delay * 1000), delayed: delay !== null,
-    }, now);
+    const updated = await carryOut(
+      q,
+      {
+        ...effect,
+        target: { cabinetId },
+        commandId: crypto.randomUUID(),
+        command: req.command,
+        door: doorOf(req),
+        source: 'staff',
+        actedBy: req.acted_by ?? null,
+        orderId: orderId === null ? null : String(orderId),
+        reason: req.reason ?? null,
+        overtakes: isDoorCommand(req.command),
+        delaySeconds: req.command === 'close' ? (req.delay ?? null) : null,
+        runAt: delay === null ? now : new Date(now.getTime() + delay * 1000),
+        delayed: delay !== null,
+      },
+      now,
+    );
     if (updated === undefined) throw notFound(`cabinet ${cabinetId}`);
     return updated;
   });
@@ -60,14 +82,31 @@ export async function customerCommand(deps: LockerDeps, openCode: string, comman
   const missing = () => new AppError(404, 'not_found', 'no open order has this open code');
   if (!looksLikeOpenCode(openCode)) throw missing();
   const now = deps.clock.now();
-  const cabinet = command === 'agree'
-    // Carried out now, never delayed: the store's one statement is the whole change.
-    ? await deps.db.statement((q) => applyCabinetCommand(q, {
-      ...commandEffect('open', { delayed: false, size: null, thermalMode: null }), target: { openCode }, commandId: crypto.randomUUID(),
-      command: 'open', door: 'front', source: 'customer', actedBy: null, orderId: null, reason: null, overtakes: true,
-      delaySeconds: null, runAt: now, delayed: false,
-    }, now))
-    : await deps.db.statement((q) => recordCustomerAction(q, openCode, command, now));
+  const cabinet =
+    command === 'agree'
+      ? // Carried out now, never delayed: the store's one statement is the whole change.
+        await deps.db.statement((q) =>
+          applyCabinetCommand(
+            q,
+            {
+              ...commandEffect('open', { delayed: false, size: null, thermalMode: null }),
+              target: { openCode },
+              commandId: crypto.randomUUID(),
+              command: 'open',
+              door: 'front',
+              source: 'customer',
+              actedBy: null,
+              orderId: null,
+              reason: null,
+              overtakes: true,
+              delaySeconds: null,
+              runAt: now,
+              delayed: false,
+            },
+            now,
+          ),
+        )
+      : await deps.db.statement((q) => recordCustomerAction(q, openCode, command, now));
   if (cabinet === undefined) throw missing();
   return cabinet;
 }

@@ -21,10 +21,21 @@ export async function createOrder(deps: LockerDeps, req: CreateOrderRequest): Pr
   const openCode = randomToken(OPEN_CODE_BYTES);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const now = deps.clock.now();
-    const { target, created } = await deps.db.statement((q) => insertOrder(q, {
-      orderId: req.order_id, cabinetId: req.cabinet_id, lockerId: req.locker_id, organizationId: req.organization_id,
-      locationId: req.location_id, rearload: req.rearload, openCode,
-    }, now));
+    const { target, created } = await deps.db.statement((q) =>
+      insertOrder(
+        q,
+        {
+          orderId: req.order_id,
+          cabinetId: req.cabinet_id,
+          lockerId: req.locker_id,
+          organizationId: req.organization_id,
+          locationId: req.location_id,
+          rearload: req.rearload,
+          openCode,
+        },
+        now,
+      ),
+    );
     const mismatch = orderMismatch(req, target);
     if (mismatch !== null) throw mismatch;
     if (created !== undefined) return created;
@@ -54,17 +65,23 @@ export async function completeOrder(
   by: { cabinetId: number } | { openCode: string },
   options: CompleteOptions = {},
 ): Promise<OrderRecordRow> {
-  const missing = () =>
-    new AppError(404, 'not_found', 'cabinetId' in by ? `cabinet ${by.cabinetId} has no order to complete` : 'no order has this open code');
+  const missing = () => new AppError(404, 'not_found', 'cabinetId' in by ? `cabinet ${by.cabinetId} has no order to complete` : 'no order has this open code');
   if ('openCode' in by && !looksLikeOpenCode(by.openCode)) throw missing();
   const { db, clock } = deps;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const now = clock.now();
     const coolOffUntil = coolOffEnd(now, options.delay);
     const run = async (q: Tx): Promise<OrderRecordRow | undefined> => {
-      const done = await completeOpenOrder(q, by, {
-        completedBy: options.completed_by ?? null, completedDeviceId: options.completed_device_id ?? null, coolOffUntil,
-      }, now);
+      const done = await completeOpenOrder(
+        q,
+        by,
+        {
+          completedBy: options.completed_by ?? null,
+          completedDeviceId: options.completed_device_id ?? null,
+          coolOffUntil,
+        },
+        now,
+      );
       if (done !== undefined && coolOffUntil !== null) {
         await enqueueJob(q, COOL_OFF_END_JOB, { cabinet_id: done.cabinet_id }, coolOffUntil, { key: coolOffKey(done.cabinet_id) });
       }

@@ -46,8 +46,10 @@ export function endedOrderRefusal(o: Pick<OrderRecordRow, 'id' | 'canceled_at' |
 
 /** L8 / L9: an order outside the organization or location the caller names is not theirs to see. */
 export function outsideScope(o: Pick<OrderRecordRow, 'organization_id' | 'location_id'>, scope: OrderScope): boolean {
-  return (scope.organization_id !== undefined && scope.organization_id !== o.organization_id)
-    || (scope.location_id !== undefined && scope.location_id !== o.location_id);
+  return (
+    (scope.organization_id !== undefined && scope.organization_id !== o.organization_id) ||
+    (scope.location_id !== undefined && scope.location_id !== o.location_id)
+  );
 }
 
 export interface CreateOrderRequest {
@@ -127,7 +129,7 @@ export function commandProblems(req: CabinetCommandRequest, ctx: CommandContext)
     }
     const given = req.order_id ?? null;
     if (given !== null && given !== '' && String(given).trim() !== String(ctx.currentOrderId)) {
-      errors.order_id = ["is not the order occupying the cabinet"];
+      errors.order_id = ['is not the order occupying the cabinet'];
     }
   }
   return Object.keys(errors).length > 0 ? invalidFields(errors) : null;

@@ -33,12 +33,15 @@ const cabinetBase = {
 };
 
 /** L1: enabled boolean, occupied 1/0, cool_off_period boolean. */
-export const ListedCabinet = Type.Object({
-  ...cabinetBase,
-  enabled: Type.Boolean(),
-  occupied: Flag01,
-  cool_off_period: Type.Boolean(),
-}, { title: 'ListedCabinet' });
+export const ListedCabinet = Type.Object(
+  {
+    ...cabinetBase,
+    enabled: Type.Boolean(),
+    occupied: Flag01,
+    cool_off_period: Type.Boolean(),
+  },
+  { title: 'ListedCabinet' },
+);
 
 /** L3: enabled and occupied 1/0. */
 export const CommandedCabinet = Type.Object({ ...cabinetBase, enabled: Flag01, occupied: Flag01 }, { title: 'CommandedCabinet' });
@@ -46,19 +49,22 @@ export const CommandedCabinet = Type.Object({ ...cabinetBase, enabled: Flag01, o
 /** L5: enabled and occupied booleans. */
 export const CustomerCabinet = Type.Object({ ...cabinetBase, enabled: Type.Boolean(), occupied: Type.Boolean() }, { title: 'CustomerCabinet' });
 
-export const Locker = Type.Object({
-  id: Type.Integer(),
-  api_key: Type.String(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  name: Type.String(),
-  organization_id: Type.Integer(),
-  location_id: Type.Integer(),
-  rear_loading_available: Type.Boolean(),
-  version: Type.Integer(),
-  timer: Type.Integer(),
-  cabinets: Type.Array(ListedCabinet),
-}, { title: 'Locker' });
+export const Locker = Type.Object(
+  {
+    id: Type.Integer(),
+    api_key: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    name: Type.String(),
+    organization_id: Type.Integer(),
+    location_id: Type.Integer(),
+    rear_loading_available: Type.Boolean(),
+    version: Type.Integer(),
+    timer: Type.Integer(),
+    cabinets: Type.Array(ListedCabinet),
+  },
+  { title: 'Locker' },
+);
 
 const orderCreation = {
   order_id: Type.Integer(),
@@ -79,16 +85,19 @@ export const CreatedOrder = Type.Object(orderCreation, { title: 'CreatedOrder' }
 export const ORDER_STATUSES = ['open', 'ready', 'completed', 'canceled', 'expired'] as const;
 
 /** L4, L6 and L8: the full order record. */
-export const OrderRecord = Type.Object({
-  ...orderCreation,
-  completed_at: NullableTimestamp,
-  completed_by: NullableInteger,
-  completed_device_id: NullableInteger,
-  canceled_at: NullableTimestamp,
-  application: NullableString,
-  status: oneOf(ORDER_STATUSES),
-  pickup_deadline: NullableTimestamp,
-}, { title: 'OrderRecord' });
+export const OrderRecord = Type.Object(
+  {
+    ...orderCreation,
+    completed_at: NullableTimestamp,
+    completed_by: NullableInteger,
+    completed_device_id: NullableInteger,
+    canceled_at: NullableTimestamp,
+    application: NullableString,
+    status: oneOf(ORDER_STATUSES),
+    pickup_deadline: NullableTimestamp,
+  },
+  { title: 'OrderRecord' },
+);
 
 export const OrderParams = Type.Object({ id: RowId });
 
@@ -136,13 +145,16 @@ export const CustomerCommandBody = Type.Object({
 
 export const StatusReportBody = Type.Object({
   cabinets: Type.Array(
-    Type.Object({
-      key: Type.Integer({ minimum: 0, maximum: INT32_MAX }),
-      // Null or absent: that door is not reported (contract section 5, version 3; lockers without
-      // a rear door send null). An entry reporting neither door is refused (lockers/rules.ts).
-      front_status: Type.Optional(oneOfOrNull(['open', 'closed'])),
-      rear_status: Type.Optional(oneOfOrNull(['open', 'closed'])),
-    }, { description: 'A cabinet and what it reports of its doors: front_status, rear_status or both (null or absent: not reported)' }),
+    Type.Object(
+      {
+        key: Type.Integer({ minimum: 0, maximum: INT32_MAX }),
+        // Null or absent: that door is not reported (contract section 5, version 3; lockers without
+        // a rear door send null). An entry reporting neither door is refused (lockers/rules.ts).
+        front_status: Type.Optional(oneOfOrNull(['open', 'closed'])),
+        rear_status: Type.Optional(oneOfOrNull(['open', 'closed'])),
+      },
+      { description: 'A cabinet and what it reports of its doors: front_status, rear_status or both (null or absent: not reported)' },
+    ),
     { maxItems: 1000 },
   ),
   locker_info: Type.Optional(

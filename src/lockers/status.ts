@@ -32,15 +32,21 @@ export async function reportStatus(deps: LockerDeps, locker: { id: number; versi
   const repeated = repeatedKeys(cabinets);
   if (repeated !== null) throw invalidReport(repeated);
   const now = deps.clock.now();
-  const unknown = await deps.db.statement((q) => applyStatusReport(q, {
-    lockerId: locker.id,
-    keys: cabinets.map((c) => c.key),
-    front: cabinets.map((c) => c.front_status ?? null),
-    rear: cabinets.map((c) => c.rear_status ?? null),
-    ip: info?.ip ?? null,
-    firmware: info?.firmware ?? null,
-    eventType: event?.type ?? null,
-    event: event ?? null,
-  }, now));
+  const unknown = await deps.db.statement((q) =>
+    applyStatusReport(
+      q,
+      {
+        lockerId: locker.id,
+        keys: cabinets.map((c) => c.key),
+        front: cabinets.map((c) => c.front_status ?? null),
+        rear: cabinets.map((c) => c.rear_status ?? null),
+        ip: info?.ip ?? null,
+        firmware: info?.firmware ?? null,
+        eventType: event?.type ?? null,
+        event: event ?? null,
+      },
+      now,
+    ),
+  );
   if (unknown.length > 0) throw invalidReport(unknownKeys(cabinets, unknown));
 }

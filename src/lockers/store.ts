@@ -26,7 +26,6 @@ export const orderEvent = (status: string, message: string, source: string, now:
     format('Order %s ${message} cabinet %s.', s.order_id, s.cabinet_key), ${now}
   FROM (${source}) s`;
 
-
 /**
  * L1: the location's lockers with their cabinets as the finished JSON body, built by the database
  * (the listing is the most read operation, and parsing a row per cabinet only to print it again
@@ -99,9 +98,17 @@ export async function insertOrder(q: Tx, o: NewOrder, now: Date): Promise<Create
   return {
     target,
     created: {
-      id: o_id, order_id: o.orderId, cabinet_id: target.cabinet_id, open_code: o_open_code, locker_id: target.locker_id,
-      organization_id: target.organization_id, location_id: target.location_id, app_owner_id: null,
-      created_at: o_created_at, updated_at: o_created_at, rearload: o.rearload,
+      id: o_id,
+      order_id: o.orderId,
+      cabinet_id: target.cabinet_id,
+      open_code: o_open_code,
+      locker_id: target.locker_id,
+      organization_id: target.organization_id,
+      location_id: target.location_id,
+      app_owner_id: null,
+      created_at: o_created_at,
+      updated_at: o_created_at,
+      rearload: o.rearload,
     },
   };
 }
@@ -129,7 +136,12 @@ export async function findOrderByOpenCode(q: Queryable, openCode: string): Promi
  * releases its cabinet or starts its cool-off, and writes `order_completed`. undefined: no open
  * order matched.
  */
-export async function completeOpenOrder(q: Tx, by: { cabinetId: number } | { openCode: string }, c: Completion, now: Date): Promise<OrderRecordRow | undefined> {
+export async function completeOpenOrder(
+  q: Tx,
+  by: { cabinetId: number } | { openCode: string },
+  c: Completion,
+  now: Date,
+): Promise<OrderRecordRow | undefined> {
   const lockCabinet =
     'cabinetId' in by
       ? 'SELECT c.id, c.key FROM cabinets c WHERE c.id = $1 FOR UPDATE'

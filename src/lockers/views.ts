@@ -7,9 +7,18 @@ const flag01 = (b: boolean): 0 | 1 => (b ? 1 : 0);
 
 function cabinetCommon(c: CabinetRow) {
   return {
-    id: c.id, key: c.key, created_at: c.created_at, updated_at: c.updated_at, name: c.name, locker_id: c.locker_id,
-    state: c.state, size: c.size, released_at: c.released_at, thermal_mode: c.thermal_mode,
-    rear_load_status: c.rear_load_status, tag: c.tag,
+    id: c.id,
+    key: c.key,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+    name: c.name,
+    locker_id: c.locker_id,
+    state: c.state,
+    size: c.size,
+    released_at: c.released_at,
+    thermal_mode: c.thermal_mode,
+    rear_load_status: c.rear_load_status,
+    tag: c.tag,
   };
 }
 
@@ -26,9 +35,16 @@ export function customerCabinetView(c: CabinetRow) {
 /** L2's 201 body: exactly these ten fields. */
 export function createdOrderView(o: CreatedOrderRow) {
   return {
-    order_id: o.order_id, cabinet_id: o.cabinet_id, open_code: o.open_code, locker_id: o.locker_id,
-    organization_id: o.organization_id, location_id: o.location_id, app_owner_id: o.app_owner_id,
-    updated_at: o.updated_at, created_at: o.created_at, id: o.id,
+    order_id: o.order_id,
+    cabinet_id: o.cabinet_id,
+    open_code: o.open_code,
+    locker_id: o.locker_id,
+    organization_id: o.organization_id,
+    location_id: o.location_id,
+    app_owner_id: o.app_owner_id,
+    updated_at: o.updated_at,
+    created_at: o.created_at,
+    id: o.id,
   };
 }
 
@@ -36,8 +52,13 @@ export function createdOrderView(o: CreatedOrderRow) {
 export function orderRecordView(o: OrderRecordRow) {
   return {
     ...createdOrderView(o),
-    completed_at: o.completed_at, completed_by: o.completed_by, completed_device_id: o.completed_device_id,
-    canceled_at: o.canceled_at, application: o.application, status: orderStatus(o), pickup_deadline: o.pickup_deadline,
+    completed_at: o.completed_at,
+    completed_by: o.completed_by,
+    completed_device_id: o.completed_device_id,
+    canceled_at: o.canceled_at,
+    application: o.application,
+    status: orderStatus(o),
+    pickup_deadline: o.pickup_deadline,
   };
 }
 

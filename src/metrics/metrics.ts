@@ -10,45 +10,66 @@ export class ServiceMetrics {
   readonly registry = new Registry();
 
   readonly httpRequests = new Counter({
-    name: 'storeops_http_requests_total', help: 'HTTP requests answered, by operationId (or route) and status (per instance)',
-    labelNames: ['operation', 'status'] as const, registers: [this.registry],
+    name: 'storeops_http_requests_total',
+    help: 'HTTP requests answered, by operationId (or route) and status (per instance)',
+    labelNames: ['operation', 'status'] as const,
+    registers: [this.registry],
   });
 
   readonly httpDuration = new Histogram({
-    name: 'storeops_http_request_duration_seconds', help: 'Time to answer an HTTP request, by operationId (or route) (per instance)',
-    labelNames: ['operation'] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
+    name: 'storeops_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by operationId (or route) (per instance)',
+    labelNames: ['operation'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
   });
 
   readonly speechSeconds = new Histogram({
-    name: 'storeops_speech_synthesis_seconds', help: 'Time to synthesize a radio announcement\'s speech (per instance)',
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8], registers: [this.registry],
+    name: 'storeops_speech_synthesis_seconds',
+    help: "Time to synthesize a radio announcement's speech (per instance)",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8],
+    registers: [this.registry],
   });
 
   readonly retentionDeleted = new Counter({
-    name: 'storeops_retention_deleted_total', help: 'Rows deleted by retention, by kind (per instance)',
-    labelNames: ['kind'] as const, registers: [this.registry],
+    name: 'storeops_retention_deleted_total',
+    help: 'Rows deleted by retention, by kind (per instance)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
   });
 
   readonly #cfh = new Gauge({
-    name: 'storeops_cfh_requests', help: 'Call for Help requests in the database, by status', labelNames: ['status'] as const, registers: [this.registry],
+    name: 'storeops_cfh_requests',
+    help: 'Call for Help requests in the database, by status',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
   });
 
   readonly #deviceMessages = new Gauge({
-    name: 'storeops_device_messages', help: 'Device outbox messages: queued (not yet published), failed (its last publish failed), unacked (published, no ack yet)',
-    labelNames: ['state'] as const, registers: [this.registry],
+    name: 'storeops_device_messages',
+    help: 'Device outbox messages: queued (not yet published), failed (its last publish failed), unacked (published, no ack yet)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
   });
 
   readonly #webhooks = new Gauge({
-    name: 'storeops_webhook_deliveries', help: 'Webhook deliveries in the database, by state (pending, delivered, failed)',
-    labelNames: ['state'] as const, registers: [this.registry],
+    name: 'storeops_webhook_deliveries',
+    help: 'Webhook deliveries in the database, by state (pending, delivered, failed)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
   });
 
   readonly #jobsLag = new Gauge({
-    name: 'storeops_jobs_lag_seconds', help: 'How late the oldest due scheduled job is (0: none due)', registers: [this.registry],
+    name: 'storeops_jobs_lag_seconds',
+    help: 'How late the oldest due scheduled job is (0: none due)',
+    registers: [this.registry],
   });
 
   readonly #devicesOnline = new Gauge({
-    name: 'storeops_devices_connected', help: 'Devices currently online (device health), by kind', labelNames: ['kind'] as const, registers: [this.registry],
+    name: 'storeops_devices_connected',
+    help: 'Devices currently online (device health), by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
   });
 
   /** An answered HTTP request: `operation` is the route's operationId, its route pattern, or "unmatched". */

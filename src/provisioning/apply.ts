@@ -23,7 +23,11 @@ const validate = makeAjv({ coerceTypes: false, verbose: true }).compile<Provisio
 
 export function parseProvisioning(input: unknown): ProvisioningFile {
   if (validate(input)) return input;
-  throw new ProvisioningError(explainIssues(validate.errors ?? []).slice(0, 10).join('; '));
+  throw new ProvisioningError(
+    explainIssues(validate.errors ?? [])
+      .slice(0, 10)
+      .join('; '),
+  );
 }
 
 export interface ProvisioningSummary {
@@ -65,7 +69,8 @@ export async function entry(where: string, fn: () => Promise<void>): Promise<voi
 
 export async function organizationOfLocation(q: Queryable, where: string, locationId: number): Promise<number> {
   const [row] = await q.query<{ organization_id: number }>('SELECT organization_id FROM locations WHERE id = $1', [locationId]);
-  if (row === undefined) throw new ProvisioningError(`${where}.location_id: location ${locationId} does not exist (it is neither in this file nor already provisioned)`);
+  if (row === undefined)
+    throw new ProvisioningError(`${where}.location_id: location ${locationId} does not exist (it is neither in this file nor already provisioned)`);
   return row.organization_id;
 }
 
@@ -76,7 +81,16 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
   const file = parseProvisioning(input);
   const now = clock.now();
   return db.tx(async (q) => {
-    const summary: ProvisioningSummary = { organizations: 0, locations: 0, lockers: 0, cabinets: 0, cfh_options: 0, radio_edges: 0, messaging_accounts: 0, api_tokens: 0 };
+    const summary: ProvisioningSummary = {
+      organizations: 0,
+      locations: 0,
+      lockers: 0,
+      cabinets: 0,
+      cfh_options: 0,
+      radio_edges: 0,
+      messaging_accounts: 0,
+      api_tokens: 0,
+    };
     if (file.webhooks !== undefined) summary.webhooks = 0;
     for (const [i, o] of (file.organizations ?? []).entries()) {
       await entry(`organizations[${i}]`, async () => {
@@ -88,11 +102,21 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       await entry(`locations[${i}]`, async () => {
         const timeZone = l.time_zone ?? null;
         if (timeZone !== null && !isTimeZone(timeZone)) throw new ProvisioningError(`locations[${i}].time_zone: "${timeZone}" is not an IANA time zone`);
-        await upsertByKey(q, 'locations', ['id', l.id], {
-          organization_id: { value: l.organization_id }, name: { value: l.name }, cfh_timeout_seconds: { value: l.cfh_timeout_seconds ?? null },
-          store_number: { value: l.store_number ?? null }, locker_pickup_hours: { value: l.locker_pickup_hours ?? null, cast: 'numeric' },
-          locker_reminder_hours: { value: l.locker_reminder_hours ?? null, cast: 'numeric' }, time_zone: { value: timeZone, cast: 'text' },
-        }, now);
+        await upsertByKey(
+          q,
+          'locations',
+          ['id', l.id],
+          {
+            organization_id: { value: l.organization_id },
+            name: { value: l.name },
+            cfh_timeout_seconds: { value: l.cfh_timeout_seconds ?? null },
+            store_number: { value: l.store_number ?? null },
+            locker_pickup_hours: { value: l.locker_pickup_hours ?? null, cast: 'numeric' },
+            locker_reminder_hours: { value: l.locker_reminder_hours ?? null, cast: 'numeric' },
+            time_zone: { value: timeZone, cast: 'text' },
+          },
+          now,
+        );
         await applyCfhLocationSettings(q, l, now);
         // The database computes the day boundaries: it must know the zone too (its tz data may be older).
         if (timeZone !== null) await q.query('SELECT now() AT TIME ZONE $1', [timeZone]);
@@ -103,31 +127,64 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       const where = `lockers[${i}]`;
       await entry(where, async () => {
         const organizationId = await organizationOfLocation(q, where, k.location_id);
-        await upsertByKey(q, 'lockers', ['id', k.id], {
-          organization_id: { value: organizationId }, location_id: { value: k.location_id }, name: { value: k.name }, version: { value: k.version ?? 2 },
-          rear_loading_available: { value: k.rear_loading_available ?? false }, timer: { value: k.timer ?? 30 },
-          api_key: { value: k.api_key, uncompared: true }, api_key_hash: { value: sha256hex(k.api_key) },
-        }, now);
+        await upsertByKey(
+          q,
+          'lockers',
+          ['id', k.id],
+          {
+            organization_id: { value: organizationId },
+            location_id: { value: k.location_id },
+            name: { value: k.name },
+            version: { value: k.version ?? 2 },
+            rear_loading_available: { value: k.rear_loading_available ?? false },
+            timer: { value: k.timer ?? 30 },
+            api_key: { value: k.api_key, uncompared: true },
+            api_key_hash: { value: sha256hex(k.api_key) },
+          },
+          now,
+        );
       });
       summary.lockers++;
       for (const [j, c] of (k.cabinets ?? []).entries()) {
         // size, thermal_mode and enabled are where a cabinet starts: L3 owns them afterwards, so
         // applying the file again does not undo a resize or a disable.
         await entry(`${where}.cabinets[${j}]`, async () => {
-          await upsertByKey(q, 'cabinets', ['id', c.id], {
-            locker_id: { value: k.id }, key: { value: c.key }, name: { value: c.name ?? null }, size: { value: c.size ?? 'medium', insertOnly: true },
-            thermal_mode: { value: c.thermal_mode ?? 'ambient', insertOnly: true }, tag: { value: c.tag ?? null }, enabled: { value: c.enabled ?? true, insertOnly: true },
-          }, now);
+          await upsertByKey(
+            q,
+            'cabinets',
+            ['id', c.id],
+            {
+              locker_id: { value: k.id },
+              key: { value: c.key },
+              name: { value: c.name ?? null },
+              size: { value: c.size ?? 'medium', insertOnly: true },
+              thermal_mode: { value: c.thermal_mode ?? 'ambient', insertOnly: true },
+              tag: { value: c.tag ?? null },
+              enabled: { value: c.enabled ?? true, insertOnly: true },
+            },
+            now,
+          );
         });
         summary.cabinets++;
       }
     }
     for (const [i, o] of (file.cfh_options ?? []).entries()) {
       await entry(`cfh_options[${i}]`, async () => {
-        await upsertByKey(q, 'cfh_options', ['id', o.id], {
-          organization_id: { value: o.organization_id }, location_id: { value: o.location_id ?? null }, text_en: { value: o.text_en }, text_fr: { value: o.text_fr },
-          prompt_en: { value: o.prompt_en }, prompt_fr: { value: o.prompt_fr }, staff_action: { value: o.staff_action ?? 'claim_and_on_the_way' },
-        }, now);
+        await upsertByKey(
+          q,
+          'cfh_options',
+          ['id', o.id],
+          {
+            organization_id: { value: o.organization_id },
+            location_id: { value: o.location_id ?? null },
+            text_en: { value: o.text_en },
+            text_fr: { value: o.text_fr },
+            prompt_en: { value: o.prompt_en },
+            prompt_fr: { value: o.prompt_fr },
+            staff_action: { value: o.staff_action ?? 'claim_and_on_the_way' },
+          },
+          now,
+        );
       });
       summary.cfh_options++;
     }
@@ -136,19 +193,36 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       const where = `radio_edges[${i}]`;
       await entry(where, async () => {
         const organizationId = await organizationOfLocation(q, where, e.location_id);
-        await upsertByKey(q, 'radio_edges', ['edge_id', e.edge_id], {
-          organization_id: { value: organizationId }, location_id: { value: e.location_id }, name: { value: e.name }, device_key_hash: { value: sha256hex(e.device_key) },
-          voice_handlers: { value: e.voice_handlers ?? [], cast: 'text[]' }, announce_cfh: { value: e.announce_cfh ?? DEFAULT_ANNOUNCE_CFH, cast: 'text[]' },
-          voice_actions: { value: e.voice_actions ?? false, cast: 'boolean' },
-        }, now);
+        await upsertByKey(
+          q,
+          'radio_edges',
+          ['edge_id', e.edge_id],
+          {
+            organization_id: { value: organizationId },
+            location_id: { value: e.location_id },
+            name: { value: e.name },
+            device_key_hash: { value: sha256hex(e.device_key) },
+            voice_handlers: { value: e.voice_handlers ?? [], cast: 'text[]' },
+            announce_cfh: { value: e.announce_cfh ?? DEFAULT_ANNOUNCE_CFH, cast: 'text[]' },
+            voice_actions: { value: e.voice_actions ?? false, cast: 'boolean' },
+          },
+          now,
+        );
       });
       summary.radio_edges++;
     }
     for (const [i, a] of (file.messaging_accounts ?? []).entries()) {
       await entry(`messaging_accounts[${i}]`, async () => {
-        await upsertByKey(q, 'messaging_accounts', ['account_sid', a.account_sid], {
-          organization_id: { value: a.organization_id }, auth_token: { value: a.auth_token },
-        }, now);
+        await upsertByKey(
+          q,
+          'messaging_accounts',
+          ['account_sid', a.account_sid],
+          {
+            organization_id: { value: a.organization_id },
+            auth_token: { value: a.auth_token },
+          },
+          now,
+        );
       });
       summary.messaging_accounts++;
     }
@@ -163,10 +237,19 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
             throw new ProvisioningError(`${where}.location_id: location ${w.location_id} is not of organization ${w.organization_id}`);
           }
         }
-        await upsertByKey(q, 'webhook_endpoints', ['id', w.id], {
-          organization_id: { value: w.organization_id }, location_id: { value: w.location_id ?? null }, url: { value: w.url }, secret: { value: w.secret },
-          events: { value: w.events ?? EVENT_TYPES, cast: 'text[]' },
-        }, now);
+        await upsertByKey(
+          q,
+          'webhook_endpoints',
+          ['id', w.id],
+          {
+            organization_id: { value: w.organization_id },
+            location_id: { value: w.location_id ?? null },
+            url: { value: w.url },
+            secret: { value: w.secret },
+            events: { value: w.events ?? EVENT_TYPES, cast: 'text[]' },
+          },
+          now,
+        );
       });
       summary.webhooks = (summary.webhooks ?? 0) + 1;
     }

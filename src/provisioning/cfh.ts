@@ -10,9 +10,14 @@ type Location = NonNullable<ProvisioningFile['locations']>[number];
 
 export async function applyCfhLocationSettings(q: Queryable, l: Location, now: Date): Promise<void> {
   const values = [
-    l.cfh_escalation_seconds ?? null, l.cfh_reminder_seconds ?? null, l.cfh_reminder_claimed_seconds ?? null,
-    l.cfh_reminder_cap_seconds ?? null, l.cfh_auto_complete_seconds ?? null, l.staff_name_format ?? null,
-    l.call_button_cooldown_seconds ?? null, l.language ?? null,
+    l.cfh_escalation_seconds ?? null,
+    l.cfh_reminder_seconds ?? null,
+    l.cfh_reminder_claimed_seconds ?? null,
+    l.cfh_reminder_cap_seconds ?? null,
+    l.cfh_auto_complete_seconds ?? null,
+    l.staff_name_format ?? null,
+    l.call_button_cooldown_seconds ?? null,
+    l.language ?? null,
   ];
   await q.query(
     `UPDATE locations SET cfh_escalation_seconds = $2, cfh_reminder_seconds = $3, cfh_reminder_claimed_seconds = $4,
@@ -27,8 +32,11 @@ export async function applyCfhLocationSettings(q: Queryable, l: Location, now: D
 
 /** An option the location may use: of its organization, for every location or for this one. */
 async function checkOption(q: Queryable, where: string, optionId: number, organizationId: number, locationId: number): Promise<void> {
-  const rows = await q.query('SELECT 1 FROM cfh_options WHERE id = $1 AND organization_id = $2 AND (location_id IS NULL OR location_id = $3)',
-    [optionId, organizationId, locationId]);
+  const rows = await q.query('SELECT 1 FROM cfh_options WHERE id = $1 AND organization_id = $2 AND (location_id IS NULL OR location_id = $3)', [
+    optionId,
+    organizationId,
+    locationId,
+  ]);
   if (rows.length === 0) throw new ProvisioningError(`${where}: option ${optionId} is not an option of location ${locationId}`);
 }
 
@@ -40,9 +48,18 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
     const where = `cfh_outcomes[${i}]`;
     await entry(where, async () => {
       await organizationOfLocation(q, where, o.location_id);
-      await upsertByKey(q, 'cfh_outcomes', ['id', o.id], {
-        location_id: { value: o.location_id }, key: { value: o.key }, text_en: { value: o.text_en }, text_fr: { value: o.text_fr },
-      }, now);
+      await upsertByKey(
+        q,
+        'cfh_outcomes',
+        ['id', o.id],
+        {
+          location_id: { value: o.location_id },
+          key: { value: o.key },
+          text_en: { value: o.text_en },
+          text_fr: { value: o.text_fr },
+        },
+        now,
+      );
     });
     summary.cfh_outcomes = (summary.cfh_outcomes ?? 0) + 1;
   }
@@ -51,10 +68,20 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
     await entry(where, async () => {
       const organizationId = await organizationOfLocation(q, where, b.location_id);
       await checkOption(q, `${where}.option_id`, b.option_id, organizationId, b.location_id);
-      await upsertByKey(q, 'call_buttons', ['id', b.id], {
-        organization_id: { value: organizationId }, location_id: { value: b.location_id }, option_id: { value: b.option_id },
-        name: { value: b.name }, device_key: { value: b.device_key }, chat_channel_id: { value: b.chat_channel_id ?? null },
-      }, now);
+      await upsertByKey(
+        q,
+        'call_buttons',
+        ['id', b.id],
+        {
+          organization_id: { value: organizationId },
+          location_id: { value: b.location_id },
+          option_id: { value: b.option_id },
+          name: { value: b.name },
+          device_key: { value: b.device_key },
+          chat_channel_id: { value: b.chat_channel_id ?? null },
+        },
+        now,
+      );
     });
     summary.call_buttons = (summary.call_buttons ?? 0) + 1;
   }
@@ -63,11 +90,21 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
     await entry(where, async () => {
       const organizationId = await organizationOfLocation(q, where, d.location_id);
       for (const [j, optionId] of d.option_ids.entries()) await checkOption(q, `${where}.option_ids[${j}]`, optionId, organizationId, d.location_id);
-      await upsertByKey(q, 'cfh_displays', ['id', d.id], {
-        organization_id: { value: organizationId }, location_id: { value: d.location_id }, name: { value: d.name }, key_hash: { value: sha256hex(d.key) },
-        option_ids: { value: d.option_ids, cast: 'int[]' }, allow_custom_text: { value: d.allow_custom_text ?? false },
-        chat_channel_id: { value: d.chat_channel_id ?? null },
-      }, now);
+      await upsertByKey(
+        q,
+        'cfh_displays',
+        ['id', d.id],
+        {
+          organization_id: { value: organizationId },
+          location_id: { value: d.location_id },
+          name: { value: d.name },
+          key_hash: { value: sha256hex(d.key) },
+          option_ids: { value: d.option_ids, cast: 'int[]' },
+          allow_custom_text: { value: d.allow_custom_text ?? false },
+          chat_channel_id: { value: d.chat_channel_id ?? null },
+        },
+        now,
+      );
     });
     summary.cfh_displays = (summary.cfh_displays ?? 0) + 1;
   }

@@ -20,7 +20,8 @@ export function closedSchema<T extends TSchema>(schema: T): T {
     if (Array.isArray(node)) return node.map(close);
     if (typeof node !== 'object' || node === null) return node;
     const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, close(v)])) : close(value);
+    for (const [key, value] of Object.entries(node))
+      out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, close(v)])) : close(value);
     if (out.type === 'object' && typeof out.properties === 'object' && !('additionalProperties' in out)) out.additionalProperties = false;
     return out;
   };
@@ -100,7 +101,11 @@ export function explainIssues(issues: readonly Issue[]): string[] {
 }
 
 const TABLE_WORDS: Record<string, string> = {
-  organizations: 'organization', locations: 'location', lockers: 'locker', cabinets: 'cabinet', cfh_options: 'CFH option',
+  organizations: 'organization',
+  locations: 'location',
+  lockers: 'locker',
+  cabinets: 'cabinet',
+  cfh_options: 'CFH option',
 };
 
 /** A refusal of the database while applying one entry, in words (a missing reference above all). */

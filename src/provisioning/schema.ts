@@ -34,113 +34,155 @@ const Cabinet = Type.Object({
 
 export const ProvisioningFile = Type.Object({
   organizations: Type.Optional(Type.Array(Type.Object({ id: Id, name: Name }))),
-  locations: Type.Optional(Type.Array(Type.Object({
-    id: Id,
-    organization_id: Id,
-    name: Name,
-    cfh_timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 86_400 }))),
-    /** Hours a locker order waits for its customer (default 72), and between pickup reminders (default 24). */
-    locker_pickup_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
-    locker_reminder_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
-    /** The store's own number, as its events carry it (`store_number`). */
-    store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
-    /** The store's IANA time zone (e.g. America/Toronto): its reports' day boundaries. Absent or null: UTC. */
-    time_zone: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_+/-]+$' }))),
-    /** Call for Help (docs/cfh.md): escalation, reminders, automatic completion; 0 turns one off. */
-    cfh_escalation_seconds: Type.Optional(nullable(CfhSeconds)),
-    cfh_reminder_seconds: Type.Optional(nullable(CfhSeconds)),
-    cfh_reminder_claimed_seconds: Type.Optional(nullable(CfhSeconds)),
-    cfh_reminder_cap_seconds: Type.Optional(nullable(CfhSeconds)),
-    cfh_auto_complete_seconds: Type.Optional(nullable(CfhSeconds)),
-    staff_name_format: Type.Optional(oneOfOrNull(['full', 'first', 'generic'] as const)),
-    call_button_cooldown_seconds: Type.Optional(nullable(CfhSeconds)),
-    language: Type.Optional(oneOfOrNull(['en', 'fr'] as const)),
-  }))),
-  lockers: Type.Optional(Type.Array(Type.Object({
-    id: Id,
-    location_id: Id,
-    name: Name,
-    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    rear_loading_available: Type.Optional(Type.Boolean()),
-    timer: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
-    api_key: Secret,
-    cabinets: Type.Optional(Type.Array(Cabinet)),
-  }))),
-  cfh_options: Type.Optional(Type.Array(Type.Object({
-    id: Id,
-    organization_id: Id,
-    location_id: Type.Optional(nullable(Id)),
-    text_en: Name,
-    text_fr: Name,
-    prompt_en: Type.String({ maxLength: 2000 }),
-    prompt_fr: Type.String({ maxLength: 2000 }),
-    staff_action: Type.Optional(oneOf(['claim_and_on_the_way', 'on_the_way', 'acknowledge', 'done', 'none'] as const)),
-  }))),
-  cfh_outcomes: Type.Optional(Type.Array(Type.Object({
-    id: Id,
-    location_id: Id,
-    key: Type.String({ minLength: 1, maxLength: 100, ...STORABLE }),
-    text_en: Name,
-    text_fr: Name,
-  }))),
-  call_buttons: Type.Optional(Type.Array(Type.Object({
-    id: Id,
-    location_id: Id,
-    name: Name,
-    /** The button's MAC address, as its hub sends it (compared case-insensitively). */
-    device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
-    option_id: Id,
-    chat_channel_id: Type.Optional(ChatChannelId),
-  }))),
-  cfh_displays: Type.Optional(Type.Array(Type.Object({
-    id: Id,
-    location_id: Id,
-    name: Name,
-    /** The page's address and credential: at least 128 random bits, URL-safe. */
-    key: Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }),
-    option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
-    allow_custom_text: Type.Optional(Type.Boolean()),
-    chat_channel_id: Type.Optional(ChatChannelId),
-  }))),
-  radio_edges: Type.Optional(Type.Array(Type.Object({
-    edge_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' }),
-    location_id: Id,
-    name: Name,
-    device_key: Secret,
-    voice_handlers: Type.Optional(Type.Array(Type.Union([Type.Literal('normalize'), Type.Literal('chime'), Type.Literal('transcript')]), { uniqueItems: true })),
-    /** The CFH statuses it announces (default created, escalated, cancelled); empty: none. */
-    announce_cfh: Type.Optional(Type.Array(oneOf(CFH_ANNOUNCEABLE), { uniqueItems: true })),
-    /** Acts on what staff say on the channel (radio/<edge_id>/heard). Default false. */
-    voice_actions: Type.Optional(Type.Boolean()),
-  }))),
-  messaging_accounts: Type.Optional(Type.Array(Type.Object({
-    account_sid: Type.String({ pattern: '^[A-Za-z0-9]{34}$' }),
-    organization_id: Id,
-    auth_token: Secret,
-  }))),
-  webhooks: Type.Optional(Type.Array(Type.Object({
-    id: Id,
-    organization_id: Id,
-    /** Only this location's events; absent or null: every location of the organization. */
-    location_id: Type.Optional(nullable(Id)),
-    /** http or https; checked when the file is applied (apply.ts), the address again at each delivery. */
-    url: Type.String({ minLength: 1, maxLength: 2000 }),
-    /** The HMAC-SHA256 key of the signatures. */
-    // Any non-empty secret: receivers choose their own (the HMAC key), even short ones.
-    secret: Type.String({ minLength: 1, maxLength: 512 }),
-    /** The event types sent; absent: all of them, empty: none. */
-    events: Type.Optional(Type.Array(oneOf(EVENT_TYPES), { uniqueItems: true })),
-  }))),
-  api_tokens: Type.Optional(Type.Array(Type.Object({
-    name: Name,
-    organization_id: Id,
-    scopes: Type.Array(oneOf(TOKEN_SCOPES), { minItems: 1, uniqueItems: true }),
-    /** The locations the token may reach; absent or null: every location of its organization. */
-    location_ids: Type.Optional(nullable(Type.Array(Id, { minItems: 1, uniqueItems: true }))),
-    token: Secret,
-    expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
-    revoked: Type.Optional(Type.Boolean()),
-  }))),
+  locations: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Id,
+        organization_id: Id,
+        name: Name,
+        cfh_timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 86_400 }))),
+        /** Hours a locker order waits for its customer (default 72), and between pickup reminders (default 24). */
+        locker_pickup_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
+        locker_reminder_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
+        /** The store's own number, as its events carry it (`store_number`). */
+        store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
+        /** The store's IANA time zone (e.g. America/Toronto): its reports' day boundaries. Absent or null: UTC. */
+        time_zone: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_+/-]+$' }))),
+        /** Call for Help (docs/cfh.md): escalation, reminders, automatic completion; 0 turns one off. */
+        cfh_escalation_seconds: Type.Optional(nullable(CfhSeconds)),
+        cfh_reminder_seconds: Type.Optional(nullable(CfhSeconds)),
+        cfh_reminder_claimed_seconds: Type.Optional(nullable(CfhSeconds)),
+        cfh_reminder_cap_seconds: Type.Optional(nullable(CfhSeconds)),
+        cfh_auto_complete_seconds: Type.Optional(nullable(CfhSeconds)),
+        staff_name_format: Type.Optional(oneOfOrNull(['full', 'first', 'generic'] as const)),
+        call_button_cooldown_seconds: Type.Optional(nullable(CfhSeconds)),
+        language: Type.Optional(oneOfOrNull(['en', 'fr'] as const)),
+      }),
+    ),
+  ),
+  lockers: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Id,
+        location_id: Id,
+        name: Name,
+        version: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+        rear_loading_available: Type.Optional(Type.Boolean()),
+        timer: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+        api_key: Secret,
+        cabinets: Type.Optional(Type.Array(Cabinet)),
+      }),
+    ),
+  ),
+  cfh_options: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Id,
+        organization_id: Id,
+        location_id: Type.Optional(nullable(Id)),
+        text_en: Name,
+        text_fr: Name,
+        prompt_en: Type.String({ maxLength: 2000 }),
+        prompt_fr: Type.String({ maxLength: 2000 }),
+        staff_action: Type.Optional(oneOf(['claim_and_on_the_way', 'on_the_way', 'acknowledge', 'done', 'none'] as const)),
+      }),
+    ),
+  ),
+  cfh_outcomes: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Id,
+        location_id: Id,
+        key: Type.String({ minLength: 1, maxLength: 100, ...STORABLE }),
+        text_en: Name,
+        text_fr: Name,
+      }),
+    ),
+  ),
+  call_buttons: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Id,
+        location_id: Id,
+        name: Name,
+        /** The button's MAC address, as its hub sends it (compared case-insensitively). */
+        device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
+        option_id: Id,
+        chat_channel_id: Type.Optional(ChatChannelId),
+      }),
+    ),
+  ),
+  cfh_displays: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Id,
+        location_id: Id,
+        name: Name,
+        /** The page's address and credential: at least 128 random bits, URL-safe. */
+        key: Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }),
+        option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
+        allow_custom_text: Type.Optional(Type.Boolean()),
+        chat_channel_id: Type.Optional(ChatChannelId),
+      }),
+    ),
+  ),
+  radio_edges: Type.Optional(
+    Type.Array(
+      Type.Object({
+        edge_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' }),
+        location_id: Id,
+        name: Name,
+        device_key: Secret,
+        voice_handlers: Type.Optional(
+          Type.Array(Type.Union([Type.Literal('normalize'), Type.Literal('chime'), Type.Literal('transcript')]), { uniqueItems: true }),
+        ),
+        /** The CFH statuses it announces (default created, escalated, cancelled); empty: none. */
+        announce_cfh: Type.Optional(Type.Array(oneOf(CFH_ANNOUNCEABLE), { uniqueItems: true })),
+        /** Acts on what staff say on the channel (radio/<edge_id>/heard). Default false. */
+        voice_actions: Type.Optional(Type.Boolean()),
+      }),
+    ),
+  ),
+  messaging_accounts: Type.Optional(
+    Type.Array(
+      Type.Object({
+        account_sid: Type.String({ pattern: '^[A-Za-z0-9]{34}$' }),
+        organization_id: Id,
+        auth_token: Secret,
+      }),
+    ),
+  ),
+  webhooks: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Id,
+        organization_id: Id,
+        /** Only this location's events; absent or null: every location of the organization. */
+        location_id: Type.Optional(nullable(Id)),
+        /** http or https; checked when the file is applied (apply.ts), the address again at each delivery. */
+        url: Type.String({ minLength: 1, maxLength: 2000 }),
+        /** The HMAC-SHA256 key of the signatures. */
+        // Any non-empty secret: receivers choose their own (the HMAC key), even short ones.
+        secret: Type.String({ minLength: 1, maxLength: 512 }),
+        /** The event types sent; absent: all of them, empty: none. */
+        events: Type.Optional(Type.Array(oneOf(EVENT_TYPES), { uniqueItems: true })),
+      }),
+    ),
+  ),
+  api_tokens: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Name,
+        organization_id: Id,
+        scopes: Type.Array(oneOf(TOKEN_SCOPES), { minItems: 1, uniqueItems: true }),
+        /** The locations the token may reach; absent or null: every location of its organization. */
+        location_ids: Type.Optional(nullable(Type.Array(Id, { minItems: 1, uniqueItems: true }))),
+        token: Secret,
+        expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
+        revoked: Type.Optional(Type.Boolean()),
+      }),
+    ),
+  ),
 });
 
 export type ProvisioningFile = Static<typeof ProvisioningFile>;

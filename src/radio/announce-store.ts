@@ -9,7 +9,9 @@ export const RADIO_ANNOUNCE_JOB = 'radio.announce';
 
 /** The SQL of WAITING_RANK for a status expression (null for a status outside it). */
 const waitingRank = (status: string) =>
-  `(CASE ${status} ${Object.entries(WAITING_RANK).map(([s, n]) => `WHEN '${s}' THEN ${n}`).join(' ')} END)`;
+  `(CASE ${status} ${Object.entries(WAITING_RANK)
+    .map(([s, n]) => `WHEN '${s}' THEN ${n}`)
+    .join(' ')} END)`;
 
 /**
  * One pending announcement job per request, due a few seconds after its latest event; a later
@@ -41,8 +43,13 @@ export async function askForAnnouncements(q: Tx, events: readonly EventRow[], ru
      DO UPDATE SET payload = EXCLUDED.payload, run_at = EXCLUDED.run_at, attempts = 0
      WHERE coalesce(${waitingRank("EXCLUDED.payload->>'status'")} >= ${waitingRank("jobs.payload->>'status'")}, true)`,
     [
-      RADIO_ANNOUNCE_JOB, runAt, list.map((e) => e.internal_id), list.map((e) => e.organization_id), list.map((e) => e.location_id),
-      list.map((e) => e.status), list.map((e) => JSON.stringify(e.details)),
+      RADIO_ANNOUNCE_JOB,
+      runAt,
+      list.map((e) => e.internal_id),
+      list.map((e) => e.organization_id),
+      list.map((e) => e.location_id),
+      list.map((e) => e.status),
+      list.map((e) => JSON.stringify(e.details)),
     ],
   );
 }

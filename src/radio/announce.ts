@@ -45,17 +45,28 @@ export function announceJob(deps: AnnounceDeps): JobHandler {
     for (const { edge, language: raw } of edges) {
       const language = languageOf(raw);
       const french = language === 'fr' ? await frenchOption(q, requestId) : null;
-      const text = announcementText({
-        status,
-        name: str(details.name),
-        optionText: french?.text ?? str(details.option_text),
-        optionPrompt: french?.prompt ?? str(details.option_prompt),
-        claimedBy: str(details.claimed_by),
-      }, language);
+      const text = announcementText(
+        {
+          status,
+          name: str(details.name),
+          optionText: french?.text ?? str(details.option_text),
+          optionPrompt: french?.prompt ?? str(details.option_prompt),
+          claimedBy: str(details.claimed_by),
+        },
+        language,
+      );
       if (text === null) continue;
       const request = {
-        edge, source: 'announcement' as const, text, actor: 'Call for Help', process: true, credential: 'service' as const,
-        apiTokenId: null, messaging: null, priority: isUrgent(status) ? 'urgent' as const : 'normal' as const, language,
+        edge,
+        source: 'announcement' as const,
+        text,
+        actor: 'Call for Help',
+        process: true,
+        credential: 'service' as const,
+        apiTokenId: null,
+        messaging: null,
+        priority: isUrgent(status) ? ('urgent' as const) : ('normal' as const),
+        language,
         cfh: { requestId, status },
       };
       plays.push({ request, audio: await prepareAudio(deps, request) });

@@ -34,7 +34,8 @@ export interface VoiceDeps extends AnnounceDeps {
   log?: { warn(obj: object, msg: string): void };
 }
 
-export type HeardOutcome = 'pending' | 'refused' | 'duplicate' | 'invalid' | 'late' | 'disabled' | 'none' | 'nothing_waiting' | 'taken' | 'closed' | 'claimed' | 'on_the_way';
+export type HeardOutcome =
+  'pending' | 'refused' | 'duplicate' | 'invalid' | 'late' | 'disabled' | 'none' | 'nothing_waiting' | 'taken' | 'closed' | 'claimed' | 'on_the_way';
 
 /** What was heard longer ago than this is too late to act on. */
 const LATE_AFTER_MS = 60_000;
@@ -66,7 +67,8 @@ export async function handleHeard(deps: VoiceDeps, edgeId: string, payload: Buff
   // Said long ago (an edge device that was away sends what it heard then): recorded, not acted on,
   // or it would claim whatever request is oldest now.
   const late = heard.heardAt !== null && now.getTime() - heard.heardAt.getTime() > LATE_AFTER_MS;
-  const first: HeardOutcome = heard.problem !== null ? 'invalid' : !edge.voiceActions ? 'disabled' : read.intent === 'none' ? 'none' : late ? 'late' : 'pending';
+  const first: HeardOutcome =
+    heard.problem !== null ? 'invalid' : !edge.voiceActions ? 'disabled' : read.intent === 'none' ? 'none' : late ? 'late' : 'pending';
   const recorded = await deps.db.tx((q) => insertHeard(q, { edge, ...heard, intent: read.intent, outcome: first }, now));
   if (!recorded) {
     // Brought again (QoS 1). Recorded and settled: a duplicate. Still pending long after it was
@@ -94,9 +96,10 @@ export async function handleHeard(deps: VoiceDeps, edgeId: string, payload: Buff
     target = choice;
     try {
       const staff = staffOf(edge.edgeId, heard.speaker);
-      done = read.intent === 'claim'
-        ? await deps.cfh.claim(edge.organizationId, choice.message_id, staff)
-        : await deps.cfh.onTheWay(edge.organizationId, choice.message_id, staff);
+      done =
+        read.intent === 'claim'
+          ? await deps.cfh.claim(edge.organizationId, choice.message_id, staff)
+          : await deps.cfh.onTheWay(edge.organizationId, choice.message_id, staff);
     } catch (err) {
       // Closed and gone, or refused by CFH's own rules: without effect.
       deps.log?.warn({ err, edgeId, requestId: choice.request_id }, 'a voice action could not act on its request');
@@ -114,11 +117,22 @@ export async function handleHeard(deps: VoiceDeps, edgeId: string, payload: Buff
 
 /** Says the answer on the edge device and records what came of the heard message. */
 async function reply(
-  deps: VoiceDeps, edge: ListeningEdge, heardId: string, outcome: HeardOutcome, target: OpenRequest | null, text: string,
+  deps: VoiceDeps,
+  edge: ListeningEdge,
+  heardId: string,
+  outcome: HeardOutcome,
+  target: OpenRequest | null,
+  text: string,
 ): Promise<HeardOutcome> {
   const request: PlayRequest = {
     edge: { edgeId: edge.edgeId, organizationId: edge.organizationId, locationId: edge.locationId, voiceHandlers: edge.voiceHandlers },
-    source: 'confirmation', text, actor: 'Radio', process: true, credential: 'service', apiTokenId: null, messaging: null,
+    source: 'confirmation',
+    text,
+    actor: 'Radio',
+    process: true,
+    credential: 'service',
+    apiTokenId: null,
+    messaging: null,
     language: languageOf(edge.language),
   };
   let replyId: string | null = null;

@@ -110,12 +110,17 @@ const UNIT = new RegExp(String.raw`(\d+(?:\.\d+)?)\s?(${wordList(Object.keys(UNI
 export function normalizeForSpeech(input: string): string {
   let text = input.normalize('NFKC');
   text = text.replace(PRICE_BEFORE, (_m, symbol: string, whole: string, fraction?: string) => sayAmount(CURRENCIES[symbol] ?? CURRENCIES.$!, whole, fraction));
-  text = text.replace(PRICE_AFTER, (_m, whole: string, fraction: string | undefined, symbol: string) => sayAmount(CURRENCIES[symbol] ?? CURRENCIES.$!, whole, fraction));
+  text = text.replace(PRICE_AFTER, (_m, whole: string, fraction: string | undefined, symbol: string) =>
+    sayAmount(CURRENCIES[symbol] ?? CURRENCIES.$!, whole, fraction),
+  );
   text = text.replace(/(\d+)\s?¢/g, (_m, n: string) => `${Number(n)} ${Number(n) === 1 ? 'cent' : 'cents'}`);
   text = text.replace(/(\d)\s?%/g, '$1 percent').replace(/%/g, ' percent ');
   text = text.replace(/#\s?(?=\d)/g, 'number ').replace(/#/g, ' ');
   text = text.replace(/\bw\/o\b/gi, 'without').replace(/\bw\/(?=\s|$)/gi, 'with');
-  text = text.replace(/&/g, ' and ').replace(/@/g, ' at ').replace(/(\d)\s?\+\s?(\d)/g, '$1 plus $2');
+  text = text
+    .replace(/&/g, ' and ')
+    .replace(/@/g, ' at ')
+    .replace(/(\d)\s?\+\s?(\d)/g, '$1 plus $2');
   text = text.replace(/~\s?(?=\d)/g, 'about ');
   text = text.replace(UNIT, (_m, n: string, unit: string) => {
     const [one, many] = UNITS[unit.toLowerCase()] ?? [unit, unit];
@@ -126,5 +131,8 @@ export function normalizeForSpeech(input: string): string {
   text = text.replace(ABBREVIATION, (_m, word: string) => ABBREVIATIONS[word.toLowerCase()] ?? word);
   // Symbols the engine would otherwise name ("asterisk", "underscore").
   text = text.replace(/[*_|^`]+/g, ' ');
-  return text.replace(/\s+/g, ' ').replace(/\s+([,.;:!?])/g, '$1').trim();
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([,.;:!?])/g, '$1')
+    .trim();
 }

@@ -79,7 +79,12 @@ export async function playText(
 ): Promise<Queued> {
   const edge = await edgeForCaller(deps.db, caller, body.edgeId);
   return playOnEdge(deps, {
-    edge, source: 'generic', text: body.text, actor: body.actor, process: body.process, priority: body.priority ?? 'normal',
+    edge,
+    source: 'generic',
+    text: body.text,
+    actor: body.actor,
+    process: body.process,
+    priority: body.priority ?? 'normal',
     credential: caller.kind === 'token' ? 'token' : 'edge_key',
     apiTokenId: caller.kind === 'token' ? caller.principal.tokenId : null,
     messaging: null,
@@ -99,16 +104,23 @@ export async function playMessaging(
   if (edge.organizationId !== account.organizationId) throw new AppError(403, 'forbidden', "the account is not of this edge device's organization");
   return playOnEdge(deps, {
     // R2 speaks the first MAX_TEXT_LENGTH characters (whole code points) and records the whole text.
-    edge, source: 'messaging', text: fields.Body, speak: Array.from(fields.Body).slice(0, MAX_TEXT_LENGTH).join(''), actor: fields.From, process: true,
+    edge,
+    source: 'messaging',
+    text: fields.Body,
+    speak: Array.from(fields.Body).slice(0, MAX_TEXT_LENGTH).join(''),
+    actor: fields.From,
+    process: true,
     messageSid: fields.MessageSid ?? null,
-    credential: 'messaging_signature', apiTokenId: null,
+    credential: 'messaging_signature',
+    apiTokenId: null,
     messaging: { accountSid: account.accountSid, from: fields.From, to: fields.To },
   });
 }
 
 /** Voice handlers, synthesis, chime: the audio of a play, encoded once. */
 export async function prepareAudio(
-  deps: Pick<PlayDeps, 'speech' | 'observeSynthesis'>, request: PlayRequest,
+  deps: Pick<PlayDeps, 'speech' | 'observeSynthesis'>,
+  request: PlayRequest,
 ): Promise<{ spokenText: string; handlers: VoiceHandler[]; wav: Buffer; durationMs: number }> {
   const handlers = handlersFor(request.edge, request.process);
   const spokenText = spokenTextOf(request.speak ?? request.text, handlers);
@@ -132,8 +144,11 @@ export async function prepareAudio(
  * expiry asked for (a job at expires_at, which gives it up with an "expired" event if unplayed).
  */
 export async function queuePlay(
-  q: Tx, deps: Pick<PlayDeps, 'ttlSeconds' | 'queueLimit'>, request: PlayRequest,
-  audio: { spokenText: string; handlers: VoiceHandler[]; wav: Buffer; durationMs: number }, now: Date,
+  q: Tx,
+  deps: Pick<PlayDeps, 'ttlSeconds' | 'queueLimit'>,
+  request: PlayRequest,
+  audio: { spokenText: string; handlers: VoiceHandler[]; wav: Buffer; durationMs: number },
+  now: Date,
 ): Promise<Queued> {
   const edgeId = request.edge.edgeId;
   const repeated = await answerRepeat(q, request, now);
@@ -142,21 +157,46 @@ export async function queuePlay(
   const priority = request.priority ?? 'normal';
   const expiresAt = new Date(now.getTime() + deps.ttlSeconds * 1000);
   await insertPlay(q, {
-    messageId, edge: request.edge, source: request.source, actor: request.actor, text: request.text, spokenText: audio.spokenText,
-    processed: request.process, handlers: audio.handlers, credential: request.credential, apiTokenId: request.apiTokenId,
-    messaging: request.messaging, wav: audio.wav, durationMs: audio.durationMs,
-    keepTranscript: audio.handlers.includes('transcript'), createdAt: now,
-    priority, expiresAt, messageSid: request.messageSid ?? null, truncated: request.speak !== undefined && request.speak !== request.text,
+    messageId,
+    edge: request.edge,
+    source: request.source,
+    actor: request.actor,
+    text: request.text,
+    spokenText: audio.spokenText,
+    processed: request.process,
+    handlers: audio.handlers,
+    credential: request.credential,
+    apiTokenId: request.apiTokenId,
+    messaging: request.messaging,
+    wav: audio.wav,
+    durationMs: audio.durationMs,
+    keepTranscript: audio.handlers.includes('transcript'),
+    createdAt: now,
+    priority,
+    expiresAt,
+    messageSid: request.messageSid ?? null,
+    truncated: request.speak !== undefined && request.speak !== request.text,
     cfh: request.cfh ?? null,
   });
-  await enqueueDeviceMessage(q, {
-    topic: edgePlayTopic(edgeId),
-    payload: playMessage({ messageId, spokenText: audio.spokenText, actor: request.actor, queuedAt: isoMicros(now), expiresAt: isoMicros(expiresAt), priority }),
-    key: messageId,
-    audioMessageId: messageId,
-    expiresAt,
-    priority: priority === 'urgent' ? 1 : 0,
-  }, now);
+  await enqueueDeviceMessage(
+    q,
+    {
+      topic: edgePlayTopic(edgeId),
+      payload: playMessage({
+        messageId,
+        spokenText: audio.spokenText,
+        actor: request.actor,
+        queuedAt: isoMicros(now),
+        expiresAt: isoMicros(expiresAt),
+        priority,
+      }),
+      key: messageId,
+      audioMessageId: messageId,
+      expiresAt,
+      priority: priority === 'urgent' ? 1 : 0,
+    },
+    now,
+  );
   await insertRadioEvents(q, 'dropped', await dropBeyondBound(q, edgeId, deps.queueLimit, now), now, { reason: 'queue_full' });
   await enqueueJob(q, RADIO_EXPIRE_JOB, { message_id: messageId }, expiresAt);
   return { messageId, duplicate: false };

@@ -9,5 +9,9 @@ import { insertPlayedEvents } from './store.ts';
 export const RADIO_PLAYED_ACKS = 'radio.played';
 
 export async function recordPlayed(q: Tx, acked: readonly AckedMessage[], now: Date): Promise<void> {
-  await insertPlayedEvents(q, acked.map((a) => a.key), now);
+  await insertPlayedEvents(
+    q,
+    acked.map((a) => a.key),
+    now,
+  );
 }

@@ -16,7 +16,11 @@ export async function lockEdgeQueue(q: Tx, edgeId: string): Promise<void> {
 
 /** The message_id of the same text played on the edge device within the window, or of the same R2 MessageSid ever. */
 export async function findDuplicate(
-  q: Pick<Tx, 'query'>, edgeId: string, text: string, messageSid: string | null, now: Date,
+  q: Pick<Tx, 'query'>,
+  edgeId: string,
+  text: string,
+  messageSid: string | null,
+  now: Date,
 ): Promise<{ messageId: string; reason: 'replay' | 'duplicate' } | null> {
   const [row] = await q.query<{ message_id: string; reason: 'replay' | 'duplicate' }>(
     `(SELECT message_id, 'replay' AS reason FROM radio_messages WHERE $3::text IS NOT NULL AND edge_id = $1 AND message_sid = $3 LIMIT 1)

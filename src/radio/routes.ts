@@ -8,8 +8,23 @@ import { messagingSignatureOf, radioCaller } from './access.ts';
 import { playMessaging, playText, type PlayDeps } from './play.ts';
 import { MAX_TEXT_LENGTH, type RadioCaller } from './rules.ts';
 import {
-  EDGE_SECURITY, MESSAGING_PLAY_ERRORS, MessagingBody, MessagingParams, Played, PlayBody, PLAY_ERRORS, RADIO_ERRORS, TranscriptAudioParams,
-  MessageAudioParams, Timeline, TIMELINE_ERRORS, TimelineQuery, TranscriptList, TranscriptsParams, TranscriptsQuery, WavResponse,
+  EDGE_SECURITY,
+  MESSAGING_PLAY_ERRORS,
+  MessagingBody,
+  MessagingParams,
+  Played,
+  PlayBody,
+  PLAY_ERRORS,
+  RADIO_ERRORS,
+  TranscriptAudioParams,
+  MessageAudioParams,
+  Timeline,
+  TIMELINE_ERRORS,
+  TimelineQuery,
+  TranscriptList,
+  TranscriptsParams,
+  TranscriptsQuery,
+  WavResponse,
 } from './schemas.ts';
 import { playedWav, radioTimeline, transcriptPage, transcriptWav } from './transcripts.ts';
 import { playedView, timelineView, transcriptListView } from './views.ts';
@@ -50,25 +65,29 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
   // configured, and their error responses (PLAY_ERRORS) declare it.
   const config = { errorText: true };
 
-  app.post('/webhooks/incoming/generic', {
-    onRequest: authenticate,
-    config,
-    schema: {
-      operationId: 'playRadioText',
-      tags: ['radio'],
-      summary: 'Play text as audio on a radio edge device',
-      description:
-        "Credential: the edge device's own key in `api-key`, or a bearer token with the `radio` scope of the edge device's organization. " +
-        'Missing or invalid credential, a token without the scope or of another organization, another edge device\'s key: 403. ' +
-        `Unknown edge device: 404. Text over ${MAX_TEXT_LENGTH} characters: 422. Speech engine busy or too slow: 503 with Retry-After.`,
-      security: EDGE_SECURITY,
-      body: PlayBody,
-      response: { 200: Played, ...PLAY_ERRORS },
+  app.post(
+    '/webhooks/incoming/generic',
+    {
+      onRequest: authenticate,
+      config,
+      schema: {
+        operationId: 'playRadioText',
+        tags: ['radio'],
+        summary: 'Play text as audio on a radio edge device',
+        description:
+          "Credential: the edge device's own key in `api-key`, or a bearer token with the `radio` scope of the edge device's organization. " +
+          "Missing or invalid credential, a token without the scope or of another organization, another edge device's key: 403. " +
+          `Unknown edge device: 404. Text over ${MAX_TEXT_LENGTH} characters: 422. Speech engine busy or too slow: 503 with Retry-After.`,
+        security: EDGE_SECURITY,
+        body: PlayBody,
+        response: { 200: Played, ...PLAY_ERRORS },
+      },
     },
-  }, async (request) => {
-    const { messageId } = await playText(deps, callerOf(request), request.body);
-    return playedView(messageId);
-  });
+    async (request) => {
+      const { messageId } = await playText(deps, callerOf(request), request.body);
+      return playedView(messageId);
+    },
+  );
 
   const messagingSchema = {
     operationId: 'playRadioWebhookMessage',
@@ -90,7 +109,9 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
     // request.url is the path and query exactly as sent, which is what the provider signed: on the
     // alias too, since a provider number configured with it signs the alias's URL.
     const { messageId } = await playMessaging(deps, request.params.edgeId, {
-      url: deps.publicBaseUrl + request.url, fields: request.body, signature: messagingSignatureOf(request),
+      url: deps.publicBaseUrl + request.url,
+      fields: request.body,
+      signature: messagingSignatureOf(request),
     });
     return playedView(messageId);
   };
@@ -99,72 +120,89 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
   // left out of the document so that R2 is listed once.
   app.post('/webhooks/incoming/twilio/:edgeId', { config, schema: { ...messagingSchema, hide: true } }, playMessagingRoute);
 
-  app.get('/api/radio/transcripts', {
-    onRequest: authenticate,
-    schema: {
-      operationId: 'listRadioTranscripts',
-      tags: ['radio'],
-      summary: 'What an edge device played and heard, newest first',
-      description:
-        "R3. Same credentials as playRadioText, but an edge device of another organization (or of a location the token is not limited to) " +
-        'is 404, as one that does not exist. Every played message ' +
-        '(R1, R2, announcements, confirmations: with its status queued, played, expired or dropped, and its audio while kept) and every ' +
-        'message heard on radio/<edge_id>/heard (with what came of it), within `from`/`to` when given. Pages of `limit`; the next ' +
-        'page is `cursor` = `next_cursor`.',
-      security: EDGE_SECURITY,
-      querystring: TimelineQuery,
-      response: { 200: Timeline, ...TIMELINE_ERRORS },
+  app.get(
+    '/api/radio/transcripts',
+    {
+      onRequest: authenticate,
+      schema: {
+        operationId: 'listRadioTranscripts',
+        tags: ['radio'],
+        summary: 'What an edge device played and heard, newest first',
+        description:
+          'R3. Same credentials as playRadioText, but an edge device of another organization (or of a location the token is not limited to) ' +
+          'is 404, as one that does not exist. Every played message ' +
+          '(R1, R2, announcements, confirmations: with its status queued, played, expired or dropped, and its audio while kept) and every ' +
+          'message heard on radio/<edge_id>/heard (with what came of it), within `from`/`to` when given. Pages of `limit`; the next ' +
+          'page is `cursor` = `next_cursor`.',
+        security: EDGE_SECURITY,
+        querystring: TimelineQuery,
+        response: { 200: Timeline, ...TIMELINE_ERRORS },
+      },
     },
-  }, async (request) => timelineView(await radioTimeline(deps, callerOf(request), request.query)));
+    async (request) => timelineView(await radioTimeline(deps, callerOf(request), request.query)),
+  );
 
-  app.get('/api/radio/messages/:message_id/audio', {
-    onRequest: authenticate,
-    schema: {
-      operationId: 'getRadioMessageAudio',
-      tags: ['radio'],
-      summary: 'The WAV of a played message (16-bit PCM mono, 16 kHz), while it is kept',
-      description: "Same credentials as listRadioTranscripts. Another edge device's key: 403. Unknown, its audio past retention, or a message of " +
-        'an edge device of another organization (or location) than the token\'s: 404.',
-      security: EDGE_SECURITY,
-      params: MessageAudioParams,
-      response: { 200: WavResponse, ...TIMELINE_ERRORS },
+  app.get(
+    '/api/radio/messages/:message_id/audio',
+    {
+      onRequest: authenticate,
+      schema: {
+        operationId: 'getRadioMessageAudio',
+        tags: ['radio'],
+        summary: 'The WAV of a played message (16-bit PCM mono, 16 kHz), while it is kept',
+        description:
+          "Same credentials as listRadioTranscripts. Another edge device's key: 403. Unknown, its audio past retention, or a message of " +
+          "an edge device of another organization (or location) than the token's: 404.",
+        security: EDGE_SECURITY,
+        params: MessageAudioParams,
+        response: { 200: WavResponse, ...TIMELINE_ERRORS },
+      },
     },
-  }, async (request, reply) => {
-    const wav = await playedWav(deps, callerOf(request), request.params.message_id);
-    return reply.type('audio/wav').send(wav);
-  });
+    async (request, reply) => {
+      const wav = await playedWav(deps, callerOf(request), request.params.message_id);
+      return reply.type('audio/wav').send(wav);
+    },
+  );
 
   // Before R3: the transcripts of edge devices with the "transcript" voice handler, per edge device.
   // Kept for the clients written against it; listRadioTranscripts lists everything played and heard.
-  app.get('/api/radio/edges/:edgeId/transcripts', {
-    onRequest: authenticate,
-    schema: {
-      operationId: 'listRadioEdgeTranscripts',
-      tags: ['radio'],
-      summary: 'Transcripts kept for an edge device (voice handler "transcript"), newest first (superseded by listRadioTranscripts)',
-      description: 'Same credentials as playRadioText. Page with `before` = the last message_id of the previous page.',
-      security: EDGE_SECURITY,
-      params: TranscriptsParams,
-      querystring: TranscriptsQuery,
-      response: { 200: TranscriptList, ...RADIO_ERRORS },
+  app.get(
+    '/api/radio/edges/:edgeId/transcripts',
+    {
+      onRequest: authenticate,
+      schema: {
+        operationId: 'listRadioEdgeTranscripts',
+        tags: ['radio'],
+        summary: 'Transcripts kept for an edge device (voice handler "transcript"), newest first (superseded by listRadioTranscripts)',
+        description: 'Same credentials as playRadioText. Page with `before` = the last message_id of the previous page.',
+        security: EDGE_SECURITY,
+        params: TranscriptsParams,
+        querystring: TranscriptsQuery,
+        response: { 200: TranscriptList, ...RADIO_ERRORS },
+      },
     },
-  }, async (request) => {
-    return transcriptListView(await transcriptPage(deps, callerOf(request), request.params.edgeId, request.query));
-  });
+    async (request) => {
+      return transcriptListView(await transcriptPage(deps, callerOf(request), request.params.edgeId, request.query));
+    },
+  );
 
-  app.get('/api/radio/edges/:edgeId/transcripts/:messageId/audio', {
-    onRequest: authenticate,
-    schema: {
-      operationId: 'getRadioTranscriptAudio',
-      tags: ['radio'],
-      summary: 'The WAV of a transcript (16-bit PCM mono, 16 kHz)',
-      description: 'Same credentials as playRadioText.',
-      security: EDGE_SECURITY,
-      params: TranscriptAudioParams,
-      response: { 200: WavResponse, ...RADIO_ERRORS },
+  app.get(
+    '/api/radio/edges/:edgeId/transcripts/:messageId/audio',
+    {
+      onRequest: authenticate,
+      schema: {
+        operationId: 'getRadioTranscriptAudio',
+        tags: ['radio'],
+        summary: 'The WAV of a transcript (16-bit PCM mono, 16 kHz)',
+        description: 'Same credentials as playRadioText.',
+        security: EDGE_SECURITY,
+        params: TranscriptAudioParams,
+        response: { 200: WavResponse, ...RADIO_ERRORS },
+      },
     },
-  }, async (request, reply) => {
-    const wav = await transcriptWav(deps, callerOf(request), request.params.edgeId, request.params.messageId);
-    return reply.type('audio/wav').send(wav);
-  });
+    async (request, reply) => {
+      const wav = await transcriptWav(deps, callerOf(request), request.params.edgeId, request.params.messageId);
+      return reply.type('audio/wav').send(wav);
+    },
+  );
 }

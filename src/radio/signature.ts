@@ -28,7 +28,10 @@ export function signedContent(url: string, fields: FormFields, opts: { distinctV
 }
 
 export function messagingSignature(authToken: string, url: string, fields: FormFields, opts: { distinctValues?: boolean } = {}): string {
-  return crypto.createHmac('sha1', authToken).update(signedContent(url, fields, opts), 'utf8').digest('base64');
+  return crypto
+    .createHmac('sha1', authToken)
+    .update(signedContent(url, fields, opts), 'utf8')
+    .digest('base64');
 }
 
 /** Whether `given` signs this request; compared in constant time. */

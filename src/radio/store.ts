@@ -18,7 +18,9 @@ export async function findEdge(q: Queryable, edgeId: string): Promise<Edge | nul
     'SELECT edge_id, organization_id, location_id, voice_handlers FROM radio_edges WHERE edge_id = $1',
     [edgeId],
   );
-  return row === undefined ? null : { edgeId: row.edge_id, organizationId: row.organization_id, locationId: row.location_id, voiceHandlers: row.voice_handlers };
+  return row === undefined
+    ? null
+    : { edgeId: row.edge_id, organizationId: row.organization_id, locationId: row.location_id, voiceHandlers: row.voice_handlers };
 }
 
 export interface MessagingAccount {
@@ -78,10 +80,31 @@ export async function insertPlay(q: Queryable, m: PlayRecord): Promise<void> {
      )
      INSERT INTO radio_transcripts (message_id, edge_id, created_at) SELECT message_id, edge_id, created_at FROM message WHERE $19::boolean`,
     [
-      m.messageId, m.edge.edgeId, m.edge.organizationId, m.source, m.actor, m.text, m.spokenText, m.processed, m.handlers,
-      m.credential, m.apiTokenId, m.messaging?.accountSid ?? null, m.messaging?.from ?? null, m.messaging?.to ?? null,
-      m.wav.length, m.durationMs, m.createdAt, m.wav, m.keepTranscript,
-      m.priority, m.expiresAt, m.messageSid, m.truncated, m.cfh?.requestId ?? null, m.cfh?.status ?? null,
+      m.messageId,
+      m.edge.edgeId,
+      m.edge.organizationId,
+      m.source,
+      m.actor,
+      m.text,
+      m.spokenText,
+      m.processed,
+      m.handlers,
+      m.credential,
+      m.apiTokenId,
+      m.messaging?.accountSid ?? null,
+      m.messaging?.from ?? null,
+      m.messaging?.to ?? null,
+      m.wav.length,
+      m.durationMs,
+      m.createdAt,
+      m.wav,
+      m.keepTranscript,
+      m.priority,
+      m.expiresAt,
+      m.messageSid,
+      m.truncated,
+      m.cfh?.requestId ?? null,
+      m.cfh?.status ?? null,
     ],
   );
 }
@@ -109,10 +132,10 @@ export interface TranscriptRow {
 export async function listTranscripts(q: Queryable, edgeId: string, limit: number, before: string | null): Promise<TranscriptRow[] | null> {
   let cursor: { created_at: string; id: number } | undefined;
   if (before !== null) {
-    [cursor] = await q.query<{ created_at: string; id: number }>(
-      'SELECT created_at, id FROM radio_transcripts WHERE edge_id = $1 AND message_id = $2',
-      [edgeId, before],
-    );
+    [cursor] = await q.query<{ created_at: string; id: number }>('SELECT created_at, id FROM radio_transcripts WHERE edge_id = $1 AND message_id = $2', [
+      edgeId,
+      before,
+    ]);
     if (cursor === undefined) return null;
   }
   return q.query<TranscriptRow>(

@@ -37,7 +37,12 @@ export interface TimelineCursor {
 
 /** Newest first within [from, to], after the cursor; `limit` rows. */
 export async function listTimeline(
-  q: Queryable, edgeId: string, range: { from: Date | null; to: Date | null }, limit: number, cursor: TimelineCursor | null, now: Date,
+  q: Queryable,
+  edgeId: string,
+  range: { from: Date | null; to: Date | null },
+  limit: number,
+  cursor: TimelineCursor | null,
+  now: Date,
 ): Promise<TimelineRow[]> {
   return q.query<TimelineRow>(
     `SELECT * FROM (

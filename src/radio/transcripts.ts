@@ -27,7 +27,7 @@ export async function transcriptPage(
 ): Promise<TranscriptPage> {
   const edge = await edgeForCaller(deps.db, caller, edgeId);
   const rows = await listTranscripts(deps.db, edge.edgeId, page.limit, page.before ?? null);
-  if (rows === null) throw invalid('before', 'is not a message_id of this edge device\'s transcripts');
+  if (rows === null) throw invalid('before', "is not a message_id of this edge device's transcripts");
   return { transcripts: rows, nextBefore: rows.length === page.limit ? (rows.at(-1)?.message_id ?? null) : null };
 }
 

@@ -13,9 +13,20 @@ export const transcriptAudioPath = (edgeId: string, messageId: string) =>
 
 export function transcriptView(r: TranscriptRow): Static<typeof Transcript> {
   return {
-    message_id: r.message_id, edge_id: r.edge_id, source: r.source, actor: r.actor, text: r.text, spoken_text: r.spoken_text,
-    handlers: r.handlers, from: r.from_number, to: r.to_number, account_sid: r.account_sid, mime: 'audio/wav',
-    audio_bytes: r.audio_bytes, duration_ms: r.duration_ms, created_at: r.created_at,
+    message_id: r.message_id,
+    edge_id: r.edge_id,
+    source: r.source,
+    actor: r.actor,
+    text: r.text,
+    spoken_text: r.spoken_text,
+    handlers: r.handlers,
+    from: r.from_number,
+    to: r.to_number,
+    account_sid: r.account_sid,
+    mime: 'audio/wav',
+    audio_bytes: r.audio_bytes,
+    duration_ms: r.duration_ms,
+    created_at: r.created_at,
     audio_url: transcriptAudioPath(r.edge_id, r.message_id),
   };
 }
@@ -29,13 +40,28 @@ export const messageAudioPath = (messageId: string) => `/api/radio/messages/${en
 
 export function timelineEntryView(r: TimelineRow): Static<typeof TimelineEntry> {
   return {
-    kind: r.kind, id: r.id, edge_id: r.edge_id, at: r.at, text: r.text, spoken_text: r.spoken_text,
-    source: r.source as Static<typeof TimelineEntry>['source'], actor: r.actor, priority: r.priority as Static<typeof TimelineEntry>['priority'],
-    expires_at: r.expires_at, status: r.status, duration_ms: r.duration_ms,
+    kind: r.kind,
+    id: r.id,
+    edge_id: r.edge_id,
+    at: r.at,
+    text: r.text,
+    spoken_text: r.spoken_text,
+    source: r.source as Static<typeof TimelineEntry>['source'],
+    actor: r.actor,
+    priority: r.priority as Static<typeof TimelineEntry>['priority'],
+    expires_at: r.expires_at,
+    status: r.status,
+    duration_ms: r.duration_ms,
     audio_url: r.kind === 'played' && r.has_audio ? messageAudioPath(r.id) : null,
-    speaker: r.speaker, heard_at: r.heard_at, intent: r.intent as Static<typeof TimelineEntry>['intent'], cfh_request_id: r.cfh_request_id,
+    speaker: r.speaker,
+    heard_at: r.heard_at,
+    intent: r.intent as Static<typeof TimelineEntry>['intent'],
+    cfh_request_id: r.cfh_request_id,
     reply_message_id: r.reply_message_id,
   };
 }
 
-export const timelineView = (page: TimelinePage): Static<typeof Timeline> => ({ transcripts: page.entries.map(timelineEntryView), next_cursor: page.nextCursor });
+export const timelineView = (page: TimelinePage): Static<typeof Timeline> => ({
+  transcripts: page.entries.map(timelineEntryView),
+  next_cursor: page.nextCursor,
+});

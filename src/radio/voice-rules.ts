@@ -13,29 +13,71 @@ export interface ReadPhrase {
 }
 
 const NUMBER_WORDS: Record<string, string> = {
-  zero: '0', one: '1', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9', ten: '10',
-  eleven: '11', twelve: '12', thirteen: '13', fourteen: '14', fifteen: '15', sixteen: '16', seventeen: '17', eighteen: '18',
-  nineteen: '19', twenty: '20', thirty: '30', forty: '40', fifty: '50',
+  zero: '0',
+  one: '1',
+  two: '2',
+  three: '3',
+  four: '4',
+  five: '5',
+  six: '6',
+  seven: '7',
+  eight: '8',
+  nine: '9',
+  ten: '10',
+  eleven: '11',
+  twelve: '12',
+  thirteen: '13',
+  fourteen: '14',
+  fifteen: '15',
+  sixteen: '16',
+  seventeen: '17',
+  eighteen: '18',
+  nineteen: '19',
+  twenty: '20',
+  thirty: '30',
+  forty: '40',
+  fifty: '50',
 };
 
 const CONTRACTIONS: [RegExp, string][] = [
-  [/\bi'm\b/g, 'i am'], [/\bim\b/g, 'i am'], [/\bi've\b/g, 'i have'], [/\bive\b/g, 'i have'], [/\bi'll\b/g, 'i will'], [/\bill\b/g, 'i will'],
-  [/\bi'd\b/g, 'i would'], [/\bwe're\b/g, 'we are'], [/\bwe'll\b/g, 'we will'], [/\bwe've\b/g, 'we have'], [/\bcan't\b/g, 'can not'],
-  [/\bcannot\b/g, 'can not'], [/\bwon't\b/g, 'will not'], [/\bdon't\b/g, 'do not'], [/\bisn't\b/g, 'is not'], [/\baren't\b/g, 'are not'],
-  [/\bain't\b/g, 'am not'], [/\bgotta\b/g, 'got to'], [/\bgonna\b/g, 'going to'], [/\bomw\b/g, 'on my way'], [/\blemme\b/g, 'let me'],
+  [/\bi'm\b/g, 'i am'],
+  [/\bim\b/g, 'i am'],
+  [/\bi've\b/g, 'i have'],
+  [/\bive\b/g, 'i have'],
+  [/\bi'll\b/g, 'i will'],
+  [/\bill\b/g, 'i will'],
+  [/\bi'd\b/g, 'i would'],
+  [/\bwe're\b/g, 'we are'],
+  [/\bwe'll\b/g, 'we will'],
+  [/\bwe've\b/g, 'we have'],
+  [/\bcan't\b/g, 'can not'],
+  [/\bcannot\b/g, 'can not'],
+  [/\bwon't\b/g, 'will not'],
+  [/\bdon't\b/g, 'do not'],
+  [/\bisn't\b/g, 'is not'],
+  [/\baren't\b/g, 'are not'],
+  [/\bain't\b/g, 'am not'],
+  [/\bgotta\b/g, 'got to'],
+  [/\bgonna\b/g, 'going to'],
+  [/\bomw\b/g, 'on my way'],
+  [/\blemme\b/g, 'let me'],
   [/\b(\w+)'s\b/g, '$1 is'],
 ];
 
 /** Lower case, straight apostrophes, contractions expanded, number words as digits, no punctuation. */
 export function normalizePhrase(text: string): string {
-  let t = text.normalize('NFKC').toLowerCase().replace(/[\u2018\u2019\u02bc`]/g, "'");
+  let t = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc`]/g, "'");
   for (const [pattern, replacement] of CONTRACTIONS) t = t.replace(pattern, replacement);
   t = t.replace(/[^a-z0-9' ]+/g, ' ').replace(/'/g, '');
   // "the one in aisle 7" is no number one.
   t = t.replace(/\b(the|that|this) one\b/g, '$1');
   // "twenty one" -> "21"
   t = t.replace(/\b(twenty|thirty|forty|fifty) (one|two|three|four|five|six|seven|eight|nine)\b/g, (_m, tens: string, unit: string) =>
-    String(Number(NUMBER_WORDS[tens]) + Number(NUMBER_WORDS[unit])));
+    String(Number(NUMBER_WORDS[tens]) + Number(NUMBER_WORDS[unit])),
+  );
   t = t.replace(/\b[a-z]+\b/g, (w) => NUMBER_WORDS[w] ?? w);
   return t.replace(/\s+/g, ' ').trim();
 }
@@ -74,14 +116,68 @@ const CLAIM: RegExp[] = [
 ];
 
 const FILLER = new Set([
-  'the', 'a', 'an', 'at', 'to', 'for', 'in', 'over', 'now', 'right', 'please', 'it', 'that', 'this', 'one', 'customer', 'yeah', 'yes', 'yep',
-  'ok', 'okay', 'sure', 'copy', 'roger', 'and', 'i', 'am', 'will', 'be', 'there', 'by', 'of', 'with', 'from', 'just', 'so', 'hey', 'alright',
-  'all', 'thanks', 'thank', 'you', 'in', 'minute', 'sec', 'second', 'coming', 'up', 'front', 'store', 'request', 'call', 'help', 'helping',
+  'the',
+  'a',
+  'an',
+  'at',
+  'to',
+  'for',
+  'in',
+  'over',
+  'now',
+  'right',
+  'please',
+  'it',
+  'that',
+  'this',
+  'one',
+  'customer',
+  'yeah',
+  'yes',
+  'yep',
+  'ok',
+  'okay',
+  'sure',
+  'copy',
+  'roger',
+  'and',
+  'i',
+  'am',
+  'will',
+  'be',
+  'there',
+  'by',
+  'of',
+  'with',
+  'from',
+  'just',
+  'so',
+  'hey',
+  'alright',
+  'all',
+  'thanks',
+  'thank',
+  'you',
+  'in',
+  'minute',
+  'sec',
+  'second',
+  'coming',
+  'up',
+  'front',
+  'store',
+  'request',
+  'call',
+  'help',
+  'helping',
 ]);
 
 function rest(normalized: string, match: RegExpExecArray): string {
   const left = normalized.slice(0, match.index) + ' ' + normalized.slice(match.index + match[0].length);
-  return left.split(' ').filter((w) => w !== '' && !FILLER.has(w)).join(' ');
+  return left
+    .split(' ')
+    .filter((w) => w !== '' && !FILLER.has(w))
+    .join(' ');
 }
 
 /** What the phrase asks, and what it names. */
@@ -89,7 +185,10 @@ export function readPhrase(text: string): ReadPhrase {
   if (/\?/.test(text)) return { intent: 'none', named: '' };
   const t = normalizePhrase(text);
   if (t === '' || QUESTION.test(t) || REFUSAL.test(t) || THIRD_PERSON.test(t)) return { intent: 'none', named: '' };
-  for (const [intent, patterns] of [['on_the_way', ON_THE_WAY], ['claim', CLAIM]] as const) {
+  for (const [intent, patterns] of [
+    ['on_the_way', ON_THE_WAY],
+    ['claim', CLAIM],
+  ] as const) {
     for (const pattern of patterns) {
       const m = pattern.exec(t);
       if (m !== null) return { intent, named: rest(t, m) };
@@ -99,7 +198,11 @@ export function readPhrase(text: string): ReadPhrase {
 }
 
 /** The names a request goes by, normalized as phrases are (button or display name, option text). */
-export const nameKey = (name: string) => normalizePhrase(name).split(' ').filter((w) => !FILLER.has(w)).join(' ');
+export const nameKey = (name: string) =>
+  normalizePhrase(name)
+    .split(' ')
+    .filter((w) => !FILLER.has(w))
+    .join(' ');
 
 /**
  * Whether what the phrase names is this name: every word of the name is in the phrase ("paint

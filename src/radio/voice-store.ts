@@ -31,9 +31,16 @@ export async function followRequests(q: Tx, events: readonly EventRow[]): Promis
        name = COALESCE(EXCLUDED.name, radio_open_requests.name), option_text = COALESCE(EXCLUDED.option_text, radio_open_requests.option_text),
        updated_at = EXCLUDED.updated_at`,
     [
-      list.map((e) => e.internal_id), list.map((e) => e.organization_id), list.map((e) => e.location_id), list.map((e) => text(e, 'message_id')),
-      list.map((e) => e.status), list.map((e) => text(e, 'name')), list.map((e) => text(e, 'option_text')), list.map((e) => text(e, 'claimed_by')),
-      list.map((e) => e.created_at), CLOSED,
+      list.map((e) => e.internal_id),
+      list.map((e) => e.organization_id),
+      list.map((e) => e.location_id),
+      list.map((e) => text(e, 'message_id')),
+      list.map((e) => e.status),
+      list.map((e) => text(e, 'name')),
+      list.map((e) => text(e, 'option_text')),
+      list.map((e) => text(e, 'claimed_by')),
+      list.map((e) => e.created_at),
+      CLOSED,
     ],
   );
 }
@@ -67,15 +74,28 @@ export interface ListeningEdge {
 }
 
 export async function listeningEdge(q: Queryable, edgeId: string): Promise<ListeningEdge | null> {
-  const [row] = await q.query<{ edge_id: string; organization_id: number; location_id: number; voice_handlers: string[]; voice_actions: boolean; language: string | null }>(
+  const [row] = await q.query<{
+    edge_id: string;
+    organization_id: number;
+    location_id: number;
+    voice_handlers: string[];
+    voice_actions: boolean;
+    language: string | null;
+  }>(
     `SELECT r.edge_id, r.organization_id, r.location_id, r.voice_handlers, r.voice_actions, l.language
      FROM radio_edges r JOIN locations l ON l.id = r.location_id WHERE r.edge_id = $1`,
     [edgeId],
   );
-  return row === undefined ? null : {
-    edgeId: row.edge_id, organizationId: row.organization_id, locationId: row.location_id, voiceHandlers: row.voice_handlers,
-    voiceActions: row.voice_actions, language: row.language,
-  };
+  return row === undefined
+    ? null
+    : {
+        edgeId: row.edge_id,
+        organizationId: row.organization_id,
+        locationId: row.location_id,
+        voiceHandlers: row.voice_handlers,
+        voiceActions: row.voice_actions,
+        language: row.language,
+      };
 }
 
 export interface HeardRecord {
@@ -129,10 +149,18 @@ export async function retakePending(q: Queryable, edgeId: string, heardId: strin
 
 /** What came of a heard message. */
 export async function settleHeard(
-  q: Queryable, edgeId: string, heardId: string, outcome: string, requestId: number | null, replyMessageId: string | null,
+  q: Queryable,
+  edgeId: string,
+  heardId: string,
+  outcome: string,
+  requestId: number | null,
+  replyMessageId: string | null,
 ): Promise<void> {
-  await q.query(
-    'UPDATE radio_heard SET outcome = $3, cfh_request_id = $4, reply_message_id = $5 WHERE edge_id = $1 AND heard_id = $2',
-    [edgeId, heardId, outcome, requestId, replyMessageId],
-  );
+  await q.query('UPDATE radio_heard SET outcome = $3, cfh_request_id = $4, reply_message_id = $5 WHERE edge_id = $1 AND heard_id = $2', [
+    edgeId,
+    heardId,
+    outcome,
+    requestId,
+    replyMessageId,
+  ]);
 }

@@ -17,8 +17,7 @@ const dayNumber = (day: string): number | null => {
   return new Date(ms).toISOString().slice(0, 10) === day ? ms / 86_400_000 : null;
 };
 
-const invalidRange = (field: string, problem: string) =>
-  new AppError(422, 'validation_failed', `${field}: ${problem}`, { errors: { [field]: [problem] } });
+const invalidRange = (field: string, problem: string) => new AppError(422, 'validation_failed', `${field}: ${problem}`, { errors: { [field]: [problem] } });
 
 /** The range of a report: two existing dates, from not after to, at most MAX_RANGE_DAYS days. */
 export function dayRange(from: string, to: string): DayRange {

@@ -7,16 +7,19 @@ const Day = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{
 
 export const ReportQuery = Type.Object({
   location_id: RowId,
-  from: Day('the first day of the range (inclusive), YYYY-MM-DD, in the location\'s time zone (UTC without one)'),
+  from: Day("the first day of the range (inclusive), YYYY-MM-DD, in the location's time zone (UTC without one)"),
   to: Day('the last day of the range (inclusive), YYYY-MM-DD'),
 });
 export type ReportQuery = Static<typeof ReportQuery>;
 
 const Seconds = nullable(Type.Number());
-export const Durations = Type.Object({
-  median_s: Seconds,
-  p90_s: Seconds,
-}, { title: 'Durations', description: 'seconds from the creation; null when no row of the range has the step' });
+export const Durations = Type.Object(
+  {
+    median_s: Seconds,
+    p90_s: Seconds,
+  },
+  { title: 'Durations', description: 'seconds from the creation; null when no row of the range has the step' },
+);
 
 const Group = Type.Object({
   key: Type.String(),
@@ -24,34 +27,45 @@ const Group = Type.Object({
   requests: Type.Integer(),
 });
 
-export const CfhReport = Type.Object({
-  location_id: Type.Integer(),
-  from: Type.String(),
-  to: Type.String(),
-  total: Type.Integer(),
-  per_day: Type.Array(Type.Object({ day: Type.String(), requests: Type.Integer(), escalations: Type.Integer(), timeouts: Type.Integer() })),
-  by_source: Type.Array(Group),
-  by_option: Type.Array(Group),
-  by_device: Type.Array(Group),
-  time_to_claim: Durations,
-  time_to_on_the_way: Durations,
-  time_to_complete: Durations,
-  outcomes: Type.Array(Type.Object({ key: Type.String(), count: Type.Integer() })),
-  by_employee: Type.Array(Type.Object({ claimed_by: Type.String(), claimed: Type.Integer(), completed: Type.Integer() })),
-}, { title: 'CfhReport' });
+export const CfhReport = Type.Object(
+  {
+    location_id: Type.Integer(),
+    from: Type.String(),
+    to: Type.String(),
+    total: Type.Integer(),
+    per_day: Type.Array(Type.Object({ day: Type.String(), requests: Type.Integer(), escalations: Type.Integer(), timeouts: Type.Integer() })),
+    by_source: Type.Array(Group),
+    by_option: Type.Array(Group),
+    by_device: Type.Array(Group),
+    time_to_claim: Durations,
+    time_to_on_the_way: Durations,
+    time_to_complete: Durations,
+    outcomes: Type.Array(Type.Object({ key: Type.String(), count: Type.Integer() })),
+    by_employee: Type.Array(Type.Object({ claimed_by: Type.String(), claimed: Type.Integer(), completed: Type.Integer() })),
+  },
+  { title: 'CfhReport' },
+);
 export type CfhReport = Static<typeof CfhReport>;
 
-export const LockerReport = Type.Object({
-  location_id: Type.Integer(),
-  from: Type.String(),
-  to: Type.String(),
-  per_day: Type.Array(Type.Object({ day: Type.String(), orders: Type.Integer(), completed: Type.Integer(), expired: Type.Integer(), canceled: Type.Integer() })),
-  time_to_ready: Durations,
-  time_to_pickup: Durations,
-  occupancy: nullable(Type.Number({
-    description: 'time-weighted average fraction (0 to 1) of the location\'s cabinets holding an order over the range up to now; null for a range wholly in the future or a location without cabinets',
-  })),
-}, { title: 'LockerReport' });
+export const LockerReport = Type.Object(
+  {
+    location_id: Type.Integer(),
+    from: Type.String(),
+    to: Type.String(),
+    per_day: Type.Array(
+      Type.Object({ day: Type.String(), orders: Type.Integer(), completed: Type.Integer(), expired: Type.Integer(), canceled: Type.Integer() }),
+    ),
+    time_to_ready: Durations,
+    time_to_pickup: Durations,
+    occupancy: nullable(
+      Type.Number({
+        description:
+          "time-weighted average fraction (0 to 1) of the location's cabinets holding an order over the range up to now; null for a range wholly in the future or a location without cabinets",
+      }),
+    ),
+  },
+  { title: 'LockerReport' },
+);
 export type LockerReport = Static<typeof LockerReport>;
 
 export const REPORT_ERRORS = {

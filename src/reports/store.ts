@@ -71,7 +71,14 @@ export type LockerFigures = Omit<LockerReport, 'location_id' | 'from' | 'to'>;
  * expired). A cabinet is occupied from its order's creation until the order is completed or
  * canceled (an expired order still holds its cabinet until staff empty it).
  */
-export async function lockerFigures(q: Queryable, organizationId: number, locationId: number, from: string, to: string, now: Date): Promise<LockerFigures | null> {
+export async function lockerFigures(
+  q: Queryable,
+  organizationId: number,
+  locationId: number,
+  from: string,
+  to: string,
+  now: Date,
+): Promise<LockerFigures | null> {
   const [row] = await q.query<{ report: LockerFigures }>(
     `WITH ${BOUNDS},
      o AS (SELECT o.*, (o.created_at AT TIME ZONE b.tz)::date AS day
@@ -102,11 +109,14 @@ export async function lockerFigures(q: Queryable, organizationId: number, locati
 }
 
 /** The instants that bound a range of days at a location of the organization; null: not its location. */
-export async function rangeBounds(q: Queryable, organizationId: number, locationId: number, from: string, to: string): Promise<{ t0: string; t1: string } | null> {
-  const [row] = await q.query<{ t0: string; t1: string }>(
-    `WITH ${LOCATION_BOUNDS} SELECT t0, t1 FROM b`,
-    [locationId, organizationId, from, to],
-  );
+export async function rangeBounds(
+  q: Queryable,
+  organizationId: number,
+  locationId: number,
+  from: string,
+  to: string,
+): Promise<{ t0: string; t1: string } | null> {
+  const [row] = await q.query<{ t0: string; t1: string }>(`WITH ${LOCATION_BOUNDS} SELECT t0, t1 FROM b`, [locationId, organizationId, from, to]);
   return row ?? null;
 }
 
@@ -155,7 +165,11 @@ const secondsOf = (column: string) => `round(extract(epoch FROM r.${column} - r.
  * range again from its start (a year of a busy store took 1.2 s instead of the time of its rows).
  */
 export async function exportPage(
-  q: Queryable, locationId: number, bounds: { t0: string; t1: string }, after: { createdAt: string; id: number } | null, limit: number,
+  q: Queryable,
+  locationId: number,
+  bounds: { t0: string; t1: string },
+  after: { createdAt: string; id: number } | null,
+  limit: number,
 ): Promise<ExportRow[]> {
   return q.query<ExportRow>(
     `SELECT r.id, r.message_id, r.organization_id, r.location_id, r.option_id, o.text_en AS option_text,

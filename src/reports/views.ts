@@ -7,11 +7,38 @@ import { csvLine } from './rules.ts';
 import type { ExportRow } from './store.ts';
 
 const COLUMNS = [
-  'id', 'message_id', 'organization_id', 'location_id', 'option_id', 'option_text', 'source', 'device_id', 'display_id',
-  'callbutton_id', 'chat_channel_id', 'is_claimed', 'claimed_at', 'claimed_by', 'claimed_by_user_id', 'claimed_from',
-  'is_on_the_way', 'staff_on_the_way_at', 'is_completed', 'completed_at', 'completion_reason', 'is_canceled',
-  'customer_canceled_at', 'is_timeout', 'timeout_at', 'is_closed', 'closed_at', 'created_at', 'updated_at',
-  'seconds_to_claim', 'seconds_to_on_the_way', 'seconds_to_complete',
+  'id',
+  'message_id',
+  'organization_id',
+  'location_id',
+  'option_id',
+  'option_text',
+  'source',
+  'device_id',
+  'display_id',
+  'callbutton_id',
+  'chat_channel_id',
+  'is_claimed',
+  'claimed_at',
+  'claimed_by',
+  'claimed_by_user_id',
+  'claimed_from',
+  'is_on_the_way',
+  'staff_on_the_way_at',
+  'is_completed',
+  'completed_at',
+  'completion_reason',
+  'is_canceled',
+  'customer_canceled_at',
+  'is_timeout',
+  'timeout_at',
+  'is_closed',
+  'closed_at',
+  'created_at',
+  'updated_at',
+  'seconds_to_claim',
+  'seconds_to_on_the_way',
+  'seconds_to_complete',
 ] as const;
 
 export const CSV_HEADER = csvLine(COLUMNS);
@@ -28,8 +55,10 @@ function csvRow(row: ExportRow): string {
 
 /** The CSV as a stream: the header, then each page as it is read. */
 export function csvStream(pages: AsyncIterable<ExportRow[]>): Readable {
-  return Readable.from((async function* lines() {
-    yield CSV_HEADER;
-    for await (const page of pages) yield page.map(csvRow).join('');
-  })());
+  return Readable.from(
+    (async function* lines() {
+      yield CSV_HEADER;
+      for await (const page of pages) yield page.map(csvRow).join('');
+    })(),
+  );
 }

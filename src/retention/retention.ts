@@ -9,7 +9,14 @@ import { WorkLoop } from '../jobs/loop.ts';
 import * as store from './store.ts';
 
 export const RETENTION_KINDS = [
-  'device_messages', 'radio_audio', 'webhook_deliveries', 'events', 'jobs', 'radio_heard', 'radio_open_requests', 'display_presses',
+  'device_messages',
+  'radio_audio',
+  'webhook_deliveries',
+  'events',
+  'jobs',
+  'radio_heard',
+  'radio_open_requests',
+  'display_presses',
 ] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 

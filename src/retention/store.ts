@@ -13,10 +13,14 @@ const counted = async (q: Queryable, sql: string, params: unknown[]): Promise<nu
  * key's head). Not only the acked ones: redelivery skips a message older than a later acked one,
  * so deleting that acked one alone would make a months-old command due to be sent again.
  */
-export const deleteDeliveredMessages = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM device_outbox WHERE id IN (
+export const deleteDeliveredMessages = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM device_outbox WHERE id IN (
      SELECT id FROM (SELECT id, created_at FROM device_outbox ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS o
-     WHERE o.created_at < $1)`, [cutoff, limit]);
+     WHERE o.created_at < $1)`,
+    [cutoff, limit],
+  );
 
 /**
  * Announcement audio stored before the cutoff (index radio_audio_created): a play lives for
@@ -24,41 +28,61 @@ export const deleteDeliveredMessages = (q: Queryable, cutoff: Date, limit: numbe
  * rows still pointing at it lose the reference (ON DELETE SET NULL); the message and its
  * transcript text stay.
  */
-export const deleteOldAudio = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM radio_audio WHERE message_id IN (
-     SELECT message_id FROM radio_audio WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+export const deleteOldAudio = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM radio_audio WHERE message_id IN (
+     SELECT message_id FROM radio_audio WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [cutoff, limit],
+  );
 
 /**
  * Settled webhook deliveries (and their attempts, by cascade) created before the cutoff. They are
  * looked for among the oldest deliveries only (the primary key's head), so a batch never reads the
  * whole table; retries stop after 24 hours, so an old one is never pending for long.
  */
-export const deleteOldDeliveries = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM webhook_deliveries WHERE id IN (
+export const deleteOldDeliveries = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM webhook_deliveries WHERE id IN (
      SELECT id FROM (SELECT id, created_at, state FROM webhook_deliveries ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS d
-     WHERE d.created_at < $1 AND d.state <> 'pending')`, [cutoff, limit]);
+     WHERE d.created_at < $1 AND d.state <> 'pending')`,
+    [cutoff, limit],
+  );
 
 /**
  * Events written before the cutoff that every durable subscriber has read (its cursor is past
  * them), among the oldest ones; their deliveries go with them (ON DELETE CASCADE).
  */
-export const deleteOldEvents = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM events WHERE id IN (
+export const deleteOldEvents = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM events WHERE id IN (
      SELECT id FROM (SELECT id, tx_id, created_at FROM events ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS e
-     WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM event_cursors c WHERE (c.tx_id, c.event_id) < (e.tx_id, e.id)))`, [cutoff, limit]);
+     WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM event_cursors c WHERE (c.tx_id, c.event_id) < (e.tx_id, e.id)))`,
+    [cutoff, limit],
+  );
 
 /** Jobs that ran (or failed for good) before the cutoff (index jobs_done, migration 010): pending
  * jobs, however old, stay. */
-export const deleteFinishedJobs = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM jobs WHERE id IN (
-     SELECT id FROM jobs WHERE done_at < $1 ORDER BY done_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+export const deleteFinishedJobs = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM jobs WHERE id IN (
+     SELECT id FROM jobs WHERE done_at < $1 ORDER BY done_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [cutoff, limit],
+  );
 
 /** Speech heard on the radio (R3) received before the cutoff, among the oldest ones (the primary
  * key's head): its transcripts are kept for the retention period, as the played ones are. */
-export const deleteOldHeard = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM radio_heard WHERE id IN (
+export const deleteOldHeard = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM radio_heard WHERE id IN (
      SELECT id FROM (SELECT id, received_at FROM radio_heard ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS h
-     WHERE h.received_at < $1)`, [cutoff, limit]);
+     WHERE h.received_at < $1)`,
+    [cutoff, limit],
+  );
 
 /**
  * Voice actions' view of open requests (radio_open_requests) opened before the cutoff: a request
@@ -66,13 +90,21 @@ export const deleteOldHeard = (q: Queryable, cutoff: Date, limit: number) => cou
  * completion), so what is left that old is a request whose closing event the view missed; it is
  * never claimable by voice again (index radio_open_requests_opened, migration 022).
  */
-export const deleteStaleOpenRequests = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM radio_open_requests WHERE request_id IN (
-     SELECT request_id FROM radio_open_requests WHERE opened_at < $1 ORDER BY opened_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+export const deleteStaleOpenRequests = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM radio_open_requests WHERE request_id IN (
+     SELECT request_id FROM radio_open_requests WHERE opened_at < $1 ORDER BY opened_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [cutoff, limit],
+  );
 
 /** Displays' last accepted press per client address (C9's cooldown) older than the cutoff: a
  * cooldown lasts minutes, so they decide nothing any more (index cfh_display_presses_last_at,
  * migration 022). */
-export const deleteOldDisplayPresses = (q: Queryable, cutoff: Date, limit: number) => counted(q,
-  `DELETE FROM cfh_display_presses WHERE (display_id, client) IN (
-     SELECT display_id, client FROM cfh_display_presses WHERE last_at < $1 ORDER BY last_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, [cutoff, limit]);
+export const deleteOldDisplayPresses = (q: Queryable, cutoff: Date, limit: number) =>
+  counted(
+    q,
+    `DELETE FROM cfh_display_presses WHERE (display_id, client) IN (
+     SELECT display_id, client FROM cfh_display_presses WHERE last_at < $1 ORDER BY last_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [cutoff, limit],
+  );

@@ -42,8 +42,17 @@ export async function recordAttempts(q: Queryable, attempts: readonly AttemptRec
      WHERE d.id = a.delivery_id AND d.lease = a.lease
      RETURNING d.id`,
     [
-      column((a) => a.deliveryId), column((a) => a.lease), column((a) => a.generation), column((a) => a.at), column((a) => a.statusCode),
-      column((a) => a.durationMs), column((a) => a.error), column((a) => a.state), column((a) => a.nextAttemptAt), column((a) => a.failures), now,
+      column((a) => a.deliveryId),
+      column((a) => a.lease),
+      column((a) => a.generation),
+      column((a) => a.at),
+      column((a) => a.statusCode),
+      column((a) => a.durationMs),
+      column((a) => a.error),
+      column((a) => a.state),
+      column((a) => a.nextAttemptAt),
+      column((a) => a.failures),
+      now,
     ],
   );
   return new Set(rows.map((r) => r.id));

@@ -187,7 +187,13 @@ export class WebhookDeliverer {
       if (!(await hold.keep(i))) break;
       const attempt = await this.#attempt(run[i] as ClaimedDelivery);
       const rest = attempt?.delivered === true ? [] : run.slice(attempt === null ? i : i + 1);
-      if (rest.length > 0) await this.#db.statement((q) => releaseClaims(q, rest.map((d) => ({ id: d.id, lease: d.lease }))));
+      if (rest.length > 0)
+        await this.#db.statement((q) =>
+          releaseClaims(
+            q,
+            rest.map((d) => ({ id: d.id, lease: d.lease })),
+          ),
+        );
       if (attempt === null) break;
       const id = attempt.delivery.id;
       hold.unlogged.add(id);
@@ -213,10 +219,19 @@ export class WebhookDeliverer {
     if (result.aborted) return null;
     const outcome = settle(result, { failures: delivery.failures, retrySince: new Date(delivery.retry_since) }, this.#clock.now(), Math.random());
     return {
-      delivery, delivered: outcome.state === 'delivered',
+      delivery,
+      delivered: outcome.state === 'delivered',
       record: {
-        deliveryId: delivery.id, lease: delivery.lease, generation: delivery.generation, at, statusCode: result.statusCode, durationMs,
-        error: result.error, state: outcome.state, nextAttemptAt: outcome.nextAttemptAt, failures: outcome.failures,
+        deliveryId: delivery.id,
+        lease: delivery.lease,
+        generation: delivery.generation,
+        at,
+        statusCode: result.statusCode,
+        durationMs,
+        error: result.error,
+        state: outcome.state,
+        nextAttemptAt: outcome.nextAttemptAt,
+        failures: outcome.failures,
       },
     };
   }
@@ -264,8 +279,9 @@ export class WebhookDeliverer {
       for (const e of logged) e.logged();
       return;
     }
-    const work = this.#breakers.then(() => this.#watchEndpoints(watched, now))
-      .catch((err: unknown) => this.#log?.error({ err }, 'could not update a webhook endpoint\'s breaker; its next attempts do'));
+    const work = this.#breakers
+      .then(() => this.#watchEndpoints(watched, now))
+      .catch((err: unknown) => this.#log?.error({ err }, "could not update a webhook endpoint's breaker; its next attempts do"));
     this.#breakers = work;
     for (const e of logged) {
       if (watched.has(e.delivery.endpoint_id)) void work.then(e.logged);
@@ -274,7 +290,13 @@ export class WebhookDeliverer {
   }
 
   async #record(batch: readonly Ended[], now: Date): Promise<void> {
-    const settled = await this.#db.statement((q) => recordAttempts(q, batch.map((e) => e.record), now));
+    const settled = await this.#db.statement((q) =>
+      recordAttempts(
+        q,
+        batch.map((e) => e.record),
+        now,
+      ),
+    );
     for (const { delivery, record } of batch) {
       if (!settled.has(delivery.id)) this.#log?.warn({ delivery: delivery.id }, 'a webhook attempt outlived its claim; logged, the delivery left as it is');
       if (record.state === 'failed') this.#log?.warn({ delivery: delivery.id, endpoint: delivery.endpoint_id }, 'webhook delivery failed for good');
@@ -319,7 +341,10 @@ export class WebhookDeliverer {
       const until = new Date(now.getTime() + breakerDelayMs(now.getTime() - new Date(health.failing_since).getTime(), Math.random()));
       const { opened, failed } = await this.#db.statement((q) => openBreaker(q, endpointId, until, now));
       if (opened) {
-        this.#log?.warn({ endpoint: endpointId, failures: health.failures, failed, until: until.toISOString() }, 'webhook endpoint failing: its deliveries wait for a probe');
+        this.#log?.warn(
+          { endpoint: endpointId, failures: health.failures, failed, until: until.toISOString() },
+          'webhook endpoint failing: its deliveries wait for a probe',
+        );
       }
     }
   }

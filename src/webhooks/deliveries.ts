@@ -19,7 +19,12 @@ export interface DeliveryPage {
 }
 
 /** W1: a page of the endpoint's deliveries, newest first; `cursor` is the last id of the previous page. */
-export async function deliveryPage(deps: DeliveryDeps, reader: Reader, endpointId: number, page: { limit: number; cursor?: number | undefined }): Promise<DeliveryPage> {
+export async function deliveryPage(
+  deps: DeliveryDeps,
+  reader: Reader,
+  endpointId: number,
+  page: { limit: number; cursor?: number | undefined },
+): Promise<DeliveryPage> {
   if (!(await readableEndpoint(deps.db, endpointId, reader.organizationId, readerLocations(reader)))) {
     throw new AppError(404, 'not_found', 'webhook endpoint not found');
   }

@@ -57,7 +57,7 @@ export class RunClaims {
     try {
       renewed = await db.statement((q) => renewClaims(q, held, new Date(now), new Date(now + leaseMs)));
     } catch (err) {
-      log?.error({ err, delivery: rest[0]?.id }, 'could not renew a webhook run\'s claims; it stops, and its claims run out');
+      log?.error({ err, delivery: rest[0]?.id }, "could not renew a webhook run's claims; it stops, and its claims run out");
       return false;
     }
     // From before the statement (bounded by the database's statement timeout, far less than the
@@ -67,11 +67,12 @@ export class RunClaims {
     if (rest.every((d) => renewed.has(d.id))) return true;
     // Another instance took some of the rest over: what is still this run's is given back, in
     // order behind what the other instance sends.
-    log?.warn({ delivery: rest[0]?.id }, 'another instance took over a webhook run\'s store; the run stops');
+    log?.warn({ delivery: rest[0]?.id }, "another instance took over a webhook run's store; the run stops");
     const mine = rest.filter((d) => renewed.has(d.id));
     if (mine.length > 0) {
-      await db.statement((q) => releaseClaims(q, mine))
-        .catch((err: unknown) => log?.error({ err, delivery: mine[0]?.id }, 'could not give back a webhook run\'s claims; they run out'));
+      await db
+        .statement((q) => releaseClaims(q, mine))
+        .catch((err: unknown) => log?.error({ err, delivery: mine[0]?.id }, "could not give back a webhook run's claims; they run out"));
     }
     return false;
   }

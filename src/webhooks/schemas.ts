@@ -14,23 +14,33 @@ export const WEBHOOK_ERRORS = errorResponses({
   ...SERVICE_ERRORS,
 });
 
-export const Attempt = Type.Object({
-  at: Timestamp,
-  status_code: nullable(Type.Integer({ description: "The receiver's status; null when it never answered" })),
-  duration_ms: Type.Integer(),
-  error: nullable(Type.String({ description: 'Why the attempt failed when the status alone does not say (refused target, timeout, reset, redirect, body too large)' })),
-}, { title: 'DeliveryAttempt' });
+export const Attempt = Type.Object(
+  {
+    at: Timestamp,
+    status_code: nullable(Type.Integer({ description: "The receiver's status; null when it never answered" })),
+    duration_ms: Type.Integer(),
+    error: nullable(
+      Type.String({ description: 'Why the attempt failed when the status alone does not say (refused target, timeout, reset, redirect, body too large)' }),
+    ),
+  },
+  { title: 'DeliveryAttempt' },
+);
 
-export const Delivery = Type.Object({
-  id: Type.Integer(),
-  event_uuid: Type.String({ description: "The event's uuid (the payload's `uuid`, the `x-event-id` header)" }),
-  type: oneOf(EVENT_TYPES),
-  status: Type.String({ description: "The event's status" }),
-  state: oneOf(DELIVERY_STATES, { description: 'pending: not delivered yet (retried with backoff for 24 hours); delivered: a 2xx answer; failed: retries ran out' }),
-  created_at: Timestamp,
-  next_attempt_at: NullableTimestamp,
-  attempts: Type.Array(Attempt, { description: 'Oldest first (the newest 100)' }),
-}, { title: 'WebhookDelivery' });
+export const Delivery = Type.Object(
+  {
+    id: Type.Integer(),
+    event_uuid: Type.String({ description: "The event's uuid (the payload's `uuid`, the `x-event-id` header)" }),
+    type: oneOf(EVENT_TYPES),
+    status: Type.String({ description: "The event's status" }),
+    state: oneOf(DELIVERY_STATES, {
+      description: 'pending: not delivered yet (retried with backoff for 24 hours); delivered: a 2xx answer; failed: retries ran out',
+    }),
+    created_at: Timestamp,
+    next_attempt_at: NullableTimestamp,
+    attempts: Type.Array(Attempt, { description: 'Oldest first (the newest 100)' }),
+  },
+  { title: 'WebhookDelivery' },
+);
 
 export const DeliveryList = Type.Array(Delivery, { description: 'Newest first' });
 

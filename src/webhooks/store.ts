@@ -143,11 +143,26 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
     let run = runs.get(key);
     if (run === undefined) runs.set(key, (run = []));
     run.push({
-      id: r.id, lease: r.lease, generation: r.generation, failures: r.failures, retry_since: r.retry_since, endpoint_id: r.endpoint_id,
-      endpoint_failures: r.endpoint_failures, url: r.url, secret: r.secret, store_number: r.store_number,
+      id: r.id,
+      lease: r.lease,
+      generation: r.generation,
+      failures: r.failures,
+      retry_since: r.retry_since,
+      endpoint_id: r.endpoint_id,
+      endpoint_failures: r.endpoint_failures,
+      url: r.url,
+      secret: r.secret,
+      store_number: r.store_number,
       event: {
-        uuid: r.uuid, type: r.type, status: r.status, created_at: r.created_at, details: r.details, location_id: r.location_id,
-        internal_id: r.internal_id, organization_id: r.organization_id, message: r.message,
+        uuid: r.uuid,
+        type: r.type,
+        status: r.status,
+        created_at: r.created_at,
+        details: r.details,
+        location_id: r.location_id,
+        internal_id: r.internal_id,
+        organization_id: r.organization_id,
+        message: r.message,
       },
     });
   }
@@ -209,7 +224,13 @@ export async function listDeliveries(q: Queryable, endpointId: number, limit: nu
  * W2: the reader's delivery made pending again and due now, with a fresh 24 hours of retries.
  * null: no such delivery of the reader's endpoints. An attempt in flight keeps its lease.
  */
-export async function redeliver(q: Tx, deliveryId: number, organizationId: number, locations: readonly number[] | null, now: Date): Promise<DeliveryRow | null> {
+export async function redeliver(
+  q: Tx,
+  deliveryId: number,
+  organizationId: number,
+  locations: readonly number[] | null,
+  now: Date,
+): Promise<DeliveryRow | null> {
   const [row] = await q.query<DeliveryRow>(
     `UPDATE webhook_deliveries d
      SET state = 'pending', next_attempt_at = $4, retry_since = $4, failures = 0, generation = d.generation + 1, delivered_at = NULL, updated_at = $4

@@ -7,8 +7,13 @@ import type { DeliveryRow } from './store.ts';
 
 export function deliveryView(d: DeliveryRow): Static<typeof Delivery> {
   return {
-    id: d.id, event_uuid: d.event_uuid, type: d.type as Static<typeof Delivery>['type'], status: d.status, state: d.state,
-    created_at: d.created_at, next_attempt_at: d.next_attempt_at,
+    id: d.id,
+    event_uuid: d.event_uuid,
+    type: d.type as Static<typeof Delivery>['type'],
+    status: d.status,
+    state: d.state,
+    created_at: d.created_at,
+    next_attempt_at: d.next_attempt_at,
     attempts: d.attempts.map((a) => ({ at: a.at, status_code: a.status_code, duration_ms: a.duration_ms, error: a.error })),
   };
 }

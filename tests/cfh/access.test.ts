@@ -23,7 +23,7 @@ async function everyOperation(client: ReturnType<typeof cfhClient>, locationId: 
   };
 }
 
-test('with an invalid bearer token every operation is 401; without any, all but the customer\'s', async () => {
+test("with an invalid bearer token every operation is 401; without any, all but the customer's", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const { message_id } = await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   const revoked = await tokenWith(w.organizationId, ['cfh'], { revoked: true });
@@ -44,7 +44,11 @@ test('with an invalid bearer token every operation is 401; without any, all but 
   assert.equal((await customer.track(message_id)).statusCode, 200);
   assert.equal((await customer.track('no-such-request')).statusCode, 404);
   assert.equal((await customer.cancel('no-such-request')).statusCode, 404);
-  const basic = await ctx.app.inject({ method: 'GET', url: `/api/callforhelp/v1/tracking?message_id=${message_id}`, headers: { authorization: `Basic ${w.token}` } });
+  const basic = await ctx.app.inject({
+    method: 'GET',
+    url: `/api/callforhelp/v1/tracking?message_id=${message_id}`,
+    headers: { authorization: `Basic ${w.token}` },
+  });
   assert.equal(basic.statusCode, 401);
   assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created'], 'nothing happened to the request');
 });
@@ -67,8 +71,11 @@ test("a second organization's token sees another organization's request as not f
   const intruder = cfhClient(ctx.app, theirs.token);
   const unknown = await intruder.track('no-such-request');
   for (const res of [
-    await intruder.claim(message_id), await intruder.onTheWay(message_id), await intruder.complete(message_id),
-    await intruder.cancel(message_id), await intruder.track(message_id),
+    await intruder.claim(message_id),
+    await intruder.onTheWay(message_id),
+    await intruder.complete(message_id),
+    await intruder.cancel(message_id),
+    await intruder.track(message_id),
   ]) {
     assert.equal(res.statusCode, 404, res.body);
     assert.deepEqual(res.json(), unknown.json(), 'the same answer as for a request that does not exist');
@@ -104,7 +111,11 @@ test('guessing message_ids or display keys without a credential is held back by 
   const statuses: number[] = [];
   for (let i = 0; i < 5; i++) statuses.push((await customer.track(`guess-${i}-0000000000000000`)).statusCode);
   assert.deepEqual(statuses, [404, 404, 404, 429, 429]);
-  const display = await guarded.app.inject({ method: 'POST', url: '/api/callforhelp/displays/guess-0000000000000000000000/requests', payload: { option_id: 1 } });
+  const display = await guarded.app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/displays/guess-0000000000000000000000/requests',
+    payload: { option_id: 1 },
+  });
   assert.equal(display.statusCode, 429);
   assert.equal((await customer.track(message_id)).statusCode, 200, 'the right message_id is still answered');
 });

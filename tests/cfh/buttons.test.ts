@@ -11,7 +11,7 @@ before(async () => {
   ctx = await testApp({ clock: new ManualClock('2026-07-01T09:00:00.000Z') });
 });
 
-test('a press creates a request with the button\'s option and answers its message_id as text/plain', async () => {
+test("a press creates a request with the button's option and answers its message_id as text/plain", async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
   const res = await press(ctx.app, w.hubToken, { device_key: w.deviceKey.toLowerCase(), button: 1 }, 'Basic');
   assert.equal(res.statusCode, 200, res.body);
@@ -25,7 +25,9 @@ test('a press creates a request with the button\'s option and answers its messag
   const [record] = await ctx.db.query<{ callbutton_id: number }>('SELECT callbutton_id FROM cfh_requests WHERE message_id = $1', [messageId]);
   assert.equal(record?.callbutton_id, w.buttonId);
   const [event] = await ctx.db.query<{ details: Record<string, unknown> }>(
-    "SELECT details FROM events WHERE type = 'callforhelp' AND details->>'message_id' = $1", [messageId]);
+    "SELECT details FROM events WHERE type = 'callforhelp' AND details->>'message_id' = $1",
+    [messageId],
+  );
   assert.equal(event?.details.type, 'call_button');
   assert.equal(event?.details.name, 'Paint counter');
   assert.equal(event?.details.request_from, 'call_button');
@@ -36,7 +38,12 @@ test('any scheme word, or none, carries the hub token; a token without the butto
   for (const scheme of ['Bearer', 'Token', 'X-Vendor-Auth']) {
     assert.equal((await press(ctx.app, w.hubToken, { device_key: w.deviceKey }, scheme)).statusCode, 200, scheme);
   }
-  const bare = await ctx.app.inject({ method: 'POST', url: '/api/callbutton/press', headers: { authorization: w.hubToken }, payload: { device_key: w.deviceKey } });
+  const bare = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callbutton/press',
+    headers: { authorization: w.hubToken },
+    payload: { device_key: w.deviceKey },
+  });
   assert.equal(bare.statusCode, 200, bare.body);
   const none = await ctx.app.inject({ method: 'POST', url: '/api/callbutton/press', payload: { device_key: w.deviceKey } });
   assert.equal(none.statusCode, 401);
@@ -56,7 +63,7 @@ test('a press within the cooldown is 429 with Retry-After and the seconds left, 
   assert.equal(again.json().message, 'Please wait 90 seconds before sending another request!');
   ctx.clock.advance(90_000);
   assert.equal((await press(ctx.app, w.hubToken, { device_key: w.deviceKey })).statusCode, 200, 'after the cooldown');
-  const [{ n }] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE callbutton_id = $1', [w.buttonId]) as [{ n: number }];
+  const [{ n }] = (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE callbutton_id = $1', [w.buttonId])) as [{ n: number }];
   assert.equal(n, 2);
 });
 
@@ -99,12 +106,20 @@ test('voltage reports: button 0 records the voltage only; last-seen and voltage 
     await press(ctx.app, w.hubToken, { device_key: w.deviceKey, voltage, button: 0 });
   }
   const low = await ctx.db.query<{ details: { kind: string; id: number; voltage: number } }>(
-    "SELECT details FROM events WHERE type = 'device' AND status = 'battery_low' AND organization_id = $1 ORDER BY id", [w.organizationId]);
-  assert.deepEqual(low.map((e) => e.details), [{ kind: 'call_button', id: w.buttonId, voltage: 2.3 }, { kind: 'call_button', id: w.buttonId, voltage: 2.1 }],
-    'once until it rises again');
+    "SELECT details FROM events WHERE type = 'device' AND status = 'battery_low' AND organization_id = $1 ORDER BY id",
+    [w.organizationId],
+  );
+  assert.deepEqual(
+    low.map((e) => e.details),
+    [
+      { kind: 'call_button', id: w.buttonId, voltage: 2.3 },
+      { kind: 'call_button', id: w.buttonId, voltage: 2.1 },
+    ],
+    'once until it rises again',
+  );
 });
 
-test('an unknown device_key, or another organization\'s button, is 404 call_button_not_found', async () => {
+test("an unknown device_key, or another organization's button, is 404 call_button_not_found", async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
   const other = await makeCfhWorld(ctx.db, ctx.clock);
   for (const key of ['00:00:00:00:00:00', other.deviceKey]) {
@@ -117,10 +132,15 @@ test('an unknown device_key, or another organization\'s button, is 404 call_butt
   assert.equal(bad.statusCode, 422);
 });
 
-test('B2: completed with a reason, close and customer_canceled act on the button\'s own open request', async () => {
+test("B2: completed with a reason, close and customer_canceled act on the button's own open request", async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { call_button_cooldown_seconds: 0 } });
   const update = (messageId: string, body: Record<string, unknown>, deviceKey = w.deviceKey) =>
-    ctx.app.inject({ method: 'PUT', url: `/api/callbutton/${messageId}`, headers: { authorization: `Hub ${w.hubToken}` }, payload: { device_key: deviceKey, ...body } });
+    ctx.app.inject({
+      method: 'PUT',
+      url: `/api/callbutton/${messageId}`,
+      headers: { authorization: `Hub ${w.hubToken}` },
+      payload: { device_key: deviceKey, ...body },
+    });
 
   const a = (await press(ctx.app, w.hubToken, { device_key: w.deviceKey })).body;
   assert.equal(success(await cfhClient(ctx.app, w.token).onTheWay(a, ann)), true);
@@ -129,8 +149,10 @@ test('B2: completed with a reason, close and customer_canceled act on the button
   assert.equal(done.statusCode, 200, done.body);
   assert.equal(done.json().message, 'Success');
   const data = done.json().data;
-  assert.deepEqual([data.status, data.completion_reason, data.is_completed, data.employee_has_arrived, data.employee_arrived_at],
-    ['completed', 'helped', 1, true, data.staff_on_the_way_at]);
+  assert.deepEqual(
+    [data.status, data.completion_reason, data.is_completed, data.employee_has_arrived, data.employee_arrived_at],
+    ['completed', 'helped', 1, true, data.staff_on_the_way_at],
+  );
   const again = await update(a, { update_type: 'close' });
   assert.equal(again.statusCode, 404);
   assert.equal(again.json().code, 'cfh_request_not_found');
@@ -145,11 +167,15 @@ test('B2: completed with a reason, close and customer_canceled act on the button
   assert.deepEqual(await eventKinds(ctx.db, w.organizationId, c), ['created', 'canceled']);
 });
 
-test('B2 on a request that is not the button\'s is 404 and changes nothing', async () => {
+test("B2 on a request that is not the button's is 404 and changes nothing", async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
   const { message_id } = (await cfhClient(ctx.app, w.token).create({ location_id: w.locationId, option_id: w.optionId })).json();
-  const res = await ctx.app.inject({ method: 'PUT', url: `/api/callbutton/${message_id}`, headers: { authorization: `Hub ${w.hubToken}` },
-    payload: { device_key: w.deviceKey, update_type: 'close' } });
+  const res = await ctx.app.inject({
+    method: 'PUT',
+    url: `/api/callbutton/${message_id}`,
+    headers: { authorization: `Hub ${w.hubToken}` },
+    payload: { device_key: w.deviceKey, update_type: 'close' },
+  });
   assert.equal(res.statusCode, 404);
   assert.equal(res.json().code, 'cfh_request_not_found');
   assert.deepEqual(await eventKinds(ctx.db, w.organizationId, message_id), ['created']);
@@ -157,9 +183,13 @@ test('B2 on a request that is not the button\'s is 404 and changes nothing', asy
 
 test('a hub that posts a form is understood: numbers as text', async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
-  const form = (body: string) => ctx.app.inject({
-    method: 'POST', url: '/api/callbutton/press', headers: { authorization: `Hub ${w.hubToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: body,
-  });
+  const form = (body: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/callbutton/press',
+      headers: { authorization: `Hub ${w.hubToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: body,
+    });
   const report = await form(`device_key=${encodeURIComponent(w.deviceKey)}&voltage=2.75&button=0`);
   assert.equal(report.statusCode, 200, report.body);
   assert.equal(report.body, 'Voltage updated successfully');

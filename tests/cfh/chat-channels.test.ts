@@ -16,13 +16,28 @@ before(async () => {
 /** The world's button and display again, as a file that gives them channels (or not) would. */
 async function giveChannels(w: CfhWorld, button: string | null, display: string | null): Promise<void> {
   await applyProvisioning(ctx.db, ctx.clock, {
-    call_buttons: [{ id: w.buttonId, location_id: w.locationId, name: 'Paint counter', device_key: w.deviceKey, option_id: w.optionId, chat_channel_id: button }],
-    cfh_displays: [{ id: w.displayId, location_id: w.locationId, name: 'Entrance QR', key: w.displayKey, option_ids: [w.optionId, w.secondOptionId], allow_custom_text: true, chat_channel_id: display }],
+    call_buttons: [
+      { id: w.buttonId, location_id: w.locationId, name: 'Paint counter', device_key: w.deviceKey, option_id: w.optionId, chat_channel_id: button },
+    ],
+    cfh_displays: [
+      {
+        id: w.displayId,
+        location_id: w.locationId,
+        name: 'Entrance QR',
+        key: w.displayKey,
+        option_ids: [w.optionId, w.secondOptionId],
+        allow_custom_text: true,
+        chat_channel_id: display,
+      },
+    ],
   });
 }
 
 async function channelsOf(w: CfhWorld, messageId: string): Promise<{ record: unknown[]; view: unknown }> {
-  const listed = await ctx.app.inject({ url: `/api/callforhelp/requests?location_id=${w.locationId}&state=all`, headers: { authorization: `Bearer ${w.token}` } });
+  const listed = await ctx.app.inject({
+    url: `/api/callforhelp/requests?location_id=${w.locationId}&state=all`,
+    headers: { authorization: `Bearer ${w.token}` },
+  });
   assert.equal(listed.statusCode, 200, listed.body);
   const record = listed.json<Record<string, unknown>[]>().find((r) => r.message_id === messageId);
   assert.ok(record, 'the request is listed');
@@ -64,8 +79,16 @@ test('a button or display without a chat channel creates requests with none, as 
 test("provisioning sets, keeps and clears a device's chat channel; applying the same file again changes nothing", async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
   const stored = async () => ({
-    button: (await ctx.db.query<{ chat_channel_id: string | null; updated_at: string }>('SELECT chat_channel_id, updated_at FROM call_buttons WHERE id = $1', [w.buttonId]))[0],
-    display: (await ctx.db.query<{ chat_channel_id: string | null; updated_at: string }>('SELECT chat_channel_id, updated_at FROM cfh_displays WHERE id = $1', [w.displayId]))[0],
+    button: (
+      await ctx.db.query<{ chat_channel_id: string | null; updated_at: string }>('SELECT chat_channel_id, updated_at FROM call_buttons WHERE id = $1', [
+        w.buttonId,
+      ])
+    )[0],
+    display: (
+      await ctx.db.query<{ chat_channel_id: string | null; updated_at: string }>('SELECT chat_channel_id, updated_at FROM cfh_displays WHERE id = $1', [
+        w.displayId,
+      ])
+    )[0],
   });
   await giveChannels(w, '19:paint@thread', '19:front@thread');
   const set = await stored();

@@ -24,7 +24,10 @@ test(`of 20 concurrent claims exactly one succeeds`, async () => {
     const view = (await client.track(message_id)).json().cfh_request;
     assert.equal(view.claimed_by, `Employee ${winners[0]}`, 'the request names the one who won');
     const claims = (await listEvents(ctx.db, w.organizationId, message_id)).filter((e) => e.kind === 'claimed');
-    assert.deepEqual(claims.map((e) => e.actor_user_id), [`U-${winners[0]}`]);
+    assert.deepEqual(
+      claims.map((e) => e.actor_user_id),
+      [`U-${winners[0]}`],
+    );
   }
 });
 

@@ -34,8 +34,15 @@ async function open(w: World, client: CfhClient): Promise<{ id: number; message_
 /** The details of the CFH form, as makeWorld's option ("Help" / "Someone is coming") gives them. */
 function form(message_id: string, claimed_by: string | null, request_from: string | null) {
   return {
-    type: 'api', name: null, option_text: 'Help', option_prompt: 'Someone is coming', message_id, claimed_by, request_from,
-    staff_action: 'claim_and_on_the_way', reminder_count: null,
+    type: 'api',
+    name: null,
+    option_text: 'Help',
+    option_prompt: 'Someone is coming',
+    message_id,
+    claimed_by,
+    request_from,
+    staff_action: 'claim_and_on_the_way',
+    reminder_count: null,
   };
 }
 
@@ -54,15 +61,26 @@ test('created, claimed, on the way and completed: one event each, in the CFH for
   assert.equal(success(await client.complete(message_id, 'helped', bob)), true);
 
   const events = await eventsOf(w);
-  assert.deepEqual(events.map((e) => ({ ...e, id: 0, uuid: '' })), [
-    ['created', created, 'Customer needs help: Someone is coming', form(message_id, null, null)],
-    ['claimed', claimed, 'Ann claimed: Someone is coming', form(message_id, 'Ann', 'provider_a')],
-    ['on_the_way', going, 'Ann is on the way: Someone is coming', form(message_id, 'Ann', 'provider_a')],
-    ['completed', completed, 'Bob completed: Someone is coming', form(message_id, 'Ann', 'provider_b')],
-  ].map(([status, at, message, details]) => ({
-    id: 0, uuid: '', type: 'callforhelp', status, organization_id: w.organizationId, location_id: w.locationId,
-    internal_id: String(id), details, message, created_at: iso(at as Date),
-  })));
+  assert.deepEqual(
+    events.map((e) => ({ ...e, id: 0, uuid: '' })),
+    [
+      ['created', created, 'Customer needs help: Someone is coming', form(message_id, null, null)],
+      ['claimed', claimed, 'Ann claimed: Someone is coming', form(message_id, 'Ann', 'provider_a')],
+      ['on_the_way', going, 'Ann is on the way: Someone is coming', form(message_id, 'Ann', 'provider_a')],
+      ['completed', completed, 'Bob completed: Someone is coming', form(message_id, 'Ann', 'provider_b')],
+    ].map(([status, at, message, details]) => ({
+      id: 0,
+      uuid: '',
+      type: 'callforhelp',
+      status,
+      organization_id: w.organizationId,
+      location_id: w.locationId,
+      internal_id: String(id),
+      details,
+      message,
+      created_at: iso(at as Date),
+    })),
+  );
   assert.equal(new Set(events.map((e) => e.uuid)).size, events.length, 'every event has its own uuid');
 });
 
@@ -77,9 +95,15 @@ test('a cancel writes "cancelled" (the contract\'s spelling); cancelling again w
   assert.equal((await client.cancel(message_id)).statusCode, 200);
 
   const events = await eventsOf(w);
-  assert.deepEqual(events.map((e) => e.status), ['created', 'claimed', 'cancelled']);
+  assert.deepEqual(
+    events.map((e) => e.status),
+    ['created', 'claimed', 'cancelled'],
+  );
   const cancelled = events[2];
-  assert.deepEqual([cancelled?.internal_id, cancelled?.message, cancelled?.created_at], [String(id), 'The customer cancelled: Someone is coming', iso(cancelledAt)]);
+  assert.deepEqual(
+    [cancelled?.internal_id, cancelled?.message, cancelled?.created_at],
+    [String(id), 'The customer cancelled: Someone is coming', iso(cancelledAt)],
+  );
   assert.deepEqual(cancelled?.details, form(message_id, 'Ann', null));
 });
 
@@ -92,7 +116,10 @@ test('the timeout writes "timed_out" at the deadline, once, from the job', async
   await ctx.scheduler.runDue();
 
   const events = await eventsOf(w);
-  assert.deepEqual(events.map((e) => e.status), ['created', 'timed_out']);
+  assert.deepEqual(
+    events.map((e) => e.status),
+    ['created', 'timed_out'],
+  );
   const timedOut = events[1];
   assert.deepEqual(
     [timedOut?.internal_id, timedOut?.location_id, timedOut?.message, timedOut?.created_at],
@@ -109,11 +136,14 @@ test('on the way on an unclaimed request writes claimed and on_the_way; repeatin
   assert.equal(success(await client.onTheWay(message_id, bob)), true);
 
   const events = await eventsOf(w);
-  assert.deepEqual(events.map((e) => [e.status, e.message, e.details.claimed_by, e.details.request_from]), [
-    ['created', 'Customer needs help: Someone is coming', null, null],
-    ['claimed', 'Bob claimed: Someone is coming', 'Bob', 'provider_b'],
-    ['on_the_way', 'Bob is on the way: Someone is coming', 'Bob', 'provider_b'],
-  ]);
+  assert.deepEqual(
+    events.map((e) => [e.status, e.message, e.details.claimed_by, e.details.request_from]),
+    [
+      ['created', 'Customer needs help: Someone is coming', null, null],
+      ['claimed', 'Bob claimed: Someone is coming', 'Bob', 'provider_b'],
+      ['on_the_way', 'Bob is on the way: Someone is coming', 'Bob', 'provider_b'],
+    ],
+  );
 });
 
 test('refused steps write no event', async () => {
@@ -139,16 +169,19 @@ test('refused steps write no event', async () => {
   assert.equal((await client.claim('no-such-request', ann)).statusCode, 404);
 
   const events = await eventsOf(w);
-  assert.deepEqual(events.map((e) => [e.internal_id, e.status]), [
-    [String(completedOne.id), 'created'],
-    [String(completedOne.id), 'claimed'],
-    [String(completedOne.id), 'completed'],
-    [String(cancelledOne.id), 'created'],
-    [String(cancelledOne.id), 'cancelled'],
-  ]);
+  assert.deepEqual(
+    events.map((e) => [e.internal_id, e.status]),
+    [
+      [String(completedOne.id), 'created'],
+      [String(completedOne.id), 'claimed'],
+      [String(completedOne.id), 'completed'],
+      [String(cancelledOne.id), 'created'],
+      [String(cancelledOne.id), 'cancelled'],
+    ],
+  );
 });
 
-test('of concurrent claims only the winner\'s is an event', async () => {
+test("of concurrent claims only the winner's is an event", async () => {
   const { w, client } = await world();
   const { message_id } = await open(w, client);
   const employees = Array.from({ length: 10 }, (_, i): Employee => ({ channel_id: 'C-floor', claimed_by: `Employee ${i}`, claimed_by_user_id: `U-${i}` }));
@@ -157,5 +190,8 @@ test('of concurrent claims only the winner\'s is an event', async () => {
   assert.equal(winners.length, 1);
 
   const claims = (await eventsOf(w)).filter((e) => e.status === 'claimed');
-  assert.deepEqual(claims.map((e) => e.details.claimed_by), winners);
+  assert.deepEqual(
+    claims.map((e) => e.details.claimed_by),
+    winners,
+  );
 });

@@ -18,26 +18,85 @@ async function world(): Promise<{ w: World; client: CfhClient }> {
 test('a kiosk creates a request and gets the whole record, in the wire formats', async () => {
   const { w, client } = await world();
   const created = ctx.clock.now();
-  const res = await client.create({ location_id: w.locationId, option_id: w.optionId, device_id: 7, display_id: 8, callbutton_id: 9, chat_channel_id: 'C-floor' });
+  const res = await client.create({
+    location_id: w.locationId,
+    option_id: w.optionId,
+    device_id: 7,
+    display_id: 8,
+    callbutton_id: 9,
+    chat_channel_id: 'C-floor',
+  });
   assert.equal(res.statusCode, 201, res.body);
   const record = res.json();
   assert.deepEqual(Object.keys(record).sort(), [
-    'callbutton_id', 'chat_channel_id', 'claimed_at', 'claimed_by', 'closed_at', 'completed_at', 'completion_reason',
-    'created_at', 'customer_canceled_at', 'device_id', 'display_id', 'escalated_at', 'id', 'is_canceled', 'is_claimed', 'is_closed',
-    'is_completed', 'is_escalated', 'is_on_the_way', 'is_timeout', 'location_id', 'message_id', 'option_id', 'organization_id',
-    'source', 'staff_on_the_way_at', 'status', 'teams_channel_id', 'timeout_at', 'updated_at',
+    'callbutton_id',
+    'chat_channel_id',
+    'claimed_at',
+    'claimed_by',
+    'closed_at',
+    'completed_at',
+    'completion_reason',
+    'created_at',
+    'customer_canceled_at',
+    'device_id',
+    'display_id',
+    'escalated_at',
+    'id',
+    'is_canceled',
+    'is_claimed',
+    'is_closed',
+    'is_completed',
+    'is_escalated',
+    'is_on_the_way',
+    'is_timeout',
+    'location_id',
+    'message_id',
+    'option_id',
+    'organization_id',
+    'source',
+    'staff_on_the_way_at',
+    'status',
+    'teams_channel_id',
+    'timeout_at',
+    'updated_at',
   ]);
   assert.equal(typeof record.id, 'number');
   assert.match(record.message_id, /^[A-Za-z0-9_-]{22,}$/);
-  assert.deepEqual({ ...record, id: 0, message_id: '' }, {
-    id: 0, message_id: '', device_id: 7, display_id: 8, callbutton_id: 9, chat_channel_id: 'C-floor',
-    organization_id: w.organizationId, location_id: w.locationId, option_id: w.optionId,
-    is_claimed: false, claimed_at: null, claimed_by: null, is_timeout: false, timeout_at: null,
-    is_closed: false, closed_at: null, is_on_the_way: false, staff_on_the_way_at: null,
-    completed_at: null, is_completed: 0, completion_reason: null, is_canceled: false, customer_canceled_at: null,
-    created_at: iso(created), updated_at: iso(created),
-    status: 'created', is_escalated: false, escalated_at: null, source: 'api', teams_channel_id: 'C-floor',
-  });
+  assert.deepEqual(
+    { ...record, id: 0, message_id: '' },
+    {
+      id: 0,
+      message_id: '',
+      device_id: 7,
+      display_id: 8,
+      callbutton_id: 9,
+      chat_channel_id: 'C-floor',
+      organization_id: w.organizationId,
+      location_id: w.locationId,
+      option_id: w.optionId,
+      is_claimed: false,
+      claimed_at: null,
+      claimed_by: null,
+      is_timeout: false,
+      timeout_at: null,
+      is_closed: false,
+      closed_at: null,
+      is_on_the_way: false,
+      staff_on_the_way_at: null,
+      completed_at: null,
+      is_completed: 0,
+      completion_reason: null,
+      is_canceled: false,
+      customer_canceled_at: null,
+      created_at: iso(created),
+      updated_at: iso(created),
+      status: 'created',
+      is_escalated: false,
+      escalated_at: null,
+      source: 'api',
+      teams_channel_id: 'C-floor',
+    },
+  );
   assert.match(record.created_at, ISO_MICROS);
 });
 
@@ -59,17 +118,42 @@ test('claimed, on the way and completed: each step shows in the status view the 
   assert.deepEqual(fresh.json(), {
     device_id: 7,
     option: {
-      id: w.optionId, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive",
-      organization_id: w.organizationId, location_id: w.locationId, created_at: iso(created), updated_at: iso(created),
+      id: w.optionId,
+      text_en: 'Help',
+      text_fr: 'Aide',
+      prompt_en: 'Someone is coming',
+      prompt_fr: "Quelqu'un arrive",
+      organization_id: w.organizationId,
+      location_id: w.locationId,
+      created_at: iso(created),
+      updated_at: iso(created),
     },
     location_id: w.locationId,
     message_id,
     cfh_request: {
-      option_id: w.optionId, is_claimed: false, claimed_at: null, claimed_by: null, location_id: w.locationId,
-      organization_id: w.organizationId, created_at: iso(created), updated_at: iso(created), is_timeout: false, timeout_at: null,
-      is_closed: false, closed_at: null, is_on_the_way: false, staff_on_the_way_at: null, is_canceled: false,
-      customer_canceled_at: null, employee_has_arrived: false, employee_arrived_at: null,
-      status: 'created', is_escalated: false, escalated_at: null, source: 'api', teams_channel_id: null,
+      option_id: w.optionId,
+      is_claimed: false,
+      claimed_at: null,
+      claimed_by: null,
+      location_id: w.locationId,
+      organization_id: w.organizationId,
+      created_at: iso(created),
+      updated_at: iso(created),
+      is_timeout: false,
+      timeout_at: null,
+      is_closed: false,
+      closed_at: null,
+      is_on_the_way: false,
+      staff_on_the_way_at: null,
+      is_canceled: false,
+      customer_canceled_at: null,
+      employee_has_arrived: false,
+      employee_arrived_at: null,
+      status: 'created',
+      is_escalated: false,
+      escalated_at: null,
+      source: 'api',
+      teams_channel_id: null,
     },
     show_survey: false,
   });
@@ -104,9 +188,15 @@ test('claimed, on the way and completed: each step shows in the status view the 
   assert.equal(view.show_survey, true);
 
   const events = await listEvents(ctx.db, w.organizationId, message_id);
-  assert.deepEqual(events.map((e) => [e.kind, e.at]), [
-    ['created', iso(created)], ['claimed', iso(claimedAt)], ['on_the_way', iso(goingAt)], ['completed', iso(completedAt)],
-  ]);
+  assert.deepEqual(
+    events.map((e) => [e.kind, e.at]),
+    [
+      ['created', iso(created)],
+      ['claimed', iso(claimedAt)],
+      ['on_the_way', iso(goingAt)],
+      ['completed', iso(completedAt)],
+    ],
+  );
 });
 
 test('completion sets is_completed 1, completed_at, completion_reason, is_closed and closed_at', async () => {
@@ -117,9 +207,16 @@ test('completion sets is_completed 1, completed_at, completion_reason, is_closed
   const completedAt = ctx.clock.now();
   assert.equal(success(await client.complete(message_id, 'helped_customer')), true);
   const [row] = await ctx.db.query<Record<string, unknown>>(
-    'SELECT is_completed, completed_at, completion_reason, is_closed, closed_at FROM cfh_requests WHERE message_id = $1', [message_id],
+    'SELECT is_completed, completed_at, completion_reason, is_closed, closed_at FROM cfh_requests WHERE message_id = $1',
+    [message_id],
   );
-  assert.deepEqual(row, { is_completed: true, completed_at: iso(completedAt), completion_reason: 'helped_customer', is_closed: true, closed_at: iso(completedAt) });
+  assert.deepEqual(row, {
+    is_completed: true,
+    completed_at: iso(completedAt),
+    completion_reason: 'helped_customer',
+    is_closed: true,
+    closed_at: iso(completedAt),
+  });
   // No operation returns the record of a completed request (C4 answers 409); the view shows it.
   const view = (await client.track(message_id)).json();
   assert.equal(view.cfh_request.closed_at, seconds(completedAt));
@@ -165,18 +262,18 @@ test('on the way on an unclaimed request claims it for that employee', async () 
   const at = ctx.clock.now();
   assert.equal(success(await client.onTheWay(message_id, bob)), true);
   const view = (await client.track(message_id)).json().cfh_request;
-  assert.deepEqual(
-    [view.is_claimed, view.claimed_by, view.claimed_at, view.is_on_the_way, view.staff_on_the_way_at],
-    [true, 'Bob', iso(at), true, iso(at)],
-  );
+  assert.deepEqual([view.is_claimed, view.claimed_by, view.claimed_at, view.is_on_the_way, view.staff_on_the_way_at], [true, 'Bob', iso(at), true, iso(at)]);
   assert.equal(success(await client.claim(message_id, ann)), false);
   assert.equal(success(await client.onTheWay(message_id, ann)), false);
   const events = await listEvents(ctx.db, w.organizationId, message_id);
-  assert.deepEqual(events.map((e) => [e.kind, e.actor_name, e.actor_user_id, e.request_from, e.channel_id]), [
-    ['created', null, null, null, null],
-    ['claimed', 'Bob', 'U-bob', 'provider_b', 'C-floor'],
-    ['on_the_way', 'Bob', 'U-bob', 'provider_b', 'C-floor'],
-  ]);
+  assert.deepEqual(
+    events.map((e) => [e.kind, e.actor_name, e.actor_user_id, e.request_from, e.channel_id]),
+    [
+      ['created', null, null, null, null],
+      ['claimed', 'Bob', 'U-bob', 'provider_b', 'C-floor'],
+      ['on_the_way', 'Bob', 'U-bob', 'provider_b', 'C-floor'],
+    ],
+  );
 });
 
 test('on the way again by the claimer succeeds and keeps the first time', async () => {
@@ -198,12 +295,42 @@ test('every step is an event: who, when, from which provider, with which token',
   assert.equal(success(await client.complete(message_id, 'found_item', { ...ann, channel_id: 'C-other', request_from: 'web_interface' })), true);
   const [token] = await ctx.db.query<{ id: number }>('SELECT id FROM api_tokens WHERE organization_id = $1', [w.organizationId]);
   const events = await listEvents(ctx.db, w.organizationId, message_id);
-  assert.deepEqual(events.map((e) => ({ ...e, at: undefined })), [
-    { kind: 'created', at: undefined, token_id: token?.id, actor_name: null, actor_user_id: null, channel_id: null, request_from: null, detail: null },
-    { kind: 'claimed', at: undefined, token_id: token?.id, actor_name: 'Ann', actor_user_id: 'U-ann', channel_id: 'C-floor', request_from: 'web_interface', detail: null },
-    { kind: 'on_the_way', at: undefined, token_id: token?.id, actor_name: 'Ann', actor_user_id: 'U-ann', channel_id: 'C-floor', request_from: 'web_interface', detail: null },
-    { kind: 'completed', at: undefined, token_id: token?.id, actor_name: 'Ann', actor_user_id: 'U-ann', channel_id: 'C-other', request_from: 'web_interface', detail: 'found_item' },
-  ]);
+  assert.deepEqual(
+    events.map((e) => ({ ...e, at: undefined })),
+    [
+      { kind: 'created', at: undefined, token_id: token?.id, actor_name: null, actor_user_id: null, channel_id: null, request_from: null, detail: null },
+      {
+        kind: 'claimed',
+        at: undefined,
+        token_id: token?.id,
+        actor_name: 'Ann',
+        actor_user_id: 'U-ann',
+        channel_id: 'C-floor',
+        request_from: 'web_interface',
+        detail: null,
+      },
+      {
+        kind: 'on_the_way',
+        at: undefined,
+        token_id: token?.id,
+        actor_name: 'Ann',
+        actor_user_id: 'U-ann',
+        channel_id: 'C-floor',
+        request_from: 'web_interface',
+        detail: null,
+      },
+      {
+        kind: 'completed',
+        at: undefined,
+        token_id: token?.id,
+        actor_name: 'Ann',
+        actor_user_id: 'U-ann',
+        channel_id: 'C-other',
+        request_from: 'web_interface',
+        detail: 'found_item',
+      },
+    ],
+  );
 });
 
 test('request_from defaults to provider_a', async () => {
@@ -217,8 +344,11 @@ test('request_from defaults to provider_a', async () => {
 test('an unknown message_id is 404 on every operation', async () => {
   const { client } = await world();
   for (const res of [
-    await client.claim('no-such-request'), await client.onTheWay('no-such-request'), await client.complete('no-such-request'),
-    await client.cancel('no-such-request'), await client.track('no-such-request'),
+    await client.claim('no-such-request'),
+    await client.onTheWay('no-such-request'),
+    await client.complete('no-such-request'),
+    await client.cancel('no-such-request'),
+    await client.track('no-such-request'),
   ]) {
     assert.equal(res.statusCode, 404, res.body);
     assert.deepEqual(res.json(), { message: 'CFH request not found', code: 'not_found' });

@@ -11,8 +11,7 @@ before(async () => {
   ctx = await testApp({ clock: new ManualClock('2026-09-01T08:00:00.000Z') });
 });
 
-const list = (token: string, query: string) =>
-  ctx.app.inject({ url: `/api/callforhelp/requests?${query}`, headers: { authorization: `Bearer ${token}` } });
+const list = (token: string, query: string) => ctx.app.inject({ url: `/api/callforhelp/requests?${query}`, headers: { authorization: `Bearer ${token}` } });
 
 test('C7: open requests of a location newest first by default; closed and all; keyset pages with a Link header', async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
@@ -25,23 +24,38 @@ test('C7: open requests of a location newest first by default; closed and all; k
   assert.equal(success(await client.complete(ids[1] as string, 'helped', ann)), true);
   const open = await list(w.token, `location_id=${w.locationId}`);
   assert.equal(open.statusCode, 200, open.body);
-  assert.deepEqual(open.json().map((r: { message_id: string }) => r.message_id), [ids[4], ids[3], ids[2], ids[0]]);
+  assert.deepEqual(
+    open.json().map((r: { message_id: string }) => r.message_id),
+    [ids[4], ids[3], ids[2], ids[0]],
+  );
   assert.equal(open.json()[0].staff_action, 'claim_and_on_the_way');
-  assert.deepEqual((await list(w.token, `location_id=${w.locationId}&state=closed`)).json().map((r: { message_id: string }) => r.message_id), [ids[1]]);
+  assert.deepEqual(
+    (await list(w.token, `location_id=${w.locationId}&state=closed`)).json().map((r: { message_id: string }) => r.message_id),
+    [ids[1]],
+  );
 
   const first = await list(w.token, `location_id=${w.locationId}&state=all&limit=2`);
-  assert.deepEqual(first.json().map((r: { message_id: string }) => r.message_id), [ids[4], ids[3]]);
+  assert.deepEqual(
+    first.json().map((r: { message_id: string }) => r.message_id),
+    [ids[4], ids[3]],
+  );
   const next = /<([^>]+)>; rel="next"/.exec(first.headers.link as string)?.[1];
   assert.ok(next);
   const second = await ctx.app.inject({ url: next, headers: { authorization: `Bearer ${w.token}` } });
-  assert.deepEqual(second.json().map((r: { message_id: string }) => r.message_id), [ids[2], ids[1]]);
+  assert.deepEqual(
+    second.json().map((r: { message_id: string }) => r.message_id),
+    [ids[2], ids[1]],
+  );
 
   const from = new Date(Date.parse(first.json()[1].created_at)).toISOString();
   const ranged = await list(w.token, `location_id=${w.locationId}&state=all&from=${from}`);
-  assert.deepEqual(ranged.json().map((r: { message_id: string }) => r.message_id), [ids[4], ids[3]]);
+  assert.deepEqual(
+    ranged.json().map((r: { message_id: string }) => r.message_id),
+    [ids[4], ids[3]],
+  );
 });
 
-test('C7 refusals: another organization\'s location and a location outside the token\'s are 404; bad queries 422', async () => {
+test("C7 refusals: another organization's location and a location outside the token's are 404; bad queries 422", async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
   const other = await makeCfhWorld(ctx.db, ctx.clock);
   assert.equal((await list(other.token, `location_id=${w.locationId}`)).statusCode, 404);
@@ -54,15 +68,29 @@ test('C7 refusals: another organization\'s location and a location outside the t
 
 test('a token limited to other locations cannot create, claim or read a request of this location', async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
-  const limited = cfhClient(ctx.app, await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh'], { locationIds: [await addLocation(ctx.db, ctx.clock, w)] }));
+  const limited = cfhClient(
+    ctx.app,
+    await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh'], { locationIds: [await addLocation(ctx.db, ctx.clock, w)] }),
+  );
   const created = await limited.create({ location_id: w.locationId, option_id: w.optionId });
   assert.equal(created.statusCode, 422, created.body);
   const { message_id } = (await cfhClient(ctx.app, w.token).create({ location_id: w.locationId, option_id: w.optionId })).json();
-  for (const res of [await limited.claim(message_id), await limited.onTheWay(message_id), await limited.complete(message_id), await limited.cancel(message_id), await limited.track(message_id)]) {
+  for (const res of [
+    await limited.claim(message_id),
+    await limited.onTheWay(message_id),
+    await limited.complete(message_id),
+    await limited.cancel(message_id),
+    await limited.track(message_id),
+  ]) {
     assert.equal(res.statusCode, 404, res.body);
   }
   const hub = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['buttons'], { locationIds: [await addLocation(ctx.db, ctx.clock, w)] });
-  const pressed = await ctx.app.inject({ method: 'POST', url: '/api/callbutton/press', headers: { authorization: `Hub ${hub}` }, payload: { device_key: w.deviceKey } });
+  const pressed = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callbutton/press',
+    headers: { authorization: `Hub ${hub}` },
+    payload: { device_key: w.deviceKey },
+  });
   assert.equal(pressed.statusCode, 404);
 });
 
@@ -81,8 +109,11 @@ test('C9: a display request with an option, or a free text; refusals create noth
   assert.equal((await post({ option_id: w.optionId }, w.displayKey, '10.0.0.2')).statusCode, 201, 'another address is not held back');
 
   const refusals: [Record<string, unknown>, number, string?][] = [
-    [{}, 422], [{ option_id: 999_999 }, 422, 'option_id'], [{ custom_text: 'x'.repeat(201) }, 422, 'custom_text'],
-    [{ custom_text: 'putain de merde' }, 422, 'custom_text'], [{ custom_text: 'fuck this' }, 422, 'custom_text'],
+    [{}, 422],
+    [{ option_id: 999_999 }, 422, 'option_id'],
+    [{ custom_text: 'x'.repeat(201) }, 422, 'custom_text'],
+    [{ custom_text: 'putain de merde' }, 422, 'custom_text'],
+    [{ custom_text: 'fuck this' }, 422, 'custom_text'],
   ];
   for (const [payload, status, field] of refusals) {
     const r = await post(payload, w.displayKey, '10.0.0.3');
@@ -91,20 +122,26 @@ test('C9: a display request with an option, or a free text; refusals create noth
   }
   const text = await post({ custom_text: 'Where is the paint?' }, w.displayKey, '10.0.0.3');
   assert.equal(text.statusCode, 201, text.body);
-  assert.equal(text.json().option_id, w.optionId, 'a text alone takes the display\'s first option');
-  const [event] = await ctx.db.query<{ details: Record<string, unknown> }>("SELECT details FROM events WHERE details->>'message_id' = $1", [text.json().message_id]);
+  assert.equal(text.json().option_id, w.optionId, "a text alone takes the display's first option");
+  const [event] = await ctx.db.query<{ details: Record<string, unknown> }>("SELECT details FROM events WHERE details->>'message_id' = $1", [
+    text.json().message_id,
+  ]);
   assert.deepEqual([event?.details.type, event?.details.name, event?.details.option_text], ['display', 'Entrance QR', 'Where is the paint?']);
 
   const unknown = await post({ option_id: w.optionId }, 'nobody-has-this-display-key-0000');
   assert.equal(unknown.statusCode, 404);
   assert.equal(unknown.json().code, 'display_not_found');
-  const [{ n }] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE display_id = $1', [w.displayId]) as [{ n: number }];
+  const [{ n }] = (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE display_id = $1', [w.displayId])) as [{ n: number }];
   assert.equal(n, 3);
 
   ctx.clock.advance(61_000);
   assert.equal((await post({ option_id: w.optionId }, w.displayKey, '10.0.0.9')).statusCode, 201);
   const clients = await ctx.db.query<{ client: string }>('SELECT client FROM cfh_display_presses WHERE display_id = $1', [w.displayId]);
-  assert.deepEqual(clients.map((c) => c.client), ['10.0.0.9'], 'addresses past their cooldown are forgotten');
+  assert.deepEqual(
+    clients.map((c) => c.client),
+    ['10.0.0.9'],
+    'addresses past their cooldown are forgotten',
+  );
 });
 
 test('C9 refuses free text when the display does not allow it', async () => {

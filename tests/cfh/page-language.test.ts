@@ -37,7 +37,11 @@ test("the display's page names the store, not the display, and a fr-CA phone get
 
 test("a phone in neither language gets the store's; English and French phones get their own", { skip }, async (t) => {
   const w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { language: 'fr' } });
-  for (const [locale, lang] of [['es-MX', 'fr'], ['en-US', 'en'], ['fr-FR', 'fr']] as const) {
+  for (const [locale, lang] of [
+    ['es-MX', 'fr'],
+    ['en-US', 'en'],
+    ['fr-FR', 'fr'],
+  ] as const) {
     const page = await phone(t, locale);
     await page.goto(`${base}/help/${w.displayKey}`);
     assert.equal(await page.locator('html').getAttribute('lang'), lang, locale);

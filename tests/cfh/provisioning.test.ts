@@ -14,8 +14,18 @@ test('settings, outcomes, a call button and a display are applied, and applying 
   const w = await makeWorld(ctx.db, ctx.clock);
   const [buttonId, displayId, outcomeId] = [freshId(), freshId(), freshId()];
   const file = {
-    locations: [{ id: w.locationId, organization_id: w.organizationId, name: 'Store', cfh_escalation_seconds: 30, cfh_reminder_seconds: 0,
-      staff_name_format: 'generic' as const, call_button_cooldown_seconds: 10, language: 'fr' as const }],
+    locations: [
+      {
+        id: w.locationId,
+        organization_id: w.organizationId,
+        name: 'Store',
+        cfh_escalation_seconds: 30,
+        cfh_reminder_seconds: 0,
+        staff_name_format: 'generic' as const,
+        call_button_cooldown_seconds: 10,
+        language: 'fr' as const,
+      },
+    ],
     cfh_outcomes: [{ id: outcomeId, location_id: w.locationId, key: 'sale', text_en: 'Sale', text_fr: 'Vente' }],
     call_buttons: [{ id: buttonId, location_id: w.locationId, name: 'Paint', device_key: 'aa:bb:cc:dd:ee:ff', option_id: w.optionId }],
     cfh_displays: [{ id: displayId, location_id: w.locationId, name: 'QR', key: 'a-display-key-of-22-chars-or-more', option_ids: [w.optionId] }],
@@ -32,14 +42,17 @@ test('settings, outcomes, a call button and a display are applied, and applying 
   assert.notEqual(display?.key_hash, 'a-display-key-of-22-chars-or-more', 'the key is kept only as its hash');
 });
 
-test('a call button on another organization\'s option is refused, and nothing of the file is applied', async () => {
+test("a call button on another organization's option is refused, and nothing of the file is applied", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const other = await makeWorld(ctx.db, ctx.clock);
   const buttonId = freshId();
-  await assert.rejects(applyProvisioning(ctx.db, ctx.clock, {
-    cfh_outcomes: [{ id: freshId(), location_id: w.locationId, key: 'x', text_en: 'x', text_fr: 'x' }],
-    call_buttons: [{ id: buttonId, location_id: w.locationId, name: 'B', device_key: '11:22:33:44:55:66', option_id: other.optionId }],
-  }), /call_buttons\[0\]\.option_id/);
+  await assert.rejects(
+    applyProvisioning(ctx.db, ctx.clock, {
+      cfh_outcomes: [{ id: freshId(), location_id: w.locationId, key: 'x', text_en: 'x', text_fr: 'x' }],
+      call_buttons: [{ id: buttonId, location_id: w.locationId, name: 'B', device_key: '11:22:33:44:55:66', option_id: other.optionId }],
+    }),
+    /call_buttons\[0\]\.option_id/,
+  );
   assert.deepEqual(await ctx.db.query('SELECT 1 FROM call_buttons WHERE id = $1', [buttonId]), []);
   assert.deepEqual(await ctx.db.query('SELECT 1 FROM cfh_outcomes WHERE location_id = $1', [w.locationId]), []);
 });

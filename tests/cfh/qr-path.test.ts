@@ -23,8 +23,13 @@ test("the deployed QR path CFH.<key> serves the display's page, the same as /hel
 
 test('the deployed QR path without the CFH. prefix, or with an unknown key, is the 404 page', async () => {
   const w = await makeCfhWorld(ctx.db, ctx.clock);
-  for (const url of [`/callforhelp/v1/display/${w.displayKey}`, '/callforhelp/v1/display/CFH.nobody-has-this-display-key-000', '/callforhelp/v1/display/CFH.',
-    '/callforhelp/v1/display/cfh.' + w.displayKey, '/callforhelp/v1/display/CFH.%00']) {
+  for (const url of [
+    `/callforhelp/v1/display/${w.displayKey}`,
+    '/callforhelp/v1/display/CFH.nobody-has-this-display-key-000',
+    '/callforhelp/v1/display/CFH.',
+    '/callforhelp/v1/display/cfh.' + w.displayKey,
+    '/callforhelp/v1/display/CFH.%00',
+  ]) {
     const res = await ctx.app.inject({ url });
     assert.ok([400, 404].includes(res.statusCode), `${url}: ${res.statusCode}`);
   }

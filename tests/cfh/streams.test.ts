@@ -15,7 +15,7 @@ async function listening(t: Teardown, db?: Db) {
   return { ...ctx, base: `http://127.0.0.1:${port}` };
 }
 
-test('C6: a customer\'s stream (no token) gets the status at once and after a claim made through another instance', async (t) => {
+test("C6: a customer's stream (no token) gets the status at once and after a claim made through another instance", async (t) => {
   const a = await testApp({ t });
   const b = await listening(t, await otherInstanceDb());
   const w = await makeCfhWorld(a.db, a.clock, { settings: { staff_name_format: 'first' } });
@@ -33,7 +33,7 @@ test('C6: a customer\'s stream (no token) gets the status at once and after a cl
   assert.equal(JSON.parse((await stream.next('status')).data).cfh_request.status, 'on_the_way');
 });
 
-test('C6 with a cfh token shows the claimer in full; unknown message_id and another organization\'s token are 404', async (t) => {
+test("C6 with a cfh token shows the claimer in full; unknown message_id and another organization's token are 404", async (t) => {
   const ctx = await listening(t);
   const w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { staff_name_format: 'generic' } });
   const other = await makeCfhWorld(ctx.db, ctx.clock);
@@ -46,11 +46,13 @@ test('C6 with a cfh token shows the claimer in full; unknown message_id and anot
   assert.equal(JSON.parse((await customer.next('status')).data).cfh_request.claimed_by, 'An associate');
   const unknown = await fetch(`${ctx.base}/api/callforhelp/v1/tracking/stream?message_id=nope`);
   assert.equal(unknown.status, 404);
-  const theirs = await fetch(`${ctx.base}/api/callforhelp/v1/tracking/stream?message_id=${message_id}`, { headers: { authorization: `Bearer ${other.token}` } });
+  const theirs = await fetch(`${ctx.base}/api/callforhelp/v1/tracking/stream?message_id=${message_id}`, {
+    headers: { authorization: `Bearer ${other.token}` },
+  });
   assert.equal(theirs.status, 404);
 });
 
-test('C8: a location\'s stream on instance B hears each change made on instance A, with the record and staff_action', async (t) => {
+test("C8: a location's stream on instance B hears each change made on instance A, with the record and staff_action", async (t) => {
   const a = await testApp({ t });
   const b = await listening(t, await otherInstanceDb());
   const w = await makeCfhWorld(a.db, a.clock);
@@ -65,7 +67,7 @@ test('C8: a location\'s stream on instance B hears each change made on instance 
   assert.deepEqual([claimed.message_id, claimed.status, claimed.claimed_by], [message_id, 'claimed', 'Ann']);
 });
 
-test('C8 refuses another organization\'s location, a token limited to other locations, and no token', async (t) => {
+test("C8 refuses another organization's location, a token limited to other locations, and no token", async (t) => {
   const ctx = await listening(t);
   const w = await makeCfhWorld(ctx.db, ctx.clock);
   const other = await makeCfhWorld(ctx.db, ctx.clock);
@@ -94,9 +96,13 @@ test('1,000 streams opened and closed leave no stream, listener or handle behind
   };
   let before = -1;
   for (let round = 0; round < 10; round++) {
-    const streams = await Promise.all(Array.from({ length: 100 }, (_, i) => i % 2 === 0
-      ? openSse(t, `${ctx.base}/api/callforhelp/v1/tracking/stream?message_id=${message_id}`)
-      : openSse(t, `${ctx.base}/api/callforhelp/requests/stream?location_id=${w.locationId}`, { authorization: `Bearer ${w.token}` })));
+    const streams = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        i % 2 === 0
+          ? openSse(t, `${ctx.base}/api/callforhelp/v1/tracking/stream?message_id=${message_id}`)
+          : openSse(t, `${ctx.base}/api/callforhelp/requests/stream?location_id=${w.locationId}`, { authorization: `Bearer ${w.token}` }),
+      ),
+    );
     await Promise.all(streams.filter((_, i) => i % 2 === 0).map((s) => s.next('status')));
     assert.equal(ctx.live.size, 100);
     for (const s of streams) s.close();
@@ -104,7 +110,7 @@ test('1,000 streams opened and closed leave no stream, listener or handle behind
     await settle();
     assert.equal(ctx.live.size, 0, 'no stream left open');
     assert.equal(ctx.feed.listenerCount, 0, 'no listener left behind');
-    assert.equal(await closed(), 0, 'every stream\'s connection closed');
+    assert.equal(await closed(), 0, "every stream's connection closed");
     // The database pool's connections (a socket and an idle timer each) grow with the load, up to
     // its size, so the process's count is held to a margin far below one round's 100 streams.
     if (round === 1) before = handles();
@@ -130,14 +136,17 @@ function counting(db: Db, marker: string): { db: Db; count: () => number } {
   return { db: proxy, count: () => n };
 }
 
-test('C8: the streams of a location read a change\'s record once between them, and each gets it', async (t) => {
+test("C8: the streams of a location read a change's record once between them, and each gets it", async (t) => {
   const a = await testApp({ t });
   // Instance B's reads of a request record with its staff_action (the C8 record) are counted.
   const counted = counting(await otherInstanceDb(), 'o.staff_action FROM cfh_requests r');
   const b = await listening(t, counted.db);
   const w = await makeCfhWorld(a.db, a.clock);
-  const streams = await Promise.all(Array.from({ length: 20 }, () =>
-    openSse(t, `${b.base}/api/callforhelp/requests/stream?location_id=${w.locationId}`, { authorization: `Bearer ${w.token}` })));
+  const streams = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      openSse(t, `${b.base}/api/callforhelp/requests/stream?location_id=${w.locationId}`, { authorization: `Bearer ${w.token}` }),
+    ),
+  );
   const before = counted.count();
   const { message_id } = (await cfhClient(a.app, w.token).create({ location_id: w.locationId, option_id: w.optionId })).json();
   for (const stream of streams) {

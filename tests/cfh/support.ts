@@ -25,17 +25,14 @@ export const bob: Employee = { channel_id: 'C-floor', claimed_by: 'Bob', claimed
 /** A client of C0-C5 holding one bearer token. */
 export function cfhClient(app: App, token: string | null) {
   const headers = token === null ? {} : { authorization: `Bearer ${token}` };
-  const post = (path: string, payload: Record<string, unknown>) =>
-    app.inject({ method: 'POST', url: `/api/callforhelp/${path}`, headers, payload });
+  const post = (path: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url: `/api/callforhelp/${path}`, headers, payload });
   return {
     create: (payload: Record<string, unknown>) => post('requests', payload),
     claim: (message_id: string, who: Employee = ann) => post('claim', { message_id, ...who }),
     onTheWay: (message_id: string, who: Employee = ann) => post('on_the_way', { message_id, ...who }),
-    complete: (message_id: string, customer_status = 'not_interested', who: Employee = ann) =>
-      post('complete', { message_id, customer_status, ...who }),
+    complete: (message_id: string, customer_status = 'not_interested', who: Employee = ann) => post('complete', { message_id, customer_status, ...who }),
     cancel: (message_id: string) => post('cancel', { message_id }),
-    track: (message_id: string) =>
-      app.inject({ method: 'GET', url: `/api/callforhelp/v1/tracking?message_id=${encodeURIComponent(message_id)}`, headers }),
+    track: (message_id: string) => app.inject({ method: 'GET', url: `/api/callforhelp/v1/tracking?message_id=${encodeURIComponent(message_id)}`, headers }),
     post,
   };
 }
@@ -92,7 +89,8 @@ export interface CfhWorld extends World {
  * when given, a hub token.
  */
 export async function makeCfhWorld(
-  db: Db, clock: Clock,
+  db: Db,
+  clock: Clock,
   opts: { settings?: CfhSettings; outcomes?: string[]; staffAction?: string; allowCustomText?: boolean; displayName?: string; optionText?: string } = {},
 ): Promise<CfhWorld> {
   const settings = { cfh_escalation_seconds: 0, ...opts.settings };
@@ -106,12 +104,37 @@ export async function makeCfhWorld(
   const file: ProvisioningFile = {
     locations: [{ id: w.locationId, organization_id: w.organizationId, name: `Store ${w.locationId}`, ...settings }],
     cfh_options: [
-      { id: w.optionId, organization_id: w.organizationId, location_id: w.locationId, text_en: opts.optionText ?? 'Help', text_fr: 'Aide',
-        prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive", staff_action: (opts.staffAction ?? 'claim_and_on_the_way') as 'none' },
-      { id: secondOptionId, organization_id: w.organizationId, location_id: w.locationId, text_en: 'Paint', text_fr: 'Peinture', prompt_en: 'Paint counter', prompt_fr: 'Comptoir peinture' },
+      {
+        id: w.optionId,
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+        text_en: opts.optionText ?? 'Help',
+        text_fr: 'Aide',
+        prompt_en: 'Someone is coming',
+        prompt_fr: "Quelqu'un arrive",
+        staff_action: (opts.staffAction ?? 'claim_and_on_the_way') as 'none',
+      },
+      {
+        id: secondOptionId,
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+        text_en: 'Paint',
+        text_fr: 'Peinture',
+        prompt_en: 'Paint counter',
+        prompt_fr: 'Comptoir peinture',
+      },
     ],
     call_buttons: [{ id: buttonId, location_id: w.locationId, name: 'Paint counter', device_key: mac, option_id: w.optionId }],
-    cfh_displays: [{ id: displayId, location_id: w.locationId, name: opts.displayName ?? 'Entrance QR', key: displayKey, option_ids: [w.optionId, secondOptionId], allow_custom_text: opts.allowCustomText ?? true }],
+    cfh_displays: [
+      {
+        id: displayId,
+        location_id: w.locationId,
+        name: opts.displayName ?? 'Entrance QR',
+        key: displayKey,
+        option_ids: [w.optionId, secondOptionId],
+        allow_custom_text: opts.allowCustomText ?? true,
+      },
+    ],
     cfh_outcomes: (opts.outcomes ?? []).map((key) => ({ id: freshId(), location_id: w.locationId, key, text_en: key, text_fr: key })),
     api_tokens: [{ name: `hub-${w.organizationId}`, organization_id: w.organizationId, scopes: ['buttons'], token: hubToken }],
   };

@@ -20,7 +20,7 @@ async function cfhRequest(client: CfhClient, message_id: string) {
   return res.json().cfh_request;
 }
 
-test('an unclaimed request times out after its location\'s 2 seconds and is closed: no longer claimable (version 2)', async () => {
+test("an unclaimed request times out after its location's 2 seconds and is closed: no longer claimable (version 2)", async () => {
   const { w, client } = await store(2);
   const created = ctx.clock.now();
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });

@@ -33,9 +33,17 @@ test('an option of the whole organization (no location) serves every location; o
   const client = cfhClient(ctx.app, w.token);
   const created = await createRequest(client, { location_id: w.locationId, option_id: everywhere });
   const view = (await client.track(created.message_id)).json();
-  assert.deepEqual({ ...view.option, created_at: undefined, updated_at: undefined }, {
-    id: everywhere, organization_id: w.organizationId, location_id: null, ...text, created_at: undefined, updated_at: undefined,
-  });
+  assert.deepEqual(
+    { ...view.option, created_at: undefined, updated_at: undefined },
+    {
+      id: everywhere,
+      organization_id: w.organizationId,
+      location_id: null,
+      ...text,
+      created_at: undefined,
+      updated_at: undefined,
+    },
+  );
   assert422(await client.create({ location_id: w.locationId, option_id: elsewhere }), ['option_id']);
   assert.equal((await client.create({ location_id: otherLocation, option_id: elsewhere })).statusCode, 201);
   assert422(await client.create({ location_id: freshId(), option_id: w.optionId }), ['location_id', 'option_id']);
@@ -54,8 +62,10 @@ test('C0 refuses missing ids, wrong types and ids out of range with 422, never a
   const array = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: [1, 2] });
   assert.equal(array.statusCode, 422, array.body);
   const broken = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests',
-    headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' }, payload: '{"location_id": ',
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
+    payload: '{"location_id": ',
   });
   assert.equal(broken.statusCode, 400, broken.body);
   assert.equal(broken.json().code, 'invalid_json');

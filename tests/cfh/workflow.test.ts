@@ -16,7 +16,14 @@ before(async () => {
 async function world(settings: CfhSettings, opts: Parameters<typeof makeCfhWorld>[2] = {}) {
   const w = await makeCfhWorld(ctx.db, ctx.clock, { ...opts, settings });
   const client = cfhClient(ctx.app, w.token);
-  const create = async () => (await client.create({ location_id: w.locationId, option_id: w.optionId })).json() as { id: number; message_id: string; status: string; is_closed: boolean; completion_reason: string | null };
+  const create = async () =>
+    (await client.create({ location_id: w.locationId, option_id: w.optionId })).json() as {
+      id: number;
+      message_id: string;
+      status: string;
+      is_closed: boolean;
+      completion_reason: string | null;
+    };
   const view = async (messageId: string) => (await client.track(messageId)).json().cfh_request;
   return { w, client, create, view };
 }
@@ -27,8 +34,10 @@ async function at(ms: number): Promise<void> {
 }
 
 function cfhEvents(w: CfhWorld, status?: string): Promise<EventRow[]> {
-  return ctx.db.query<EventRow>(
-    `SELECT * FROM events WHERE type = 'callforhelp' AND organization_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id`, [w.organizationId, status ?? null]);
+  return ctx.db.query<EventRow>(`SELECT * FROM events WHERE type = 'callforhelp' AND organization_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id`, [
+    w.organizationId,
+    status ?? null,
+  ]);
 }
 
 test('escalation: still unclaimed after cfh_escalation_seconds, the request is escalated and stays claimable', async () => {
@@ -39,8 +48,10 @@ test('escalation: still unclaimed after cfh_escalation_seconds, the request is e
   assert.equal((await view(message_id)).status, 'created');
   await at(1);
   const escalated = await view(message_id);
-  assert.deepEqual([escalated.status, escalated.is_escalated, escalated.escalated_at, escalated.is_closed],
-    ['escalated', true, iso(new Date(created.getTime() + 60_000)), false]);
+  assert.deepEqual(
+    [escalated.status, escalated.is_escalated, escalated.escalated_at, escalated.is_closed],
+    ['escalated', true, iso(new Date(created.getTime() + 60_000)), false],
+  );
   const [event] = await cfhEvents(w, 'escalated');
   assert.equal(event?.details.message_id, message_id);
   assert.equal(success(await client.claim(message_id, ann)), true, 'an escalated request is claimable');
@@ -69,15 +80,26 @@ test('a claimed request is never escalated', async () => {
 });
 
 test('reminders: every cfh_reminder_seconds while unclaimed, every cfh_reminder_claimed_seconds while claimed, never past the cap', async () => {
-  const { w, client, create } = await world({ cfh_reminder_seconds: 10, cfh_reminder_claimed_seconds: 30, cfh_reminder_cap_seconds: 100, cfh_timeout_seconds: 3600 });
+  const { w, client, create } = await world({
+    cfh_reminder_seconds: 10,
+    cfh_reminder_claimed_seconds: 30,
+    cfh_reminder_cap_seconds: 100,
+    cfh_timeout_seconds: 3600,
+  });
   const { message_id } = await create();
   for (let i = 0; i < 3; i++) await at(10_000); // 10, 20, 30 s: three reminders while unclaimed
   assert.equal(success(await client.claim(message_id, ann)), true); // at 30 s
   for (let i = 0; i < 20; i++) await at(5_000); // to 130 s: claimed reminders at 60 and 90 s; 120 is past the cap of 100
   const reminders = await cfhEvents(w, 'reminder');
-  assert.deepEqual(reminders.map((e) => e.details.reminder_count), [1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    reminders.map((e) => e.details.reminder_count),
+    [1, 2, 3, 4, 5],
+  );
   const start = Date.parse(reminders[0]?.created_at ?? '') - 10_000;
-  assert.deepEqual(reminders.map((e) => (Date.parse(e.created_at) - start) / 1000), [10, 20, 30, 60, 90]);
+  assert.deepEqual(
+    reminders.map((e) => (Date.parse(e.created_at) - start) / 1000),
+    [10, 20, 30, 60, 90],
+  );
   assert.equal(reminders[3]?.details.claimed_by, 'Ann');
 });
 
@@ -107,7 +129,7 @@ test('automatic completion: a claimed request not completed after cfh_auto_compl
   await at(1);
   const done = await view(message_id);
   assert.deepEqual([done.status, done.is_closed], ['completed', true]);
-  const record = (await client.cancel(message_id));
+  const record = await client.cancel(message_id);
   assert.equal(record.statusCode, 409);
   const [event] = await cfhEvents(w, 'completed');
   assert.equal(event?.created_at, iso(new Date(claimedAt.getTime() + 50_000)));
@@ -133,8 +155,17 @@ test('staff_action none: the request is recorded and closed at once as completed
   await at(600_000);
   assert.equal((await view(record.message_id)).status, 'completed');
   const events = await cfhEvents(w);
-  assert.deepEqual(events.map((e) => [e.status, e.details.staff_action]), [['created', 'none'], ['completed', 'none']]);
-  const list = await ctx.app.inject({ url: `/api/callforhelp/requests?location_id=${w.locationId}&state=all`, headers: { authorization: `Bearer ${w.token}` } });
+  assert.deepEqual(
+    events.map((e) => [e.status, e.details.staff_action]),
+    [
+      ['created', 'none'],
+      ['completed', 'none'],
+    ],
+  );
+  const list = await ctx.app.inject({
+    url: `/api/callforhelp/requests?location_id=${w.locationId}&state=all`,
+    headers: { authorization: `Bearer ${w.token}` },
+  });
   assert.equal(list.json()[0].staff_action, 'none');
 });
 
@@ -154,7 +185,11 @@ test('outcomes: when the location has them, customer_status must be one of their
 
 test('request_from aliases: microsoft, ringcentral and bluefletch are provider_a, _b and _c', async () => {
   const { w, client, create } = await world({});
-  for (const [alias, provider] of [['microsoft', 'provider_a'], ['ringcentral', 'provider_b'], ['bluefletch', 'provider_c']] as const) {
+  for (const [alias, provider] of [
+    ['microsoft', 'provider_a'],
+    ['ringcentral', 'provider_b'],
+    ['bluefletch', 'provider_c'],
+  ] as const) {
     const { message_id } = await create();
     assert.equal(success(await client.claim(message_id, { ...ann, request_from: alias })), true);
     const [event] = (await cfhEvents(w, 'claimed')).filter((e) => e.details.message_id === message_id);
@@ -174,8 +209,14 @@ test('the radio claims and goes through the use cases without a token, as reques
   assert.equal(await markOnTheWay(deps, deviceCaller(w.organizationId, w.locationId), message_id, sam), true);
   assert.equal((await view(message_id)).status, 'on_the_way');
   const events = await cfhEvents(w);
-  assert.deepEqual(events.map((e) => [e.status, e.details.request_from, e.details.claimed_by]),
-    [['created', null, null], ['claimed', 'radio', 'Sam'], ['on_the_way', 'radio', 'Sam']]);
+  assert.deepEqual(
+    events.map((e) => [e.status, e.details.request_from, e.details.claimed_by]),
+    [
+      ['created', null, null],
+      ['claimed', 'radio', 'Sam'],
+      ['on_the_way', 'radio', 'Sam'],
+    ],
+  );
   await assert.rejects(claimRequest(deps, deviceCaller(w.organizationId, w.locationId + 1), message_id, sam), /not found/);
 });
 
@@ -192,5 +233,8 @@ test('the timers are kept in the database: an instance started later runs each o
   assert.deepEqual((await cfhEvents(w)).map((e) => e.status).sort(), ['created', 'escalated', 'reminder', 'timed_out']);
   const ran = await ctx.db.query<{ attempts: number }>('SELECT attempts FROM jobs WHERE dedupe_key LIKE $1 AND attempts > 0', [`cfh:${id}:%`]);
   assert.equal(ran.length, 3, 'escalation, reminder and timeout ran');
-  assert.ok(ran.every((j) => j.attempts === 1), 'each ran once');
+  assert.ok(
+    ran.every((j) => j.attempts === 1),
+    'each ran once',
+  );
 });

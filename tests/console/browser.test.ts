@@ -33,7 +33,8 @@ async function signIn(page: Page, base: string, w: ConsoleWorld, name = 'Sam'): 
 
 async function createRequest(base: string, w: ConsoleWorld, optionId = w.optionId): Promise<string> {
   const res = await fetch(`${base}/api/callforhelp/requests`, {
-    method: 'POST', headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ location_id: w.locationId, option_id: optionId }),
   });
   assert.equal(res.status, 201);
@@ -58,12 +59,16 @@ test('sign in, a request created by the API appears live in two browsers, one cl
   const age = card(first).locator('.age');
   const shown = await age.textContent();
   type Doc = { querySelector(selector: string): { textContent: string | null } | null };
-  await first.waitForFunction(([selector, before]) => (globalThis as unknown as { document: Doc }).document.querySelector(selector)?.textContent !== before,
-    [`li.request[data-message-id="${messageId}"] .age`, shown] as const);
+  await first.waitForFunction(([selector, before]) => (globalThis as unknown as { document: Doc }).document.querySelector(selector)?.textContent !== before, [
+    `li.request[data-message-id="${messageId}"] .age`,
+    shown,
+  ] as const);
   await card(first).getByRole('button', { name: 'Claim' }).click();
   await card(first).getByText('Claimed by Sam').waitFor();
   await card(second).getByText('Claimed by Sam').waitFor();
-  const [row] = await s.db.query<{ claimed_by: string; claimed_from: string }>('SELECT claimed_by, claimed_from FROM cfh_requests WHERE message_id = $1', [messageId]);
+  const [row] = await s.db.query<{ claimed_by: string; claimed_from: string }>('SELECT claimed_by, claimed_from FROM cfh_requests WHERE message_id = $1', [
+    messageId,
+  ]);
   assert.deepEqual(row, { claimed_by: 'Sam', claimed_from: 'web_interface' });
 
   await card(second).getByRole('button', { name: 'Complete' }).click();
@@ -89,7 +94,9 @@ test('open a cabinet after confirming it; the locker gets the command', { skip }
   await cabinet.getByText('door open').waitFor();
   const [after] = await s.db.query<{ state: string }>('SELECT state FROM cabinets WHERE id = $1', [s.w.cabinetIds[0]]);
   assert.equal(after?.state, 'open');
-  const [cmd] = await s.db.query<{ command: string; source: string }>('SELECT command, source FROM cabinet_commands WHERE cabinet_id = $1', [s.w.cabinetIds[0]]);
+  const [cmd] = await s.db.query<{ command: string; source: string }>('SELECT command, source FROM cabinet_commands WHERE cabinet_id = $1', [
+    s.w.cabinetIds[0],
+  ]);
   assert.deepEqual(cmd, { command: 'open', source: 'staff' });
 });
 
@@ -193,11 +200,21 @@ test('stored text that looks like HTML is shown as text on every page, never run
   const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
   const optionId = freshId();
   await applyProvisioning(s.db, s.clock, {
-    cfh_options: [{ id: optionId, organization_id: s.w.organizationId, location_id: s.w.locationId, text_en: hostile, text_fr: 'x', prompt_en: hostile, prompt_fr: 'x' }],
-    lockers: [{
-      id: s.w.lockerId, location_id: s.w.locationId, name: hostile, version: 2, rear_loading_available: true, timer: 30, api_key: s.w.lockerKey,
-      cabinets: s.w.cabinetIds.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' as const })),
-    }],
+    cfh_options: [
+      { id: optionId, organization_id: s.w.organizationId, location_id: s.w.locationId, text_en: hostile, text_fr: 'x', prompt_en: hostile, prompt_fr: 'x' },
+    ],
+    lockers: [
+      {
+        id: s.w.lockerId,
+        location_id: s.w.locationId,
+        name: hostile,
+        version: 2,
+        rear_loading_available: true,
+        timer: 30,
+        api_key: s.w.lockerKey,
+        cabinets: s.w.cabinetIds.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' as const })),
+      },
+    ],
   });
   await createRequest(s.base, s.w, optionId);
   const page = await (await browserContext(t, { viewport: TABLET })).newPage();
@@ -216,8 +233,16 @@ test('an occupied cabinet asks for the reason before its rear door opens, and ca
   const s = await serving(t);
   const cabinetId = s.w.cabinetIds[1] as number;
   const res = await fetch(`${s.base}/api/lockers/orders?secret_token=${encodeURIComponent(TEST_SECRET)}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ rearload: false, locker_id: s.w.lockerId, cabinet_id: cabinetId, order_id: 880001, organization_id: s.w.organizationId, location_id: s.w.locationId }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      rearload: false,
+      locker_id: s.w.lockerId,
+      cabinet_id: cabinetId,
+      order_id: 880001,
+      organization_id: s.w.organizationId,
+      location_id: s.w.locationId,
+    }),
   });
   assert.equal(res.status, 201);
   const page = await (await browserContext(t, { viewport: TABLET })).newPage();
@@ -238,6 +263,9 @@ test('an occupied cabinet asks for the reason before its rear door opens, and ca
   await cabinet.getByRole('button', { name: 'Cancel order' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Cancel order' }).click();
   await cabinet.getByText('empty').waitFor();
-  const [order] = await s.db.query<{ canceled: boolean }>('SELECT canceled_at IS NOT NULL AS canceled FROM locker_orders WHERE order_id = 880001 AND cabinet_id = $1', [cabinetId]);
+  const [order] = await s.db.query<{ canceled: boolean }>(
+    'SELECT canceled_at IS NOT NULL AS canceled FROM locker_orders WHERE order_id = 880001 AND cabinet_id = $1',
+    [cabinetId],
+  );
   assert.equal(order?.canceled, true);
 });

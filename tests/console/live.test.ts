@@ -21,7 +21,10 @@ test('the console stream sends ready, then a change naming what changed in its l
   assert.equal(stream.status, 200);
   await stream.next('ready');
   const res = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
   });
   assert.equal(res.statusCode, 201);
   const change = JSON.parse((await stream.next('change', 10_000)).data) as { kinds: string[]; statuses: string[] };
@@ -52,7 +55,10 @@ test('after the service restarts, the page reconnects by itself and shows new re
   await second.app.listen({ port, host: '127.0.0.1' });
   await page.locator('#live.on').waitFor({ timeout: 20_000 });
   const res = await second.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
   });
   const messageId = res.json<{ message_id: string }>().message_id;
   await page.locator(`li.request[data-message-id="${messageId}"]`).waitFor();
@@ -65,7 +71,10 @@ test('the queue is usable with the keyboard alone: sign in, reach Claim with Tab
   const { port } = ctx.app.server.address() as AddressInfo;
   const w = await consoleWorld(ctx.db, ctx.clock);
   await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
   });
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`http://127.0.0.1:${port}/console`);
@@ -92,9 +101,13 @@ test('a live update keeps the keyboard focus: Claim reached with Tab stays focus
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = ctx.app.server.address() as AddressInfo;
   const w = await consoleWorld(ctx.db, ctx.clock);
-  const create = () => ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
-  });
+  const create = () =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/callforhelp/requests',
+      headers: { authorization: `Bearer ${w.token}` },
+      payload: { location_id: w.locationId, option_id: w.optionId },
+    });
   const first = (await create()).json<{ message_id: string }>().message_id;
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`http://127.0.0.1:${port}/console`);
@@ -107,7 +120,11 @@ test('a live update keeps the keyboard focus: Claim reached with Tab stays focus
   // Another customer asks: the queue is redrawn while the focus is on the first request's Claim.
   const second = (await create()).json<{ message_id: string }>().message_id;
   await page.locator(`li.request[data-message-id="${second}"]`).waitFor();
-  assert.equal(await page.evaluate(`document.activeElement?.closest('[data-message-id]')?.getAttribute('data-message-id')`), first, 'the focus is still on the first request');
+  assert.equal(
+    await page.evaluate(`document.activeElement?.closest('[data-message-id]')?.getAttribute('data-message-id')`),
+    first,
+    'the focus is still on the first request',
+  );
   await page.keyboard.press('Enter');
   await page.locator(`li.request[data-message-id="${first}"]`).getByText('Claimed by Kim').waitFor();
 });

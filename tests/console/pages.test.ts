@@ -16,15 +16,26 @@ test('devices: a locker that reported is online with its firmware and address; w
   const base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   const w = await consoleWorld(ctx.db, ctx.clock);
   // Port 9 (discard) on loopback: nothing listens, every attempt fails.
-  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, locationId: w.locationId, url: 'http://127.0.0.1:9/hook', secret: 'console-test-secret-0123456789abcdef', events: ['callforhelp'] });
+  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, {
+    organizationId: w.organizationId,
+    locationId: w.locationId,
+    url: 'http://127.0.0.1:9/hook',
+    secret: 'console-test-secret-0123456789abcdef',
+    events: ['callforhelp'],
+  });
   const status = await ctx.app.inject({
-    method: 'POST', url: '/api/lockers/cabinet/status', headers: { 'api-key': w.lockerKey },
+    method: 'POST',
+    url: '/api/lockers/cabinet/status',
+    headers: { 'api-key': w.lockerKey },
     payload: { cabinets: [{ key: 1, front_status: 'closed' }], locker_info: { ip: '10.1.2.3', firmware: '9.8.7' } },
   });
   assert.equal(status.statusCode, 200, status.body);
   await ctx.health.flush();
   const created = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
   });
   assert.equal(created.statusCode, 201);
   await ctx.events.runPending();
@@ -48,7 +59,9 @@ test('devices: a locker that reported is online with its firmware and address; w
   await row.getByRole('button', { name: 'Send again' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Send again' }).click();
   await page.getByText('Queued to send again').waitFor();
-  const [after] = await ctx.db.query<{ generation: number; state: string }>('SELECT generation, state FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
+  const [after] = await ctx.db.query<{ generation: number; state: string }>('SELECT generation, state FROM webhook_deliveries WHERE endpoint_id = $1', [
+    endpointId,
+  ]);
   assert.equal(after?.generation, (before?.generation ?? 0) + 1);
   assert.equal(after?.state, 'pending');
 });

@@ -14,7 +14,11 @@ const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run in
 const PAGES = ['queue', 'lockers', 'radio', 'devices', 'reports', 'webhooks'];
 const LONG = 'Customer asks about the outdoor garden furniture collection';
 
-interface Fit { page: number; screen: number; tables: { fits: boolean; scrolls: boolean; hint: boolean }[] }
+interface Fit {
+  page: number;
+  screen: number;
+  tables: { fits: boolean; scrolls: boolean; hint: boolean }[];
+}
 
 /** The page's width against the screen's, and each table: whether it fits its box, else whether the box scrolls and shows a hint. */
 const measure = `(() => ({
@@ -34,12 +38,27 @@ test('every console page with data fits a 360 and a 390 px phone; wide tables sc
   const w = await consoleWorld(ctx.db, ctx.clock);
   const buttonKey = 'AA:BB:CC:DD:EE:02';
   await applyProvisioning(ctx.db, ctx.clock, {
-    cfh_options: [{ id: w.optionId, organization_id: w.organizationId, location_id: w.locationId, text_en: LONG, text_fr: LONG, prompt_en: 'Garden', prompt_fr: 'Jardin' }],
+    cfh_options: [
+      { id: w.optionId, organization_id: w.organizationId, location_id: w.locationId, text_en: LONG, text_fr: LONG, prompt_en: 'Garden', prompt_fr: 'Jardin' },
+    ],
     call_buttons: [{ id: freshId(), location_id: w.locationId, name: 'Garden centre checkout button', device_key: buttonKey, option_id: w.optionId }],
-    webhooks: [{ id: freshId(), organization_id: w.organizationId, location_id: w.locationId, url: 'https://hooks.example.com/storeops/a-rather-long-receiver-path', secret: 'a-secret-of-the-receiver-0001' }],
+    webhooks: [
+      {
+        id: freshId(),
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+        url: 'https://hooks.example.com/storeops/a-rather-long-receiver-path',
+        secret: 'a-secret-of-the-receiver-0001',
+      },
+    ],
   });
   const hub = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['buttons']);
-  const pressed = await ctx.app.inject({ method: 'POST', url: '/api/callbutton/press', headers: { authorization: `Bearer ${hub}` }, payload: { device_key: buttonKey, voltage: 2.9 } });
+  const pressed = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callbutton/press',
+    headers: { authorization: `Bearer ${hub}` },
+    payload: { device_key: buttonKey, voltage: 2.9 },
+  });
   assert.equal(pressed.statusCode, 200, pressed.body);
   const cfh = (path: string, payload: Record<string, unknown>) =>
     ctx.app.inject({ method: 'POST', url: `/api/callforhelp/${path}`, headers: { authorization: `Bearer ${w.token}` }, payload });
@@ -52,7 +71,12 @@ test('every console page with data fits a 360 and a 390 px phone; wide tables sc
   }
   assert.equal((await cfh('requests', { location_id: w.locationId, option_id: w.optionId })).statusCode, 201);
   await placeOrder(ctx.app, w);
-  const said = await ctx.app.inject({ method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': w.edgeKey }, payload: { edgeId: w.edgeId, text: LONG, actor: 'Store manager' } });
+  const said = await ctx.app.inject({
+    method: 'POST',
+    url: '/webhooks/incoming/generic',
+    headers: { 'api-key': w.edgeKey },
+    payload: { edgeId: w.edgeId, text: LONG, actor: 'Store manager' },
+  });
   assert.equal(said.statusCode, 200, said.body);
   await ctx.events.runPending();
 

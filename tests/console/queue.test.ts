@@ -21,7 +21,18 @@ test('escalation highlighted live, buttons by staff_action, the call button name
   const deviceKey = `AA:BB:CC:${String(buttonId % 100).padStart(2, '0')}:11:22`;
   await applyProvisioning(ctx.db, ctx.clock, {
     locations: [{ id: w.locationId, organization_id: w.organizationId, name: `Store ${w.locationId}`, cfh_escalation_seconds: 60, cfh_timeout_seconds: 3600 }],
-    cfh_options: [{ id: ackOption, organization_id: w.organizationId, location_id: w.locationId, text_en: 'Spill', text_fr: 'Dégât', prompt_en: 'Noted', prompt_fr: 'Noté', staff_action: 'acknowledge' }],
+    cfh_options: [
+      {
+        id: ackOption,
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+        text_en: 'Spill',
+        text_fr: 'Dégât',
+        prompt_en: 'Noted',
+        prompt_fr: 'Noté',
+        staff_action: 'acknowledge',
+      },
+    ],
     cfh_outcomes: [
       { id: freshId(), location_id: w.locationId, key: 'helped', text_en: 'Customer helped', text_fr: 'Client aidé' },
       { id: freshId(), location_id: w.locationId, key: 'left', text_en: 'Customer had left', text_fr: 'Client parti' },
@@ -29,11 +40,19 @@ test('escalation highlighted live, buttons by staff_action, the call button name
     call_buttons: [{ id: buttonId, location_id: w.locationId, name: 'Paint aisle button', device_key: deviceKey, option_id: w.optionId }],
   });
   const hub = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['buttons']);
-  const pressed = await ctx.app.inject({ method: 'POST', url: '/api/callbutton/press', headers: { authorization: `Bearer ${hub}` }, payload: { device_key: deviceKey } });
+  const pressed = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callbutton/press',
+    headers: { authorization: `Bearer ${hub}` },
+    payload: { device_key: deviceKey },
+  });
   assert.equal(pressed.statusCode, 200, pressed.body);
   const fromButton = pressed.body.trim();
   const spill = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: ackOption },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: ackOption },
   });
   const spillId = spill.json<{ message_id: string }>().message_id;
 

@@ -26,7 +26,12 @@ test('speech heard on the radio appears live on the radio page with its speaker'
 
   const device = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
   t.after(() => device.end());
-  await device.publish(`radio/${w.edgeId}/heard`, { heard_id: crypto.randomUUID(), text: 'Is anyone near the <b>garden</b> centre?', speaker: 'Robin', heard_at: ctx.clock.now().toISOString() });
+  await device.publish(`radio/${w.edgeId}/heard`, {
+    heard_id: crypto.randomUUID(),
+    text: 'Is anyone near the <b>garden</b> centre?',
+    speaker: 'Robin',
+    heard_at: ctx.clock.now().toISOString(),
+  });
   const heard = page.locator('li.transcript.heard', { hasText: 'Is anyone near the <b>garden</b> centre?' });
   await heard.waitFor();
   await heard.getByText('Robin').waitFor();
@@ -37,7 +42,9 @@ test("a played message's audio is found only through an edge device the session 
   const mine = await consoleWorld(ctx.db, ctx.clock);
   const other = await consoleWorld(ctx.db, ctx.clock);
   const played = await ctx.app.inject({
-    method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': other.edgeKey },
+    method: 'POST',
+    url: '/webhooks/incoming/generic',
+    headers: { 'api-key': other.edgeKey },
     payload: { edgeId: other.edgeId, text: 'Their announcement', actor: 'Them', process: false },
   });
   assert.equal(played.statusCode, 200, played.body);
@@ -49,7 +56,10 @@ test("a played message's audio is found only through an edge device the session 
     assert.equal(res.json().code, 'not_found');
   }
   const theirs = await signInHttp(ctx.app, other.consoleToken);
-  const ok = await ctx.app.inject({ url: `/console/api/radio/${encodeURIComponent(other.edgeId)}/messages/${messageId}/audio`, headers: { cookie: theirs.cookie } });
+  const ok = await ctx.app.inject({
+    url: `/console/api/radio/${encodeURIComponent(other.edgeId)}/messages/${messageId}/audio`,
+    headers: { cookie: theirs.cookie },
+  });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.headers['content-type'], 'audio/wav');
 });

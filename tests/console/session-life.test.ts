@@ -14,7 +14,9 @@ import { consoleWorld, fromPage, signInHttp, type Signed } from './support.ts';
 const AUTOMATIC = { 'x-console-refresh': 'auto' };
 
 async function lastSeen(ctx: Awaited<ReturnType<typeof testApp>>, s: Signed): Promise<number> {
-  const [row] = await ctx.db.query<{ last_seen_at: Date }>('SELECT last_seen_at FROM console_sessions WHERE session_hash = $1', [sha256hex(s.cookie.split('=')[1] as string)]);
+  const [row] = await ctx.db.query<{ last_seen_at: Date }>('SELECT last_seen_at FROM console_sessions WHERE session_hash = $1', [
+    sha256hex(s.cookie.split('=')[1] as string),
+  ]);
   assert.ok(row !== undefined);
   return new Date(row.last_seen_at).getTime();
 }
@@ -52,7 +54,10 @@ test("a person's request restarts the idle time, writing the last-seen time at m
   assert.equal((await read()).statusCode, 200);
   assert.equal(await lastSeen(ctx, s), clock.now().getTime(), 'over a minute: written');
   clock.advance(90_000);
-  assert.equal((await ctx.app.inject({ method: 'GET', url: `/console/api/locations/${w.locationId}/devices`, headers: { cookie: s.cookie, ...AUTOMATIC } })).statusCode, 200);
+  assert.equal(
+    (await ctx.app.inject({ method: 'GET', url: `/console/api/locations/${w.locationId}/devices`, headers: { cookie: s.cookie, ...AUTOMATIC } })).statusCode,
+    200,
+  );
   assert.equal(await lastSeen(ctx, s), clock.now().getTime() - 90_000, 'an automatic read writes nothing');
   // An action (a person's) with CSRF counts too.
   const action = await ctx.app.inject({ method: 'POST', url: `/console/api/cabinets/${w.cabinetIds[0]}/disable`, headers: fromPage(s), payload: {} });
@@ -60,7 +65,7 @@ test("a person's request restarts the idle time, writing the last-seen time at m
   assert.equal(await lastSeen(ctx, s), clock.now().getTime());
 });
 
-test('signing out ends the session\'s live stream at once', async (t) => {
+test("signing out ends the session's live stream at once", async (t) => {
   const ctx = await testApp({ t });
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = ctx.app.server.address() as AddressInfo;
@@ -92,7 +97,10 @@ test('a stream ends once its session went idle (or ended on another instance), a
   await stream.next('ready');
   clock.advance(12 * 3600_000 + 1000);
   const created = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
   });
   assert.equal(created.statusCode, 201);
   await ctx.feed.readNow();

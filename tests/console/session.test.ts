@@ -16,11 +16,17 @@ test('signing in with a console token sets an HttpOnly, SameSite=Strict session 
   assert.match(s.setCookie, /^storeops_console=[A-Za-z0-9_-]{40,}; Max-Age=43200; Path=\/console; HttpOnly; SameSite=Strict$/);
   const value = s.cookie.split('=')[1] as string;
   const rows = await ctx.db.query<{ session_hash: string }>('SELECT session_hash FROM console_sessions WHERE organization_id = $1', [w.organizationId]);
-  assert.deepEqual(rows.map((r) => r.session_hash), [sha256hex(value)]);
+  assert.deepEqual(
+    rows.map((r) => r.session_hash),
+    [sha256hex(value)],
+  );
   const state = await ctx.app.inject({ method: 'GET', url: '/console/api/session', headers: { cookie: s.cookie } });
   assert.equal(state.json().signed_in, true);
   assert.equal(state.json().staff_name, 'Sam');
-  assert.deepEqual(state.json().locations.map((l: { id: number }) => l.id), [w.locationId]);
+  assert.deepEqual(
+    state.json().locations.map((l: { id: number }) => l.id),
+    [w.locationId],
+  );
 });
 
 test('the cookie is Secure when PUBLIC_BASE_URL is https', async (t) => {
@@ -34,7 +40,11 @@ test('a wrong token, a token without the console scope, a revoked one: refused, 
   const ctx = await testApp({ t });
   const w = await consoleWorld(ctx.db, ctx.clock);
   const revoked = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['console'], { revoked: true });
-  const cases: [string, number, string][] = [['not-a-token-0123456789', 401, 'unauthorized'], [w.token, 403, 'insufficient_scope'], [revoked, 401, 'unauthorized']];
+  const cases: [string, number, string][] = [
+    ['not-a-token-0123456789', 401, 'unauthorized'],
+    [w.token, 403, 'insufficient_scope'],
+    [revoked, 401, 'unauthorized'],
+  ];
   for (const [token, status, code] of cases) {
     const res = await ctx.app.inject({ method: 'POST', url: '/console/api/session', payload: { token, name: 'Sam' } });
     assert.equal(res.statusCode, status);
@@ -112,7 +122,12 @@ test('a state-changing call without the CSRF token, with a forged one, or from a
 test('sign-in from another origin is refused (no login CSRF)', async (t) => {
   const ctx = await testApp({ t });
   const w = await consoleWorld(ctx.db, ctx.clock);
-  const res = await ctx.app.inject({ method: 'POST', url: '/console/api/session', headers: { origin: 'https://evil.example' }, payload: { token: w.consoleToken, name: 'x' } });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/console/api/session',
+    headers: { origin: 'https://evil.example' },
+    payload: { token: w.consoleToken, name: 'x' },
+  });
   assert.equal(res.statusCode, 403);
   assert.equal(res.headers['set-cookie'], undefined);
 });
@@ -127,23 +142,38 @@ test("another organization's or another location's objects are not found, and no
   const limited = await provisionToken(ctx.db, ctx.clock, mine.organizationId, ['console'], { locationIds: [mine.locationId] });
   const s = await signInHttp(ctx.app, limited);
   const state = await ctx.app.inject({ method: 'GET', url: '/console/api/session', headers: { cookie: s.cookie } });
-  assert.deepEqual(state.json().locations.map((l: { id: number }) => l.id), [mine.locationId]);
+  assert.deepEqual(
+    state.json().locations.map((l: { id: number }) => l.id),
+    [mine.locationId],
+  );
 
   for (const loc of [other.locationId, secondLocation, 999_999_999]) {
-    for (const page of ['queue', 'lockers', 'devices', 'radio', 'webhooks', 'stream', 'reports?from=2026-01-01&to=2026-01-02', 'requests.csv?from=2026-01-01&to=2026-01-02']) {
+    for (const page of [
+      'queue',
+      'lockers',
+      'devices',
+      'radio',
+      'webhooks',
+      'stream',
+      'reports?from=2026-01-01&to=2026-01-02',
+      'requests.csv?from=2026-01-01&to=2026-01-02',
+    ]) {
       const res = await ctx.app.inject({ method: 'GET', url: `/console/api/locations/${loc}/${page}`, headers: { cookie: s.cookie } });
       assert.equal(res.statusCode, 404, `${loc} ${page}`);
       assert.equal(res.json().code, 'not_found');
     }
   }
   const created = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${other.token}` },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${other.token}` },
     payload: { location_id: other.locationId, option_id: other.optionId },
   });
   assert.equal(created.statusCode, 201, created.body);
   const messageId = created.json().message_id as string;
   const refused = [
-    `/console/api/cabinets/${other.cabinetIds[0]}/open`, `/console/api/cfh/${messageId}/claim`,
+    `/console/api/cabinets/${other.cabinetIds[0]}/open`,
+    `/console/api/cfh/${messageId}/claim`,
     `/console/api/radio/${encodeURIComponent(other.edgeId)}/announce`,
   ];
   for (const url of refused) {
@@ -161,11 +191,17 @@ test('claim, on the way and complete from the console act as web_interface with 
   const w = await consoleWorld(ctx.db, ctx.clock);
   const s = await signInHttp(ctx.app, w.consoleToken, 'Alex <b>');
   const created = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
   });
   const messageId = created.json().message_id as string;
   const queue = await ctx.app.inject({ method: 'GET', url: `/console/api/locations/${w.locationId}/queue`, headers: { cookie: s.cookie } });
-  assert.deepEqual(queue.json().requests.map((r: { message_id: string; status: string }) => [r.message_id, r.status]), [[messageId, 'created']]);
+  assert.deepEqual(
+    queue.json().requests.map((r: { message_id: string; status: string }) => [r.message_id, r.status]),
+    [[messageId, 'created']],
+  );
   for (const step of ['claim', 'on_the_way']) {
     const res = await ctx.app.inject({ method: 'POST', url: `/console/api/cfh/${messageId}/${step}`, headers: fromPage(s), payload: {} });
     assert.deepEqual(res.json(), { success: true });
@@ -175,7 +211,9 @@ test('claim, on the way and complete from the console act as web_interface with 
   const done = await ctx.app.inject({ method: 'POST', url: `/console/api/cfh/${messageId}/complete`, headers: fromPage(s), payload: { outcome: 'helped' } });
   assert.deepEqual(done.json(), { success: true });
   const [row] = await ctx.db.query<{ claimed_by: string; claimed_from: string; is_completed: boolean; completion_reason: string }>(
-    'SELECT claimed_by, claimed_from, is_completed, completion_reason FROM cfh_requests WHERE message_id = $1', [messageId]);
+    'SELECT claimed_by, claimed_from, is_completed, completion_reason FROM cfh_requests WHERE message_id = $1',
+    [messageId],
+  );
   assert.deepEqual(row, { claimed_by: 'Alex <b>', claimed_from: 'web_interface', is_completed: true, completion_reason: 'helped' });
 });
 
@@ -189,5 +227,8 @@ test('ended and idle sessions are forgotten by later sign-ins', async (t) => {
   clock.advance(12 * 3600_000 + 1000);
   const live = await signInHttp(ctx.app, w.consoleToken);
   const rows = await ctx.db.query<{ session_hash: string }>('SELECT session_hash FROM console_sessions WHERE organization_id = $1', [w.organizationId]);
-  assert.deepEqual(rows.map((r) => r.session_hash), [sha256hex(live.cookie.split('=')[1] as string)]);
+  assert.deepEqual(
+    rows.map((r) => r.session_hash),
+    [sha256hex(live.cookie.split('=')[1] as string)],
+  );
 });

@@ -8,8 +8,9 @@ import { WEB_DIR } from '../../src/console/static.ts';
 import { testApp } from '../support/world.ts';
 
 function sources(dir = WEB_DIR, sub = ''): string[] {
-  return fs.readdirSync(path.join(dir, sub), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(dir, `${sub}${e.name}/`) : [`${sub}${e.name}`]);
+  return fs
+    .readdirSync(path.join(dir, sub), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? sources(dir, `${sub}${e.name}/`) : [`${sub}${e.name}`]));
 }
 
 test('every front-end file is served byte for byte as its source, with a CSP and an ETag', async (t) => {

@@ -20,7 +20,10 @@ test("a request from an integration is 'integration' and 'waiting'; a button nev
     call_buttons: [{ id: freshId(), location_id: w.locationId, name: 'Garden button', device_key: 'AA:BB:CC:DD:EE:01', option_id: w.optionId }],
   });
   const created = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
   });
   assert.equal(created.statusCode, 201, created.body);
   const messageId = created.json<{ message_id: string; source: string; status: string }>().message_id;

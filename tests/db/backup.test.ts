@@ -13,10 +13,11 @@ import { loadBackup, LoadError } from '../../src/db/backup/load.ts';
 import { migrate, type Migration } from '../../src/db/migrate.ts';
 import { freshDb, type Teardown } from '../support/world.ts';
 
-const SCHEMA: Migration[] = [{
-  version: 1,
-  name: 'kinds',
-  sql: `
+const SCHEMA: Migration[] = [
+  {
+    version: 1,
+    name: 'kinds',
+    sql: `
     CREATE TABLE kinds (
       id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       audio bytea, doc jsonb, plain json, at timestamptz, day date, span interval,
@@ -33,7 +34,8 @@ const SCHEMA: Migration[] = [{
     CREATE TABLE log (id bigserial PRIMARY KEY, tx xid8 NOT NULL DEFAULT pg_current_xact_id());
     CREATE TABLE readers (name text PRIMARY KEY, tx xid8 NOT NULL, id bigint NOT NULL);
   `,
-}];
+  },
+];
 
 function tempFile(t: Teardown, name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-backup-'));
@@ -75,7 +77,7 @@ test('a dump loaded into a fresh database gives every row back exactly, whatever
   await source.query(SAMPLE, [audio, doc, plain, note]);
   await source.query("INSERT INTO parents (name) SELECT 'parent ' || i FROM generate_series(1, 5) AS i");
   await source.query('DELETE FROM parents WHERE id > 3'); // the sequence is past the largest id
-  await source.query('INSERT INTO children (parent_id, note) SELECT 1 + i % 3, repeat(\'x\', i) FROM generate_series(1, 2500) AS i');
+  await source.query("INSERT INTO children (parent_id, note) SELECT 1 + i % 3, repeat('x', i) FROM generate_series(1, 2500) AS i");
 
   const file = tempFile(t, 'kinds.backup.gz');
   const { counts } = await writeBackupFile(source, file);
@@ -98,7 +100,7 @@ test('a dump loaded into a fresh database gives every row back exactly, whatever
   assert.equal(log?.id, 1, 'a sequence never used starts at its start');
 });
 
-test('transaction ids keep their order against a reader\'s place, and are older than every transaction after the load', async (t) => {
+test("transaction ids keep their order against a reader's place, and are older than every transaction after the load", async (t) => {
   const source = await schemaDb(t);
   for (let i = 0; i < 6; i++) await source.query('INSERT INTO log DEFAULT VALUES');
   await source.tx(async (q) => {
@@ -113,7 +115,9 @@ test('transaction ids keep their order against a reader\'s place, and are older 
   const target = await schemaDb(t);
   await loadBackup(target, file);
   const after = async (db: Db, reader: string) =>
-    (await db.query<{ id: number }>('SELECT l.id FROM log l, readers r WHERE r.name = $1 AND (l.tx, l.id) > (r.tx, r.id) ORDER BY l.tx, l.id', [reader])).map((r) => r.id);
+    (await db.query<{ id: number }>('SELECT l.id FROM log l, readers r WHERE r.name = $1 AND (l.tx, l.id) > (r.tx, r.id) ORDER BY l.tx, l.id', [reader])).map(
+      (r) => r.id,
+    );
   assert.deepEqual(await after(target, 'at three'), [4, 5, 6, 7, 8]);
   assert.deepEqual(await after(target, 'at three'), await after(source, 'at three'));
   assert.deepEqual(await after(target, 'at the start'), [1, 2, 3, 4, 5, 6, 7, 8]);
@@ -124,7 +128,7 @@ test('transaction ids keep their order against a reader\'s place, and are older 
   const [past] = await target.query<{ older: boolean }>('SELECT max(tx) < pg_snapshot_xmin(pg_current_snapshot()) AS older FROM log');
   assert.equal(past?.older, true);
   await target.query('INSERT INTO log DEFAULT VALUES');
-  assert.deepEqual(await after(target, 'at three'), [4, 5, 6, 7, 8, 9], 'a row written after the load comes after the reader\'s place');
+  assert.deepEqual(await after(target, 'at three'), [4, 5, 6, 7, 8, 9], "a row written after the load comes after the reader's place");
 });
 
 test('a backup cut short, or made at other migrations, loads nothing', async (t) => {
@@ -140,7 +144,10 @@ test('a backup cut short, or made at other migrations, loads nothing', async (t)
   await assert.rejects(loadBackup(target, noEnd), (err: Error) => err instanceof BackupFileError && /cut short \(it has no end line/.test(err.message));
   const cut = tempFile(t, 'cut.backup.gz');
   fs.writeFileSync(cut, fs.readFileSync(file).subarray(0, 2000));
-  await assert.rejects(loadBackup(target, cut), (err: Error) => err instanceof BackupFileError && /cut short \(its compressed data ends early\)/.test(err.message));
+  await assert.rejects(
+    loadBackup(target, cut),
+    (err: Error) => err instanceof BackupFileError && /cut short \(its compressed data ends early\)/.test(err.message),
+  );
   const miscounted = tempFile(t, 'miscounted.backup.gz');
   fs.writeFileSync(miscounted, zlib.gzipSync(lines.join('\n').replace('"parents":3000', '"parents":3001')));
   await assert.rejects(loadBackup(target, miscounted), /parents has 3001 rows by its end line and 3000 were loaded/);
@@ -148,7 +155,10 @@ test('a backup cut short, or made at other migrations, loads nothing', async (t)
 
   const other = await freshDb({ t });
   await migrate(other, [...SCHEMA, { version: 2, name: 'more', sql: 'CREATE TABLE more (id int)' }]);
-  await assert.rejects(loadBackup(other, file), (err: Error) => err instanceof LoadError && /made at migrations 001_kinds, and the database it is loaded into has 001_kinds,002_more/.test(err.message));
+  await assert.rejects(
+    loadBackup(other, file),
+    (err: Error) => err instanceof LoadError && /made at migrations 001_kinds, and the database it is loaded into has 001_kinds,002_more/.test(err.message),
+  );
 });
 
 test('a backup never overwrites a file, and a failed one leaves none', async (t) => {
@@ -160,6 +170,9 @@ test('a backup never overwrites a file, and a failed one leaves none', async (t)
 
   const never = await freshDb({ t });
   const failed = tempFile(t, 'failed.backup.gz');
-  await assert.rejects(writeBackupFile(never, failed), /^Error: the database has no schema_migrations table: it is not a storeops database, or no service ever started on it$/);
+  await assert.rejects(
+    writeBackupFile(never, failed),
+    /^Error: the database has no schema_migrations table: it is not a storeops database, or no service ever started on it$/,
+  );
   assert.deepEqual(fs.readdirSync(path.dirname(failed)), []);
 });

@@ -16,7 +16,10 @@ test('a transaction whose connection the server ends rejects as "unavailable", a
       await admin.query('SELECT pg_terminate_backend($1)', [me?.pid]);
       await q.query('SELECT pg_sleep(5)');
     });
-    const err = await tx.then(() => null, (e: unknown) => e);
+    const err = await tx.then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(err !== null, 'the transaction failed');
     assert.ok(isDatabaseUnavailable(err), `unavailable, not an internal error: ${String(err)}`);
     const [row] = await db.query<{ ok: number }>('SELECT 1 AS ok');

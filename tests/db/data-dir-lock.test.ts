@@ -25,7 +25,10 @@ test('a data directory held by a live process is refused, naming its pid', { ski
   t.after(() => other.kill());
   await new Promise((r) => other.once('spawn', r));
   fs.writeFileSync(lockPath(d), `${other.pid} ${startOf(other.pid as number)}`);
-  assert.throws(() => lockDataDir(d), (err: unknown) => err instanceof DataDirLockedError && err.pid === other.pid && err.message.includes(`(pid ${other.pid})`));
+  assert.throws(
+    () => lockDataDir(d),
+    (err: unknown) => err instanceof DataDirLockedError && err.pid === other.pid && err.message.includes(`(pid ${other.pid})`),
+  );
 });
 
 test('a lock whose pid now belongs to another process, or to none, is taken over', { skip: !fs.existsSync('/proc/self/stat') && 'needs /proc' }, (t) => {

@@ -85,7 +85,10 @@ function readDump(file: string): Dump {
 
 function npmRun(script: string, args: string[], env: Record<string, string> = {}) {
   const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -115,7 +118,9 @@ before(async () => {
     for (const example of ['examples/provision.json', 'examples/webhook.json']) {
       await applyProvisioning(pglite, systemClock, JSON.parse(fs.readFileSync(path.join(root, example), 'utf8')));
     }
-    for (const m of readMigrations().filter((later) => later.version > LAST_RELEASE_MIGRATION).reverse()) {
+    for (const m of readMigrations()
+      .filter((later) => later.version > LAST_RELEASE_MIGRATION)
+      .reverse()) {
       const undo = UNDO_LATER_MIGRATIONS[m.version];
       assert.ok(undo !== undefined, `say in UNDO_LATER_MIGRATIONS how migration ${m.version}_${m.name} is undone`);
       await pglite.query(undo);
@@ -132,35 +137,52 @@ before(async () => {
         [i],
       );
     }
-    await pglite.query("UPDATE event_cursors SET (tx_id, event_id) = (SELECT tx_id, id FROM events ORDER BY tx_id, id OFFSET 150 LIMIT 1) WHERE subscriber = 'webhooks'");
-    await pglite.query("INSERT INTO event_cursors (subscriber, tx_id, event_id) SELECT 'radio-announcements', tx_id, id FROM events ORDER BY tx_id DESC, id DESC LIMIT 1");
+    await pglite.query(
+      "UPDATE event_cursors SET (tx_id, event_id) = (SELECT tx_id, id FROM events ORDER BY tx_id, id OFFSET 150 LIMIT 1) WHERE subscriber = 'webhooks'",
+    );
+    await pglite.query(
+      "INSERT INTO event_cursors (subscriber, tx_id, event_id) SELECT 'radio-announcements', tx_id, id FROM events ORDER BY tx_id DESC, id DESC LIMIT 1",
+    );
     await pglite.query(
       `INSERT INTO webhook_deliveries (endpoint_id, event_id, location_key, state, next_attempt_at, retry_since, created_at, updated_at)
        SELECT 1, id, 10, 'pending', now(), now(), now(), now() FROM events ORDER BY tx_id, id LIMIT 150`,
     );
-    await pglite.query("INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error) SELECT id, now(), 500, 12, 'refused' FROM webhook_deliveries LIMIT 10");
+    await pglite.query(
+      "INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error) SELECT id, now(), 500, 12, 'refused' FROM webhook_deliveries LIMIT 10",
+    );
     await pglite.query('INSERT INTO radio_audio (message_id, wav, created_at) VALUES ($1, $2, now())', ['radio-1', AUDIO]);
-    await pglite.query(`INSERT INTO device_outbox (topic, payload, message_key, ack, audio_message_id) VALUES ('edges/store10-radio/play', '{"text": "é"}', 'key-1', 'null', 'radio-1')`);
+    await pglite.query(
+      `INSERT INTO device_outbox (topic, payload, message_key, ack, audio_message_id) VALUES ('edges/store10-radio/play', '{"text": "é"}', 'key-1', 'null', 'radio-1')`,
+    );
     const file = path.join(dir, 'expected.backup.gz');
     await writeBackupFile(pglite, file);
     expected = readDump(file);
   } finally {
     await pglite.close();
   }
-  const empty = Object.entries(expected.end.counts).filter(([, n]) => n === 0).map(([t]) => t);
-  assert.deepEqual(empty, [], 'the last release\'s database has rows in every table');
+  const empty = Object.entries(expected.end.counts)
+    .filter(([, n]) => n === 0)
+    .map(([t]) => t);
+  assert.deepEqual(empty, [], "the last release's database has rows in every table");
 });
 
 test('the service refuses a data directory of the last release, naming npm run migrate-data, and changes nothing', async () => {
   const dataDir = copyOfPristine('refused');
   const child = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(code, 2);
-  assert.match(err, new RegExp(`^storeops: DATA_DIR ${dataDir} holds the embedded database of an earlier release .* \`npm run migrate-data -- ${dataDir}\`, then start again\n$`));
+  assert.match(
+    err,
+    new RegExp(
+      `^storeops: DATA_DIR ${dataDir} holds the embedded database of an earlier release .* \`npm run migrate-data -- ${dataDir}\`, then start again\n$`,
+    ),
+  );
   assert.deepEqual(fs.readdirSync(dataDir), ['pglite']);
 });
 
@@ -169,10 +191,16 @@ test('migrate-data converts every row of every table; the service serves them', 
   const dataDir = copyOfPristine('converted');
   const { code, out } = await npmRun('migrate-data', [dataDir]).exited;
   assert.equal(code, 0, out);
-  assert.match(out, /storeops: converted \d+ rows in \d+ tables \(.*\) from .*pglite into the embedded PostgreSQL server in .*postgres \([\d.]+ s\); the earlier database is kept in .*pglite\.converted-[-\dTZ]+: delete it once satisfied\n$/);
+  assert.match(
+    out,
+    /storeops: converted \d+ rows in \d+ tables \(.*\) from .*pglite into the embedded PostgreSQL server in .*postgres \([\d.]+ s\); the earlier database is kept in .*pglite\.converted-[-\dTZ]+: delete it once satisfied\n$/,
+  );
   t.diagnostic(out.trim().split('\n').at(-1) as string);
   const names = fs.readdirSync(dataDir).sort();
-  assert.deepEqual(names.filter((n) => !n.startsWith('pglite.converted-')), ['postgres', 'postgres.log']);
+  assert.deepEqual(
+    names.filter((n) => !n.startsWith('pglite.converted-')),
+    ['postgres', 'postgres.log'],
+  );
   assert.equal(names.filter((n) => n.startsWith('pglite.converted-')).length, 1, 'the PGlite directory is kept');
 
   const db = await openEmbeddedDb(dataDir);
@@ -210,7 +238,10 @@ test('migrate-data refuses while the service runs, or without a database of the 
   fs.writeFileSync(path.join(dataDir, 'storeops.lock'), String(process.pid)); // a live process holds it
   const running = await npmRun('migrate-data', [dataDir]).exited;
   assert.equal(running.code, 1);
-  assert.match(running.out, new RegExp(`^storeops: migrate-data failed: the service \\(storeops process ${process.pid}\\) is running on ${dataDir}: stop it, then convert\n$`));
+  assert.match(
+    running.out,
+    new RegExp(`^storeops: migrate-data failed: the service \\(storeops process ${process.pid}\\) is running on ${dataDir}: stop it, then convert\n$`),
+  );
 
   const empty = path.dirname(dataDir);
   const nothing = await npmRun('migrate-data', [empty]).exited;
@@ -227,7 +258,7 @@ test('migrate-data killed half-way is run again: it stops the server the killed 
   // Killed (with its process group) once its new server runs: that server is left running.
   const killed = npmRun('migrate-data', [dataDir]);
   const pidFile = path.join(dataDir, 'postgres.staging', 'postgres', 'postmaster.pid');
-  await waitFor('the conversion\'s server', () => fs.existsSync(pidFile), { tries: 1200, everyMs: 50 });
+  await waitFor("the conversion's server", () => fs.existsSync(pidFile), { tries: 1200, everyMs: 50 });
   const leftover = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
   const converter = Number(fs.readFileSync(path.join(dataDir, 'storeops.lock'), 'utf8').split(' ')[0]); // pid, then its start time
   process.kill(-(killed.child.pid as number), 'SIGKILL');
@@ -239,7 +270,7 @@ test('migrate-data killed half-way is run again: it stops the server the killed 
   const rerun = await npmRun('migrate-data', [dataDir]).exited;
   assert.equal(rerun.code, 0, rerun.out);
   assert.match(rerun.out, /storeops: converted \d+ rows/);
-  assert.ok(!processAlive(leftover), 'the killed run\'s server was stopped');
+  assert.ok(!processAlive(leftover), "the killed run's server was stopped");
   assert.ok(!fs.existsSync(path.join(dataDir, 'postgres.staging')));
 
   const done = await npmRun('migrate-data', [dataDir]).exited;

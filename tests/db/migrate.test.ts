@@ -9,13 +9,25 @@ test('every migration applies to an empty database, and a second run applies not
   const db = await freshDb();
   try {
     const applied = await migrate(db);
-    assert.deepEqual(applied, readMigrations().map((m) => `${String(m.version).padStart(3, '0')}_${m.name}`));
-    assert.deepEqual(await migrate(db), []);
-    const tables = await db.query<{ table_name: string }>(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    assert.deepEqual(
+      applied,
+      readMigrations().map((m) => `${String(m.version).padStart(3, '0')}_${m.name}`),
     );
+    assert.deepEqual(await migrate(db), []);
+    const tables = await db.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
     const names = tables.map((t) => t.table_name);
-    for (const t of ['organizations', 'locations', 'lockers', 'cabinets', 'cfh_options', 'radio_edges', 'messaging_accounts', 'api_tokens', 'jobs', 'device_outbox']) {
+    for (const t of [
+      'organizations',
+      'locations',
+      'lockers',
+      'cabinets',
+      'cfh_options',
+      'radio_edges',
+      'messaging_accounts',
+      'api_tokens',
+      'jobs',
+      'device_outbox',
+    ]) {
       assert.ok(names.includes(t), `table ${t} exists`);
     }
   } finally {
@@ -58,18 +70,30 @@ test('a migration marked to stop earlier releases first waits for them: refused 
   const older = new pg.Client({ connectionString: url.toString(), application_name: 'storeops 0.9.0' });
   await older.connect();
   const next = Math.max(...readMigrations().map((m) => m.version)) + 1;
-  const exclusive = { version: next, name: 'drop_what_old_instances_read', sql: '-- storeops: stop earlier releases first\nCREATE TABLE next_release_marker (id int)' };
+  const exclusive = {
+    version: next,
+    name: 'drop_what_old_instances_read',
+    sql: '-- storeops: stop earlier releases first\nCREATE TABLE next_release_marker (id int)',
+  };
   const beside = { version: next + 1, name: 'additive', sql: 'CREATE TABLE additive_marker (id int)' };
   try {
     await assert.rejects(migrate(db, [...readMigrations(), exclusive, beside]), (err: unknown) => {
       assert.ok(err instanceof MigrationBlockedError);
-      assert.match(err.message, new RegExp(`migration ${String(next).padStart(3, '0')}_drop_what_old_instances_read cannot run beside instances of another release, and storeops 0\\.9\\.0 \\(1 connection\\) is connected: stop every instance`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `migration ${String(next).padStart(3, '0')}_drop_what_old_instances_read cannot run beside instances of another release, and storeops 0\\.9\\.0 \\(1 connection\\) is connected: stop every instance`,
+        ),
+      );
       return true;
     });
     assert.equal((await db.query("SELECT to_regclass('additive_marker') AS t"))[0]?.t, null, 'nothing of the upgrade was applied');
   } finally {
     await older.end();
   }
-  assert.ok(APPLICATION_NAME.startsWith('storeops '), 'this release\'s sessions name themselves');
-  assert.deepEqual(await migrate(db, [...readMigrations(), exclusive, beside]), [`${String(next).padStart(3, '0')}_drop_what_old_instances_read`, `${String(next + 1).padStart(3, '0')}_additive`]);
+  assert.ok(APPLICATION_NAME.startsWith('storeops '), "this release's sessions name themselves");
+  assert.deepEqual(await migrate(db, [...readMigrations(), exclusive, beside]), [
+    `${String(next).padStart(3, '0')}_drop_what_old_instances_read`,
+    `${String(next + 1).padStart(3, '0')}_additive`,
+  ]);
 });

@@ -23,10 +23,13 @@ test('a statement that fails once is prepared again and runs on the next call', 
   // The failure aborts the transaction before the statement is parsed; the next call must not
   // take it for prepared.
   const sql = 'SELECT count(*)::int AS n FROM (VALUES ($1::int)) v(x)';
-  await assert.rejects(db.tx(async (q) => {
-    await q.query('SELECT 1/$1::int', [0]).catch(() => {});
-    await q.query(sql, [1]);
-  }), /aborted/);
+  await assert.rejects(
+    db.tx(async (q) => {
+      await q.query('SELECT 1/$1::int', [0]).catch(() => {});
+      await q.query(sql, [1]);
+    }),
+    /aborted/,
+  );
   const [row] = await db.query<{ n: number }>(sql, [1]);
   assert.equal(row?.n, 1);
 });

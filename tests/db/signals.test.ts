@@ -10,7 +10,12 @@ const db = await testDb();
 function counter(on: Db, signal: 'events' | 'device_outbox') {
   let count = 0;
   const off = on.commits.on(signal, () => count++);
-  return { get count() { return count; }, off };
+  return {
+    get count() {
+      return count;
+    },
+    off,
+  };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -19,7 +24,7 @@ async function until(check: () => boolean, ms = 3_000): Promise<void> {
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
 }
 
-test('a transaction wakes its signal\'s listeners after it commits, and not when it rolls back', async () => {
+test("a transaction wakes its signal's listeners after it commits, and not when it rolls back", async () => {
   const heard = counter(db, 'device_outbox');
   try {
     await db.tx(async (q) => {
@@ -30,10 +35,12 @@ test('a transaction wakes its signal\'s listeners after it commits, and not when
     });
     await until(() => heard.count === 1);
     assert.equal(heard.count, 1);
-    await assert.rejects(db.tx(async (q) => {
-      q.signal('device_outbox');
-      throw new Error('the change fails');
-    }));
+    await assert.rejects(
+      db.tx(async (q) => {
+        q.signal('device_outbox');
+        throw new Error('the change fails');
+      }),
+    );
     await turn();
     await turn();
     assert.equal(heard.count, 1, 'a rolled-back change wakes nobody');
@@ -51,10 +58,13 @@ test('a one-statement change signals once its statement succeeded, and refuses a
     });
     await until(() => heard.count === 1);
     assert.equal(heard.count, 1);
-    await assert.rejects(db.statement(async (q) => {
-      await q.query('SELECT 1');
-      await q.query('SELECT 2');
-    }), /one query/);
+    await assert.rejects(
+      db.statement(async (q) => {
+        await q.query('SELECT 1');
+        await q.query('SELECT 2');
+      }),
+      /one query/,
+    );
   } finally {
     heard.off();
   }

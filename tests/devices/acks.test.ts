@@ -38,7 +38,9 @@ test('a handler of edge acks runs in the recording transaction, once per message
   batcher.onAcked('test', 'edge', async (q, acked) => {
     if (acked.some((a) => a.key === keys[2])) throw new Error('this one cannot be handled');
     // Inside the transaction: the ack is already recorded there.
-    const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM device_outbox WHERE message_key = ANY ($1) AND acked_at IS NOT NULL', [acked.map((a) => a.key)]);
+    const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM device_outbox WHERE message_key = ANY ($1) AND acked_at IS NOT NULL', [
+      acked.map((a) => a.key),
+    ]);
     assert.equal(row?.n, acked.length);
     seen.push(...acked.map((a) => a.key));
   });

@@ -20,7 +20,18 @@ const config = testConfig({ MQTT_URL: 'mqtt://storeops:svc-password-123@broker.i
 const devices = new DeviceGateway({ config, db, clock });
 /** The service's app around a gateway that is not started by it. */
 const serviceApp = async (cfg: Config, gateway: DeviceGateway, failureLimit?: { max: number; windowMs: number }) =>
-  (await compose({ config: cfg, db, clock, devices: gateway, speech: testSpeech(), secretDigest: sha256hex(TEST_SECRET), manualJobs: true, ...(failureLimit ? { failureLimit } : {}) })).app;
+  (
+    await compose({
+      config: cfg,
+      db,
+      clock,
+      devices: gateway,
+      speech: testSpeech(),
+      secretDigest: sha256hex(TEST_SECRET),
+      manualJobs: true,
+      ...(failureLimit ? { failureLimit } : {}),
+    })
+  ).app;
 const app = await serviceApp(config, devices);
 after(() => app.close());
 const world = await makeWorld(db, clock);
@@ -40,7 +51,12 @@ test('without MQTT_AUTH_SECRET the broker endpoints do not exist', async () => {
 
 test('a missing or wrong broker secret is 401', async () => {
   const body = { username: `locker:${world.lockerId}`, password: world.lockerKey };
-  const attempts: Record<string, string>[] = [{}, { authorization: 'Bearer nope-nope-nope-nope' }, { 'user-agent': 'mosquitto' }, { authorization: BROKER_SECRET }];
+  const attempts: Record<string, string>[] = [
+    {},
+    { authorization: 'Bearer nope-nope-nope-nope' },
+    { 'user-agent': 'mosquitto' },
+    { authorization: BROKER_SECRET },
+  ];
   for (const headers of attempts) {
     const response = await post('/internal/mqtt/emqx/authn', body, headers);
     assert.equal(response.statusCode, 401, JSON.stringify(headers));
@@ -99,7 +115,10 @@ test('EMQX authorization: a device subscribes to its own inbox and publishes on 
 
 test('mosquitto-go-auth: user, superuser and ACL checks answer 200 or 403, with the secret as User-Agent and form bodies too', async () => {
   const ua = { 'user-agent': BROKER_SECRET };
-  assert.equal((await post('/internal/mqtt/mosquitto/user', { username: `locker:${world.lockerId}`, password: world.lockerKey, clientid: 'c' }, ua)).statusCode, 200);
+  assert.equal(
+    (await post('/internal/mqtt/mosquitto/user', { username: `locker:${world.lockerId}`, password: world.lockerKey, clientid: 'c' }, ua)).statusCode,
+    200,
+  );
   const wrong = await post('/internal/mqtt/mosquitto/user', { username: `locker:${world.lockerId}`, password: 'not-the-key-at-all', clientid: 'c' }, ua);
   assert.equal(wrong.statusCode, 403);
   assert.equal(wrong.json().code, 'forbidden');
@@ -119,7 +138,9 @@ test('mosquitto-go-auth: user, superuser and ACL checks answer 200 or 403, with 
   assert.equal(await acl(3, 'lockers/1/commands', 'storeops'), 200);
 
   const form = await app.inject({
-    method: 'POST', url: '/internal/mqtt/mosquitto/acl', headers: { ...ua, 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    url: '/internal/mqtt/mosquitto/acl',
+    headers: { ...ua, 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ username: `locker:${world.lockerId}`, topic: `lockers/${world.lockerId}/acks`, acc: '2', clientid: 'c' }).toString(),
   });
   assert.equal(form.statusCode, 200);
@@ -136,10 +157,11 @@ test('a malformed broker request is 422, not a decision', async () => {
 test('the broker endpoints are in the OpenAPI document', async () => {
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId?: string }>> };
   const ids = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
-  for (const id of ['mqttEmqxAuthenticate', 'mqttEmqxAuthorize', 'mqttMosquittoUser', 'mqttMosquittoSuperuser', 'mqttMosquittoAcl']) assert.ok(ids.includes(id), id);
+  for (const id of ['mqttEmqxAuthenticate', 'mqttEmqxAuthorize', 'mqttMosquittoUser', 'mqttMosquittoSuperuser', 'mqttMosquittoAcl'])
+    assert.ok(ids.includes(id), id);
 });
 
-test('when an external broker asks about a device\'s subscription, the device is then sent what it has not acked', async () => {
+test("when an external broker asks about a device's subscription, the device is then sent what it has not acked", async () => {
   const broker = await startBareBroker();
   after(() => broker.close());
   const external = testConfig({ MQTT_URL: broker.url, MQTT_AUTH_SECRET: BROKER_SECRET });
@@ -156,7 +178,12 @@ test('when an external broker asks about a device\'s subscription, the device is
   const locker = await TestDevice.connect(broker.url, { clientId: `locker-${device.lockerId}` });
   try {
     await locker.subscribe(topic);
-    const answer = await service.inject({ method: 'POST', url: '/internal/mqtt/emqx/authz', headers: auth, payload: { username: `locker:${device.lockerId}`, topic, action: 'subscribe' } });
+    const answer = await service.inject({
+      method: 'POST',
+      url: '/internal/mqtt/emqx/authz',
+      headers: auth,
+      payload: { username: `locker:${device.lockerId}`, topic, action: 'subscribe' },
+    });
     assert.deepEqual(answer.json(), { result: 'allow' });
     await locker.next(byKey(key));
     await gateway.settle();
@@ -169,12 +196,20 @@ test('when an external broker asks about a device\'s subscription, the device is
 test('refusals the broker relays do not trip the brute-force guard; guessing the broker secret does', async () => {
   const guarded = await serviceApp(config, devices, { max: 5, windowMs: 60_000 });
   after(() => guarded.close());
-  const ask = (headers: Record<string, string>) => guarded.inject({
-    method: 'POST', url: '/internal/mqtt/mosquitto/acl', headers,
-    payload: { username: `locker:${world.lockerId}`, topic: `lockers/${other.lockerId}/commands`, acc: 4, clientid: 'c' },
-  });
+  const ask = (headers: Record<string, string>) =>
+    guarded.inject({
+      method: 'POST',
+      url: '/internal/mqtt/mosquitto/acl',
+      headers,
+      payload: { username: `locker:${world.lockerId}`, topic: `lockers/${other.lockerId}/commands`, acc: 4, clientid: 'c' },
+    });
   for (let i = 0; i < 20; i++) assert.equal((await ask({ 'user-agent': BROKER_SECRET })).statusCode, 403);
-  const login = await guarded.inject({ method: 'POST', url: '/internal/mqtt/mosquitto/user', headers: { 'user-agent': BROKER_SECRET }, payload: { username: `locker:${world.lockerId}`, password: world.lockerKey } });
+  const login = await guarded.inject({
+    method: 'POST',
+    url: '/internal/mqtt/mosquitto/user',
+    headers: { 'user-agent': BROKER_SECRET },
+    payload: { username: `locker:${world.lockerId}`, password: world.lockerKey },
+  });
   assert.equal(login.statusCode, 200);
   const statuses: number[] = [];
   for (let i = 0; i < 7; i++) statuses.push((await ask({ 'user-agent': 'a-guessed-secret-value' })).statusCode);

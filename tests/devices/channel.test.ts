@@ -29,7 +29,7 @@ test('a locker connects with its key and receives the command queued for it', as
   }
 });
 
-test('an ack on the locker\'s ack topic marks its command acked, and keeps what the device said', async () => {
+test("an ack on the locker's ack topic marks its command acked, and keeps what the device said", async () => {
   const world = await makeWorld(db, clock);
   const device = await TestDevice.connect(ctx.mqttUrl, locker(world));
   try {
@@ -97,7 +97,10 @@ test('an edge device that was offline gets its play message when it comes back',
 test('a wrong key, an unknown device and an anonymous client are refused', { skip: needsOwnBroker }, async () => {
   const world = await makeWorld(db, clock);
   const refused = async (opts: { username?: string; password?: string }) => {
-    const err = await TestDevice.connect(ctx.mqttUrl, opts).then(() => null, (e: unknown) => e as { code?: number });
+    const err = await TestDevice.connect(ctx.mqttUrl, opts).then(
+      () => null,
+      (e: unknown) => e as { code?: number },
+    );
     assert.ok(err !== null, `connection with ${opts.username ?? 'no username'} must be refused`);
     return err.code;
   };
@@ -112,7 +115,7 @@ test('a wrong key, an unknown device and an anonymous client are refused', { ski
   await ok.end();
 });
 
-test('a locker cannot subscribe to another locker\'s topic, nor receive its commands', { skip: needsOwnBroker }, async () => {
+test("a locker cannot subscribe to another locker's topic, nor receive its commands", { skip: needsOwnBroker }, async () => {
   const a = await makeWorld(db, clock);
   const b = await makeWorld(db, clock);
   const intruder = await TestDevice.connect(ctx.mqttUrl, locker(b));
@@ -135,7 +138,7 @@ test('a locker cannot subscribe to another locker\'s topic, nor receive its comm
   }
 });
 
-test('a device that publishes on another device\'s topic is disconnected and acks nothing', { skip: needsOwnBroker }, async () => {
+test("a device that publishes on another device's topic is disconnected and acks nothing", { skip: needsOwnBroker }, async () => {
   const a = await makeWorld(db, clock);
   const b = await makeWorld(db, clock);
   const keyA = await queueCommand(db, clock, a.lockerId);
@@ -167,7 +170,13 @@ test('MQTT over WebSocket at /mqtt on the HTTP port reaches the same broker', { 
     await device.next(byKey(key));
     await device.publish(`lockers/${world.lockerId}/acks`, { command_id: key });
     await waitUntil(async () => (await outboxState(db, key)).acked_at !== null);
-    const wrong = await TestDevice.connect(`${address.replace(/^http/, 'ws')}/mqtt`, { username: `locker:${world.lockerId}`, password: 'wrong-key-wrong-key' }).then(() => null, (e: unknown) => e as { code?: number });
+    const wrong = await TestDevice.connect(`${address.replace(/^http/, 'ws')}/mqtt`, {
+      username: `locker:${world.lockerId}`,
+      password: 'wrong-key-wrong-key',
+    }).then(
+      () => null,
+      (e: unknown) => e as { code?: number },
+    );
     assert.equal(wrong?.code, 4);
   } finally {
     await device.end();

@@ -11,7 +11,17 @@ test('the broker settings are read and checked, naming the variable at fault', (
   assert.equal(defaults.mqttClientId, null);
   assert.equal(defaults.deviceInflightBytes, 256 * 1024);
   assert.equal(loadConfig({ DEVICE_INFLIGHT_BYTES: '65536' }).deviceInflightBytes, 65536);
-  for (const [name, value] of [['MQTT_AUTH_SECRET', 'short'], ['MQTT_CLIENT_ID', 'has space'], ['MQTT_URL', 'http://broker'], ['MQTT_PORT', '70000'], ['DEVICE_INFLIGHT_BYTES', '100']] as const) {
-    assert.throws(() => loadConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && err.variable === name, name);
+  for (const [name, value] of [
+    ['MQTT_AUTH_SECRET', 'short'],
+    ['MQTT_CLIENT_ID', 'has space'],
+    ['MQTT_URL', 'http://broker'],
+    ['MQTT_PORT', '70000'],
+    ['DEVICE_INFLIGHT_BYTES', '100'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (err: unknown) => err instanceof ConfigError && err.variable === name,
+      name,
+    );
   }
 });

@@ -100,22 +100,41 @@ export const byKey = (key: string) => (m: Received) => m.body.command_id === key
 /** Queues a command for a locker as the lockers feature does: in a committed transaction. */
 export async function queueCommand(db: Db, clock: Clock, lockerId: number, extra: Record<string, unknown> = {}): Promise<string> {
   const key = crypto.randomUUID();
-  await db.tx((q) => enqueueDeviceMessage(q, {
-    topic: `lockers/${lockerId}/commands`,
-    payload: { command_id: key, cabinet_key: 1, command: 'open', door: 'front', issued_at: clock.now().toISOString(), ...extra },
-    key,
-  }, clock.now()));
+  await db.tx((q) =>
+    enqueueDeviceMessage(
+      q,
+      {
+        topic: `lockers/${lockerId}/commands`,
+        payload: { command_id: key, cabinet_key: 1, command: 'open', door: 'front', issued_at: clock.now().toISOString(), ...extra },
+        key,
+      },
+      clock.now(),
+    ),
+  );
   return key;
 }
 
 /** Queues a play message for an edge device, as the radio feature does. */
 export async function queuePlay(db: Db, clock: Clock, edgeId: string, text = 'Cleanup on aisle five'): Promise<string> {
   const key = crypto.randomUUID();
-  await db.tx((q) => enqueueDeviceMessage(q, {
-    topic: `radio/${edgeId}/play`,
-    payload: { message_id: key, text, actor: 'test', mime: 'audio/wav', audio: Buffer.from('RIFF....WAVE').toString('base64'), queued_at: clock.now().toISOString() },
-    key,
-  }, clock.now()));
+  await db.tx((q) =>
+    enqueueDeviceMessage(
+      q,
+      {
+        topic: `radio/${edgeId}/play`,
+        payload: {
+          message_id: key,
+          text,
+          actor: 'test',
+          mime: 'audio/wav',
+          audio: Buffer.from('RIFF....WAVE').toString('base64'),
+          queued_at: clock.now().toISOString(),
+        },
+        key,
+      },
+      clock.now(),
+    ),
+  );
   return key;
 }
 

@@ -18,11 +18,18 @@ interface DeviceEvent {
 }
 
 async function deviceEvents(w: World): Promise<DeviceEvent[]> {
-  return ctx.db.query<DeviceEvent>("SELECT status, internal_id, details FROM events WHERE type = 'device' AND organization_id = $1 ORDER BY id", [w.organizationId]);
+  return ctx.db.query<DeviceEvent>("SELECT status, internal_id, details FROM events WHERE type = 'device' AND organization_id = $1 ORDER BY id", [
+    w.organizationId,
+  ]);
 }
 
 const report = (w: World) =>
-  ctx.app.inject({ method: 'POST', url: '/api/lockers/cabinet/status', headers: { 'api-key': w.lockerKey }, payload: { cabinets: [], locker_info: { ip: '10.0.0.7', firmware: '2.1.0' } } });
+  ctx.app.inject({
+    method: 'POST',
+    url: '/api/lockers/cabinet/status',
+    headers: { 'api-key': w.lockerKey },
+    payload: { cabinets: [], locker_info: { ip: '10.0.0.7', firmware: '2.1.0' } },
+  });
 
 async function listDevices(token: string | null, locationId: number | string) {
   return ctx.app.inject({ method: 'GET', url: `/api/devices?location_id=${locationId}`, headers: token === null ? {} : { authorization: `Bearer ${token}` } });
@@ -35,7 +42,10 @@ test('a locker report makes the locker online (one event); without news for DEVI
   await ctx.health.flush();
   await ctx.health.flush();
   let events = await deviceEvents(w);
-  assert.deepEqual(events.map((e) => e.status), ['online']);
+  assert.deepEqual(
+    events.map((e) => e.status),
+    ['online'],
+  );
   assert.deepEqual(events[0]?.details, { kind: 'locker', id: w.lockerId, voltage: null });
   assert.equal(events[0]?.internal_id, String(w.lockerId));
 
@@ -46,11 +56,18 @@ test('a locker report makes the locker online (one event); without news for DEVI
   await ctx.scheduler.runDue();
   await ctx.scheduler.runDue();
   events = await deviceEvents(w);
-  assert.deepEqual(events.map((e) => e.status), ['online', 'offline']);
+  assert.deepEqual(
+    events.map((e) => e.status),
+    ['online', 'offline'],
+  );
 
   assert.equal((await report(w)).statusCode, 200);
   await ctx.health.flush();
-  assert.deepEqual((await deviceEvents(w)).map((e) => e.status), ['online', 'offline', 'online'], 'back online');
+  assert.deepEqual(
+    (await deviceEvents(w)).map((e) => e.status),
+    ['online', 'offline', 'online'],
+    'back online',
+  );
 });
 
 test('two instances seeing the same device write one online event, and two sweeps one offline event', async () => {
@@ -60,7 +77,10 @@ test('two instances seeing the same device write one online event, and two sweep
   ctx.health.seen(device);
   other.seen(device);
   await Promise.all([ctx.health.flush(), other.flush()]);
-  assert.deepEqual((await deviceEvents(w)).map((e) => e.status), ['online']);
+  assert.deepEqual(
+    (await deviceEvents(w)).map((e) => e.status),
+    ['online'],
+  );
   ctx.clock.advance(OFFLINE_MS + 1000);
   const sweep = other.jobs()['devices.offline_sweep'];
   assert.ok(sweep);
@@ -70,32 +90,49 @@ test('two instances seeing the same device write one online event, and two sweep
     ctx.scheduler.runDue(),
   ]);
   const events = await deviceEvents(w);
-  assert.deepEqual(events.map((e) => e.status), ['online', 'offline']);
+  assert.deepEqual(
+    events.map((e) => e.status),
+    ['online', 'offline'],
+  );
   assert.deepEqual(events[1]?.details, { kind: 'edge', id: w.edgeId, voltage: null });
 });
 
-test('a device connected over MQTT stays online past DEVICE_OFFLINE_SECONDS, and goes offline that long after it disconnects', { skip: TEST_MQTT_URL !== null && 'the external broker tells no connections (its acks and auth calls count)' }, async () => {
-  const w = await makeWorld(ctx.db, ctx.clock);
-  const device = await TestDevice.connect(ctx.mqttUrl, { username: `locker:${w.lockerId}`, password: w.lockerKey });
-  for (let i = 0; i < 50 && (await deviceEvents(w)).length === 0; i++) {
-    await sleep(20);
+test(
+  'a device connected over MQTT stays online past DEVICE_OFFLINE_SECONDS, and goes offline that long after it disconnects',
+  { skip: TEST_MQTT_URL !== null && 'the external broker tells no connections (its acks and auth calls count)' },
+  async () => {
+    const w = await makeWorld(ctx.db, ctx.clock);
+    const device = await TestDevice.connect(ctx.mqttUrl, { username: `locker:${w.lockerId}`, password: w.lockerKey });
+    for (let i = 0; i < 50 && (await deviceEvents(w)).length === 0; i++) {
+      await sleep(20);
+      await ctx.health.flush();
+    }
+    assert.deepEqual(
+      (await deviceEvents(w)).map((e) => e.status),
+      ['online'],
+    );
+    for (let i = 0; i < 3; i++) {
+      ctx.clock.advance(OFFLINE_MS / 2);
+      await ctx.health.flush();
+      await ctx.scheduler.runDue();
+    }
+    assert.deepEqual(
+      (await deviceEvents(w)).map((e) => e.status),
+      ['online'],
+      'still online while connected',
+    );
+    await device.client.endAsync();
+    await sleep(50);
     await ctx.health.flush();
-  }
-  assert.deepEqual((await deviceEvents(w)).map((e) => e.status), ['online']);
-  for (let i = 0; i < 3; i++) {
-    ctx.clock.advance(OFFLINE_MS / 2);
+    ctx.clock.advance(OFFLINE_MS + 1000);
     await ctx.health.flush();
     await ctx.scheduler.runDue();
-  }
-  assert.deepEqual((await deviceEvents(w)).map((e) => e.status), ['online'], 'still online while connected');
-  await device.client.endAsync();
-  await sleep(50);
-  await ctx.health.flush();
-  ctx.clock.advance(OFFLINE_MS + 1000);
-  await ctx.health.flush();
-  await ctx.scheduler.runDue();
-  assert.deepEqual((await deviceEvents(w)).map((e) => e.status), ['online', 'offline']);
-});
+    assert.deepEqual(
+      (await deviceEvents(w)).map((e) => e.status),
+      ['online', 'offline'],
+    );
+  },
+);
 
 test('an ack from a device counts as seen', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
@@ -107,18 +144,24 @@ test('an ack from a device counts as seen', async () => {
       await ctx.health.flush();
       if ((await deviceEvents(w)).length > 0) break;
     }
-    assert.deepEqual((await deviceEvents(w)).map((e) => e.status), ['online']);
+    assert.deepEqual(
+      (await deviceEvents(w)).map((e) => e.status),
+      ['online'],
+    );
   } finally {
     await device.client.endAsync();
   }
 });
 
-test('D1 lists the location\'s devices with health, firmware, ip and unacked messages', async () => {
+test("D1 lists the location's devices with health, firmware, ip and unacked messages", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['devices']);
   assert.equal((await report(w)).statusCode, 200);
   await ctx.health.flush();
-  assert.equal((await ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/cabinets/${w.cabinetIds[0]}`), payload: { command: 'open' } })).statusCode, 200);
+  assert.equal(
+    (await ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/cabinets/${w.cabinetIds[0]}`), payload: { command: 'open' } })).statusCode,
+    200,
+  );
   await ctx.devices.dispatchPending(); // sent: it counts once it is out and not acked
   const res = await listDevices(token, w.locationId);
   assert.equal(res.statusCode, 200, res.body);
@@ -143,7 +186,7 @@ test('D1 lists the location\'s devices with health, firmware, ip and unacked mes
   assert.equal(later[0]?.online, false, 'not seen within DEVICE_OFFLINE_SECONDS');
 });
 
-test('D1: no token 401, a token without the devices scope 403, another organization\'s or an unknown location 404, a bad location_id 422', async () => {
+test("D1: no token 401, a token without the devices scope 403, another organization's or an unknown location 404, a bad location_id 422", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const other = await makeWorld(ctx.db, ctx.clock);
   const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['devices']);

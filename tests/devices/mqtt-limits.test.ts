@@ -10,7 +10,7 @@ import { MAX_UNAUTHENTICATED_PER_ADDRESS, LOGIN_FAILURES_BEFORE_DELAY } from '..
 import { makeWorld, testApp, TEST_MQTT_URL } from '../support/world.ts';
 import { TestDevice } from './device.ts';
 
-const skip = TEST_MQTT_URL !== null && 'these limits are the embedded broker\'s (an external broker has its own)';
+const skip = TEST_MQTT_URL !== null && "these limits are the embedded broker's (an external broker has its own)";
 const ctx = await testApp();
 const port = () => Number(new URL(ctx.mqttUrl).port);
 
@@ -35,10 +35,14 @@ function raw(): Promise<net.Socket> {
   });
 }
 
-const closed = (socket: net.Socket | WebSocket, ms = 5_000) => new Promise<boolean>((resolve) => {
-  const timer = setTimeout(() => resolve(false), ms);
-  socket.once('close', () => { clearTimeout(timer); resolve(true); });
-});
+const closed = (socket: net.Socket | WebSocket, ms = 5_000) =>
+  new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 
 test('a CONNECT announcing 120 MiB is cut as soon as its header arrives', { skip }, async () => {
   const socket = await raw();
@@ -97,7 +101,9 @@ test("a device presenting another device's client id does not take over its sess
   const clientId = 'locker-simulator-1';
   const first = await TestDevice.connect(ctx.mqttUrl, { clientId, username: `locker:${a.lockerId}`, password: a.lockerKey });
   let kicked = false;
-  first.client.stream.once('close', () => { kicked = true; });
+  first.client.stream.once('close', () => {
+    kicked = true;
+  });
   const second = await TestDevice.connect(ctx.mqttUrl, { clientId, username: `locker:${b.lockerId}`, password: b.lockerKey });
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(kicked, false, 'the first device is still connected');

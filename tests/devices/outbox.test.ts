@@ -17,7 +17,14 @@ const locker = (world: { lockerId: number; lockerKey: string }) => ({ username: 
 
 /** A gateway of its own, as a second service instance would run one; stopped when the file ends. */
 async function instance(opts: { config?: ReturnType<typeof testConfig>; batchSize?: number } = {}): Promise<DeviceGateway> {
-  const gateway = new DeviceGateway({ config: opts.config ?? testConfig(), db, clock, autoDispatch: false, batchSize: opts.batchSize, ...testGatewayOptions() });
+  const gateway = new DeviceGateway({
+    config: opts.config ?? testConfig(),
+    db,
+    clock,
+    autoDispatch: false,
+    batchSize: opts.batchSize,
+    ...testGatewayOptions(),
+  });
   await gateway.start();
   after(() => gateway.stop());
   return gateway;
@@ -58,7 +65,11 @@ test('a device that comes back is sent again, in order, what it has not acked, b
   const topic = `lockers/${world.lockerId}/commands`;
   const gateway = await instance();
   const first = await TestDevice.connect(gateway.deviceUrl ?? '', locker(world));
-  const [k1, k2, k3] = [await queueCommand(db, clock, world.lockerId, { command: 'open' }), await queueCommand(db, clock, world.lockerId, { command: 'close' }), await queueCommand(db, clock, world.lockerId, { command: 'open' })];
+  const [k1, k2, k3] = [
+    await queueCommand(db, clock, world.lockerId, { command: 'open' }),
+    await queueCommand(db, clock, world.lockerId, { command: 'close' }),
+    await queueCommand(db, clock, world.lockerId, { command: 'open' }),
+  ];
   try {
     await first.subscribe(topic);
     await gateway.settle(); // a redelivery of nothing
@@ -81,7 +92,11 @@ test('a device that comes back is sent again, in order, what it has not acked, b
     const later = await queueCommand(db, clock, world.lockerId, { command: 'close' });
     await gateway.dispatchPending();
     await back.next(byKey(later));
-    assert.deepEqual(back.received.map((m) => m.body.command_id), [k3, later], 'k1 is older than the acked k2: never again');
+    assert.deepEqual(
+      back.received.map((m) => m.body.command_id),
+      [k3, later],
+      'k1 is older than the acked k2: never again',
+    );
     assert.equal((await outboxState(db, k3)).publish_attempts, 2);
     assert.equal((await outboxState(db, k1)).publish_attempts, 1);
   } finally {
@@ -118,7 +133,7 @@ test('messages queued while the external broker is down are published when it is
   }
 });
 
-test('two dispatchers on one database publish each message once, each device\'s in order', async () => {
+test("two dispatchers on one database publish each message once, each device's in order", async () => {
   const bare = TEST_MQTT_URL === null ? await startBareBroker() : null;
   if (bare !== null) after(() => bare.close());
   const url = TEST_MQTT_URL ?? bare?.url ?? '';
@@ -139,9 +154,14 @@ test('two dispatchers on one database publish each message once, each device\'s 
   await Promise.all([a.dispatchPending(), b.dispatchPending(), a.dispatchPending(), b.dispatchPending()]);
 
   const rows = await db.query<{ message_key: string; publish_attempts: number; published_at: string | null }>(
-    'SELECT message_key, publish_attempts, published_at FROM device_outbox WHERE message_key = ANY($1)', [keys]);
+    'SELECT message_key, publish_attempts, published_at FROM device_outbox WHERE message_key = ANY($1)',
+    [keys],
+  );
   assert.equal(rows.length, 200);
-  assert.ok(rows.every((r) => r.published_at !== null && r.publish_attempts === 1), 'each message published exactly once');
+  assert.ok(
+    rows.every((r) => r.published_at !== null && r.publish_attempts === 1),
+    'each message published exactly once',
+  );
 
   for (const key of keys) await observer.next(byKey(key));
   const sentinel = crypto.randomUUID();

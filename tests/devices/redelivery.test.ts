@@ -13,7 +13,7 @@ import { enqueueDeviceMessage } from '../../src/devices/outbox.ts';
 import { makeWorld, testConfig, testDb, testGatewayOptions, TEST_MQTT_URL } from '../support/world.ts';
 import { byKey, queueCommand, TestDevice, waitUntil } from './device.ts';
 
-const skip = TEST_MQTT_URL !== null && 'the byte budget is the embedded broker\'s (an external broker keeps its own queues)';
+const skip = TEST_MQTT_URL !== null && "the byte budget is the embedded broker's (an external broker keeps its own queues)";
 const db = await testDb();
 const clock = new ManualClock(new Date());
 const BUDGET = 64 * 1024;
@@ -27,10 +27,21 @@ if (!skip) {
 /** Queues a play whose JSON is about `bytes` long (the audio inline, as older rows keep it). */
 async function queueBigPlay(edgeId: string, bytes: number): Promise<string> {
   const key = crypto.randomUUID();
-  const audio = crypto.randomBytes(Math.ceil((bytes * 3) / 4)).toString('base64').slice(0, bytes);
-  await db.tx((q) => enqueueDeviceMessage(q, {
-    topic: `radio/${edgeId}/play`, payload: { message_id: key, text: 'x', actor: 'test', mime: 'audio/wav', audio, queued_at: clock.now().toISOString() }, key,
-  }, clock.now()));
+  const audio = crypto
+    .randomBytes(Math.ceil((bytes * 3) / 4))
+    .toString('base64')
+    .slice(0, bytes);
+  await db.tx((q) =>
+    enqueueDeviceMessage(
+      q,
+      {
+        topic: `radio/${edgeId}/play`,
+        payload: { message_id: key, text: 'x', actor: 'test', mime: 'audio/wav', audio, queued_at: clock.now().toISOString() },
+        key,
+      },
+      clock.now(),
+    ),
+  );
   return key;
 }
 
@@ -56,7 +67,12 @@ async function deafDevice(username: string, password: string): Promise<{ subscri
   socket.on('error', () => {});
   await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
   // CONNECT, MQTT 3.1.1, clean session, username and password, no keep-alive.
-  socket.write(packet(0x10, Buffer.concat([utf8('MQTT'), Buffer.from([4, 0xc2, 0, 0]), utf8(`deaf-${crypto.randomBytes(4).toString('hex')}`), utf8(username), utf8(password)])));
+  socket.write(
+    packet(
+      0x10,
+      Buffer.concat([utf8('MQTT'), Buffer.from([4, 0xc2, 0, 0]), utf8(`deaf-${crypto.randomBytes(4).toString('hex')}`), utf8(username), utf8(password)]),
+    ),
+  );
   const connack = await new Promise<Buffer>((resolve) => socket.once('data', resolve));
   socket.pause();
   assert.equal(connack[3], 0, 'logged in');
@@ -135,7 +151,10 @@ test('a play larger than the whole budget still reaches the device, alone', { sk
     const small = await queueBigPlay(world.edgeId, 100);
     await device.next(byKey(small));
     assert.equal((await device.next(byKey(big))).body.audio?.toString().length, BUDGET * 3);
-    assert.deepEqual(device.received.map((m) => m.body.message_id), [big, small]);
+    assert.deepEqual(
+      device.received.map((m) => m.body.message_id),
+      [big, small],
+    );
     await waitUntil(async () => gateway.bytesQueuedFor({ kind: 'edge', edgeId: world.edgeId }) === 0);
   } finally {
     await device.end();

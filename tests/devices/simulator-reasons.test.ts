@@ -16,7 +16,7 @@ const ctx = await testApp();
 const root = path.resolve(import.meta.dirname, '../..');
 // What the simulator says of the service's broker comes from that broker's own answers (its name,
 // its refusals); the external test broker is anonymous Mosquitto, which gives neither.
-const needsOwnBroker = TEST_MQTT_URL !== null && 'the external test broker is anonymous Mosquitto, not the service\'s broker';
+const needsOwnBroker = TEST_MQTT_URL !== null && "the external test broker is anonymous Mosquitto, not the service's broker";
 
 async function until(lines: string[], pattern: RegExp, ms = 15_000): Promise<string> {
   for (let waited = 0; waited < ms; waited += 50) {
@@ -28,7 +28,14 @@ async function until(lines: string[], pattern: RegExp, ms = 15_000): Promise<str
 }
 
 function locker(world: { lockerId: number; lockerKey: string }, mqttUrl: string, lines: string[], key = world.lockerKey) {
-  const simulator = startLockerSimulator({ lockerId: world.lockerId, key, mqttUrl, httpUrl: 'http://127.0.0.1:9', print: (l) => lines.push(l), persistentSession: false });
+  const simulator = startLockerSimulator({
+    lockerId: world.lockerId,
+    key,
+    mqttUrl,
+    httpUrl: 'http://127.0.0.1:9',
+    print: (l) => lines.push(l),
+    persistentSession: false,
+  });
   after(() => simulator.close());
   return simulator;
 }
@@ -78,7 +85,10 @@ test('a connection displaced by the same device connecting again says why', asyn
 test('npm run simulate stops on SIGTERM sent to npm', async (t) => {
   const port = await freePort();
   const npm = spawn('npm', ['run', '--silent', 'simulate', '--', 'webhooks', '--port', String(port), '--secret', 's3cret', '--host', '127.0.0.1'], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   const out: string[] = [];
   npm.stdout.on('data', (d: Buffer) => out.push(d.toString()));
@@ -88,12 +98,18 @@ test('npm run simulate stops on SIGTERM sent to npm', async (t) => {
     // The whole group: a simulator that outlived npm (the failure this test finds) is killed too.
     try {
       process.kill(-(npm.pid ?? 0), 'SIGKILL');
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
   });
-  const listening = async () => new Promise<boolean>((resolve) => {
-    const s = net.connect({ port, host: '127.0.0.1' }, () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
+  const listening = async () =>
+    new Promise<boolean>((resolve) => {
+      const s = net.connect({ port, host: '127.0.0.1' }, () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
   for (let i = 0; i < 300 && !(await listening()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.ok(await listening(), `the receiver listens: ${out.join('')}`);
   npm.kill('SIGTERM');

@@ -43,7 +43,14 @@ test('the locker simulator acks each command and reports the door it moved with 
   const world = await makeWorld(db, clock);
   const receiver = await statusReceiver();
   const lines: string[] = [];
-  const simulator = startLockerSimulator({ lockerId: world.lockerId, key: world.lockerKey, mqttUrl: ctx.mqttUrl, httpUrl: receiver.url, print: (l) => lines.push(l), persistentSession: false });
+  const simulator = startLockerSimulator({
+    lockerId: world.lockerId,
+    key: world.lockerKey,
+    mqttUrl: ctx.mqttUrl,
+    httpUrl: receiver.url,
+    print: (l) => lines.push(l),
+    persistentSession: false,
+  });
   try {
     await simulator.ready;
     const open = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'open', door: 'front' });
@@ -57,12 +64,18 @@ test('the locker simulator acks each command and reports the door it moved with 
     const resize = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'resize', size: 'large' });
     await waitUntil(async () => (await outboxState(db, resize)).acked_at !== null && receiver.reports.length === 3);
     assert.equal((await outboxState(db, close)).acked_at !== null && (await outboxState(db, rear)).acked_at !== null, true);
-    assert.deepEqual(receiver.reports.map((r) => r.body.cabinets[0]), [
-      { key: 2, front_status: 'open', rear_status: 'closed' },
-      { key: 2, front_status: 'closed', rear_status: 'closed' },
-      { key: 2, front_status: 'closed', rear_status: 'open' },
-    ]);
-    assert.ok(lines.some((l) => l.includes('resize')), 'it says what it got');
+    assert.deepEqual(
+      receiver.reports.map((r) => r.body.cabinets[0]),
+      [
+        { key: 2, front_status: 'open', rear_status: 'closed' },
+        { key: 2, front_status: 'closed', rear_status: 'closed' },
+        { key: 2, front_status: 'closed', rear_status: 'open' },
+      ],
+    );
+    assert.ok(
+      lines.some((l) => l.includes('resize')),
+      'it says what it got',
+    );
   } finally {
     await simulator.close();
   }
@@ -73,16 +86,37 @@ test('the edge simulator saves the WAV it receives into its folder and acks it a
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'storeops-edge-'));
   after(() => fs.rmSync(outDir, { recursive: true, force: true }));
   const lines: string[] = [];
-  const simulator = startEdgeSimulator({ edgeId: world.edgeId, key: world.edgeKey, mqttUrl: ctx.mqttUrl, outDir, play: false, print: (l) => lines.push(l), persistentSession: false });
+  const simulator = startEdgeSimulator({
+    edgeId: world.edgeId,
+    key: world.edgeKey,
+    mqttUrl: ctx.mqttUrl,
+    outDir,
+    play: false,
+    print: (l) => lines.push(l),
+    persistentSession: false,
+  });
   try {
     await simulator.ready;
     const wav = Buffer.concat([Buffer.from('RIFF'), crypto.randomBytes(400)]);
     const key = crypto.randomUUID();
-    await db.tx((q) => enqueueDeviceMessage(q, {
-      topic: `radio/${world.edgeId}/play`,
-      payload: { message_id: key, text: 'Cleanup on aisle five', actor: 'chat-bot', mime: 'audio/wav', audio: wav.toString('base64'), queued_at: clock.now().toISOString() },
-      key,
-    }, clock.now()));
+    await db.tx((q) =>
+      enqueueDeviceMessage(
+        q,
+        {
+          topic: `radio/${world.edgeId}/play`,
+          payload: {
+            message_id: key,
+            text: 'Cleanup on aisle five',
+            actor: 'chat-bot',
+            mime: 'audio/wav',
+            audio: wav.toString('base64'),
+            queued_at: clock.now().toISOString(),
+          },
+          key,
+        },
+        clock.now(),
+      ),
+    );
     await waitUntil(async () => (await outboxState(db, key)).acked_at !== null);
     assert.deepEqual(fs.readFileSync(path.join(outDir, `${key}.wav`)), wav);
     assert.ok(lines.some((l) => l.includes('Cleanup on aisle five')));
@@ -99,16 +133,37 @@ test('the edge simulator on a machine without a sound device says so once at sta
   const player = path.join(outDir, 'aplay');
   fs.writeFileSync(player, '#!/bin/sh\necho "aplay: main:831: audio open error: No such file or directory" >&2\nexit 1\n', { mode: 0o755 });
   const lines: string[] = [];
-  const simulator = startEdgeSimulator({ edgeId: world.edgeId, key: world.edgeKey, mqttUrl: ctx.mqttUrl, outDir, player, print: (l) => lines.push(l), persistentSession: false });
+  const simulator = startEdgeSimulator({
+    edgeId: world.edgeId,
+    key: world.edgeKey,
+    mqttUrl: ctx.mqttUrl,
+    outDir,
+    player,
+    print: (l) => lines.push(l),
+    persistentSession: false,
+  });
   try {
     await simulator.ready;
     for (const text of ['Cleanup on aisle five', 'Cleanup on aisle six']) {
       const key = crypto.randomUUID();
-      await db.tx((q) => enqueueDeviceMessage(q, {
-        topic: `radio/${world.edgeId}/play`,
-        payload: { message_id: key, text, actor: 'chat-bot', mime: 'audio/wav', audio: Buffer.from('RIFF....').toString('base64'), queued_at: clock.now().toISOString() },
-        key,
-      }, clock.now()));
+      await db.tx((q) =>
+        enqueueDeviceMessage(
+          q,
+          {
+            topic: `radio/${world.edgeId}/play`,
+            payload: {
+              message_id: key,
+              text,
+              actor: 'chat-bot',
+              mime: 'audio/wav',
+              audio: Buffer.from('RIFF....').toString('base64'),
+              queued_at: clock.now().toISOString(),
+            },
+            key,
+          },
+          clock.now(),
+        ),
+      );
       await waitUntil(async () => (await outboxState(db, key)).acked_at !== null);
     }
     assert.equal(lines.filter((l) => /aplay cannot play here: no sound device/.test(l)).length, 1, lines.join('\n'));

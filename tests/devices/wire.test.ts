@@ -24,8 +24,14 @@ test('the command a statement sends is the contract message: its fields, the siz
         [commandId, command, door, issuedAt],
       );
       const expected: LockerCommandMessage = {
-        command_id: commandId, cabinet_key: 7, cabinet_id: 4021, command, door, issued_at: issuedAt,
-        ...(command === 'resize' ? { size: 'large' } : {}), ...(command === 'set_thermal_mode' ? { thermal_mode: 'chilled' } : {}),
+        command_id: commandId,
+        cabinet_key: 7,
+        cabinet_id: 4021,
+        command,
+        door,
+        issued_at: issuedAt,
+        ...(command === 'resize' ? { size: 'large' } : {}),
+        ...(command === 'set_thermal_mode' ? { thermal_mode: 'chilled' } : {}),
       };
       assert.deepEqual(row?.payload, expected, `${command} ${door}`);
       assert.equal(row?.topic, 'lockers/310/commands');

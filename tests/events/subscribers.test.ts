@@ -13,7 +13,12 @@ const clock = new ManualClock();
 
 /** An event of an organization of the test's own (subscribers see every event; tests filter). */
 const event = (organizationId: number, status: string): NewEvent => ({
-  type: 'locker', status, organizationId, locationId: null, internalId: status, details: { n: status },
+  type: 'locker',
+  status,
+  organizationId,
+  locationId: null,
+  internalId: status,
+  details: { n: status },
 });
 
 function collector(organizationId: number) {
@@ -44,14 +49,19 @@ test('a subscriber gets every committed event once, in commit order, and none of
   subs.register(`test-${org}`, handler);
   await subs.runPending(); // the subscriber starts at the end of the log
   await db.tx((q) => recordEvents(q, [event(org, 'a'), event(org, 'b')], clock.now()));
-  await assert.rejects(db.tx(async (q) => {
-    await recordEvents(q, [event(org, 'rolled-back')], clock.now());
-    throw new Error('the change fails');
-  }));
+  await assert.rejects(
+    db.tx(async (q) => {
+      await recordEvents(q, [event(org, 'rolled-back')], clock.now());
+      throw new Error('the change fails');
+    }),
+  );
   await db.tx((q) => recordEvents(q, [event(org, 'c')], clock.now()));
   await runUntil([subs], () => seen.length >= 3);
   await subs.runPending();
-  assert.deepEqual(seen.map((e) => e.status), ['a', 'b', 'c']);
+  assert.deepEqual(
+    seen.map((e) => e.status),
+    ['a', 'b', 'c'],
+  );
   assert.match(seen[0]?.uuid ?? '', /^[0-9a-f-]{36}$/);
   assert.deepEqual(seen[0]?.details, { n: 'a' });
 });
@@ -72,7 +82,10 @@ test('a new subscriber starts at the end of the log: history is not replayed', a
   await subs.runPending();
   await db.tx((q) => recordEvents(q, [event(org, 'new')], clock.now()));
   await runUntil([subs], () => seen.length >= 1);
-  assert.deepEqual(seen.map((e) => e.status), ['new']);
+  assert.deepEqual(
+    seen.map((e) => e.status),
+    ['new'],
+  );
 });
 
 test('a handler that fails leaves its events for the next run', async () => {
@@ -88,7 +101,11 @@ test('a handler that fails leaves its events for the next run', async () => {
   await subs.runPending();
   await db.tx((q) => recordEvents(q, [event(org, 'x')], clock.now()));
   let failed = false;
-  for (let i = 0; i < 250 && !failed; i++) failed = await subs.runPending().then(() => false, () => true);
+  for (let i = 0; i < 250 && !failed; i++)
+    failed = await subs.runPending().then(
+      () => false,
+      () => true,
+    );
   assert.ok(failed, 'the failing handler was given the event');
   assert.deepEqual(seen, []);
   fail = false;
@@ -107,7 +124,10 @@ test('a failing subscriber holds back only itself', async () => {
   await subs.runPending();
   await db.tx((q) => recordEvents(q, [event(org, 'p')], clock.now()));
   for (let i = 0; i < 250 && seen.length === 0; i++) await subs.runPending().catch(() => {});
-  assert.deepEqual(seen.map((e) => e.status), ['p']);
+  assert.deepEqual(
+    seen.map((e) => e.status),
+    ['p'],
+  );
 });
 
 test('the commit that wrote an event wakes a started subscriber without waiting for its poll', async () => {
@@ -120,7 +140,10 @@ test('the commit that wrote an event wakes a started subscriber without waiting 
   try {
     await db.tx((q) => recordEvents(q, [event(org, 'woken')], clock.now()));
     for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(seen.map((e) => e.status), ['woken']);
+    assert.deepEqual(
+      seen.map((e) => e.status),
+      ['woken'],
+    );
   } finally {
     await subs.stop();
   }
@@ -171,9 +194,16 @@ test('an event whose transaction commits late is not skipped by a reader that sa
   await wrote;
   await db.tx((q) => recordEvents(q, [event(org, 'quick')], clock.now()));
   await subs.runPending();
-  assert.deepEqual(seen.map((e) => e.status), [], 'nothing is read past a transaction still running');
+  assert.deepEqual(
+    seen.map((e) => e.status),
+    [],
+    'nothing is read past a transaction still running',
+  );
   release();
   await slow;
   await runUntil([subs], () => seen.length >= 2);
-  assert.deepEqual(seen.map((e) => e.status), ['slow', 'quick']);
+  assert.deepEqual(
+    seen.map((e) => e.status),
+    ['slow', 'quick'],
+  );
 });

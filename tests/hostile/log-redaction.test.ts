@@ -19,26 +19,45 @@ const API_TOKEN = 'example-api-token-change-me-00001';
 
 /** A name spelled as a client may: each character as it is, percent-encoded, or in upper case. */
 const spelled = (name: string) =>
-  fc.array(fc.constantFrom('plain', 'escaped', 'upper'), { minLength: name.length, maxLength: name.length }).map((how) =>
-    [...name].map((c, i) => (how[i] === 'escaped' ? `%${c.charCodeAt(0).toString(16).padStart(2, '0')}` : how[i] === 'upper' ? c.toUpperCase() : c)).join(''));
+  fc
+    .array(fc.constantFrom('plain', 'escaped', 'upper'), { minLength: name.length, maxLength: name.length })
+    .map((how) =>
+      [...name].map((c, i) => (how[i] === 'escaped' ? `%${c.charCodeAt(0).toString(16).padStart(2, '0')}` : how[i] === 'upper' ? c.toUpperCase() : c)).join(''),
+    );
 
 test('redactUrl hides the value of a secret parameter however its name is spelled', () => {
   const secret = fc.string({ unit: fc.constantFrom(...'abcXYZ0189-_~.'), minLength: 8, maxLength: 40 });
   const name = fc.constantFrom('secret_token', 'token', 'api_key', 'key').chain(spelled);
   const other = fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
-  fc.assert(fc.property(fc.constantFrom('/healthz', '/api/lockers/locations/10', '/a?b'), name, secret, fc.array(other, { maxLength: 3 }), fc.nat(3), (p, n, s, others, at) => {
-    const params = [...others];
-    params.splice(Math.min(at, params.length), 0, `${n}=${s}`);
-    const url = `${p}${p.includes('?') ? '&' : '?'}${params.join('&')}`;
-    const logged = redactUrl(url);
-    assert.ok(!logged.includes(`=${s}`), `${url} -> ${logged}`);
-    assert.ok(logged.includes(`${n}=[REDACTED]`), `${url} -> ${logged}`);
-  }), { numRuns: runs(300) });
+  fc.assert(
+    fc.property(
+      fc.constantFrom('/healthz', '/api/lockers/locations/10', '/a?b'),
+      name,
+      secret,
+      fc.array(other, { maxLength: 3 }),
+      fc.nat(3),
+      (p, n, s, others, at) => {
+        const params = [...others];
+        params.splice(Math.min(at, params.length), 0, `${n}=${s}`);
+        const url = `${p}${p.includes('?') ? '&' : '?'}${params.join('&')}`;
+        const logged = redactUrl(url);
+        assert.ok(!logged.includes(`=${s}`), `${url} -> ${logged}`);
+        assert.ok(logged.includes(`${n}=[REDACTED]`), `${url} -> ${logged}`);
+      },
+    ),
+    { numRuns: runs(300) },
+  );
   assert.equal(redactUrl('/healthz?secret_token=x&next=1&key'), '/healthz?secret_token=[REDACTED]&next=1&key');
   assert.equal(redactUrl('/api/lockers/locations/10'), '/api/lockers/locations/10');
   // Names a lenient parser may still read as the secret (found in review): brackets, a `;`
   // separator, `+` or an escaped space in the name.
-  for (const url of ['/x?secret_token[]=S3CRET', '/x?a=1;secret_token=S3CRET', '/x?secret+token=S3CRET', '/x?%20secret_token=S3CRET', '/x?SECRET-TOKEN=S3CRET']) {
+  for (const url of [
+    '/x?secret_token[]=S3CRET',
+    '/x?a=1;secret_token=S3CRET',
+    '/x?secret+token=S3CRET',
+    '/x?%20secret_token=S3CRET',
+    '/x?SECRET-TOKEN=S3CRET',
+  ]) {
     assert.ok(!redactUrl(url).includes('S3CRET'), `${url} -> ${redactUrl(url)}`);
   }
 });
@@ -49,8 +68,15 @@ test('the running service logs no secret, however a client spells or places it',
   const child = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
     cwd: root,
     env: {
-      PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', LOG_LEVEL: 'trace', DATA_DIR: dataDir,
-      PROVISION_FILE: example, SECRET_TOKEN: SECRET, PUBLIC_BASE_URL: 'http://storeops.test',
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MQTT_PORT: '0',
+      LOG_LEVEL: 'trace',
+      DATA_DIR: dataDir,
+      PROVISION_FILE: example,
+      SECRET_TOKEN: SECRET,
+      PUBLIC_BASE_URL: 'http://storeops.test',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -74,10 +100,21 @@ test('the running service logs no secret, however a client spells or places it',
     }
     await fetch(`${listing}?SECRET_TOKEN=${SECRET}&secret_token=${SECRET}`);
     await fetch(`${listing}?a=1&secret_token=${SECRET}&b=2`);
-    await fetch(`${base}/api/lockers/cabinet/status`, { method: 'POST', headers: { 'API-KEY': LOCKER_KEY, 'content-type': 'application/json' }, body: '{"cabinets":[]}' });
+    await fetch(`${base}/api/lockers/cabinet/status`, {
+      method: 'POST',
+      headers: { 'API-KEY': LOCKER_KEY, 'content-type': 'application/json' },
+      body: '{"cabinets":[]}',
+    });
     await fetch(`${base}/api/callforhelp/v1/tracking?message_id=x`, { headers: { Authorization: `Bearer ${API_TOKEN}`, Cookie: `session=${API_TOKEN}` } });
-    await fetch(`${base}/webhooks/incoming/messaging/store10-radio`, { method: 'POST', headers: { 'X-Twilio-Signature': `sig-${SECRET}`, 'X-Messaging-Signature': `sig-${SECRET}` } });
-    await fetch(`${base}/api/callforhelp/claim`, { method: 'POST', headers: { authorization: `bearer ${API_TOKEN}`, 'content-type': 'text/plain' }, body: API_TOKEN });
+    await fetch(`${base}/webhooks/incoming/messaging/store10-radio`, {
+      method: 'POST',
+      headers: { 'X-Twilio-Signature': `sig-${SECRET}`, 'X-Messaging-Signature': `sig-${SECRET}` },
+    });
+    await fetch(`${base}/api/callforhelp/claim`, {
+      method: 'POST',
+      headers: { authorization: `bearer ${API_TOKEN}`, 'content-type': 'text/plain' },
+      body: API_TOKEN,
+    });
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -85,6 +122,13 @@ test('the running service logs no secret, however a client spells or places it',
   }
   assert.match(logs, /secret%5Ftoken=\[REDACTED\]/, 'request URLs are logged, with the secret redacted');
   for (const secret of [SECRET, LOCKER_KEY, API_TOKEN]) {
-    assert.ok(!logs.includes(secret), `${secret} appears in no log line:\n${logs.split('\n').filter((l) => l.includes(secret)).join('\n').slice(0, 2000)}`);
+    assert.ok(
+      !logs.includes(secret),
+      `${secret} appears in no log line:\n${logs
+        .split('\n')
+        .filter((l) => l.includes(secret))
+        .join('\n')
+        .slice(0, 2000)}`,
+    );
   }
 });

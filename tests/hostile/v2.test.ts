@@ -25,7 +25,12 @@ before(async () => {
   w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { call_button_cooldown_seconds: 0 } });
   ids = [];
   for (let i = 0; i < 3; i++) {
-    const res = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId } });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/api/callforhelp/requests',
+      headers: { authorization: `Bearer ${w.token}` },
+      payload: { location_id: w.locationId, option_id: w.optionId },
+    });
     assert.equal(res.statusCode, 201, res.body);
     ids.push(res.json<{ message_id: string }>().message_id);
   }
@@ -52,18 +57,29 @@ test('the customer pages, with any key, message id, query and headers: a page (2
   const probes = fc.record({
     page: fc.constantFrom('/help/', '/help/t/'),
     segment: pathSegment([w.displayKey, ...ids]),
-    lang: fc.oneof(fc.constant(''), fc.constantFrom('&lang=fr', '&lang=en', '&lang=', '&lang=xx', '&lang=fr&lang=en', '&lang[]=fr'), queryValue.map((v) => `&lang=${v}`)),
+    lang: fc.oneof(
+      fc.constant(''),
+      fc.constantFrom('&lang=fr', '&lang=en', '&lang=', '&lang=xx', '&lang=fr&lang=en', '&lang[]=fr'),
+      queryValue.map((v) => `&lang=${v}`),
+    ),
     extra: extraQuery,
-    headers: fc.dictionary(fc.constantFrom('authorization', 'accept-language', 'cookie', 'x-forwarded-for', 'accept'), hostileString.filter((s) => s.length < 500 && /^[\t\x20-\x7e]*$/.test(s)), { maxKeys: 3 }),
+    headers: fc.dictionary(
+      fc.constantFrom('authorization', 'accept-language', 'cookie', 'x-forwarded-for', 'accept'),
+      hostileString.filter((s) => s.length < 500 && /^[\t\x20-\x7e]*$/.test(s)),
+      { maxKeys: 3 },
+    ),
   });
   const before = await snapshot(ctx.db, w);
   let pages = 0;
-  await fc.assert(fc.asyncProperty(probes, async ({ page, segment, lang, extra, headers }) => {
-    const probe: Probe = { method: 'GET', url: `${page}${segment}?z=1${lang}${extra}`, headers };
-    const res = await send(ctx.app, probe);
-    assertPageAnswer(res, describe(probe));
-    if (res.statusCode === 200) pages++;
-  }), { numRuns: runs(150) });
+  await fc.assert(
+    fc.asyncProperty(probes, async ({ page, segment, lang, extra, headers }) => {
+      const probe: Probe = { method: 'GET', url: `${page}${segment}?z=1${lang}${extra}`, headers };
+      const res = await send(ctx.app, probe);
+      assertPageAnswer(res, describe(probe));
+      if (res.statusCode === 200) pages++;
+    }),
+    { numRuns: runs(150) },
+  );
   assert.ok(pages > 0, 'the real pages were reached too');
   assert.equal(await snapshot(ctx.db, w), before, 'reading a page writes nothing');
 });
@@ -72,28 +88,46 @@ test('C4, C5 and C6 without a token (the message_id is the credential): any id a
   const guard = refusalGuard(ctx.app, ctx.db, [w]);
   const known = fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...ids) }, { weight: 3, arbitrary: queryValue });
   const statuses = new Map<number, number>();
-  await fc.assert(fc.asyncProperty(fc.tuple(known, extraQuery, fc.constantFrom('tracking', 'stream')), async ([id, extra, kind]) => {
-    // A stream with a real id stays open: only refusals are sent through inject here (streams.test.ts holds the open ones).
-    if (kind === 'stream' && ids.includes(id)) return;
-    const res = await guard({ method: 'GET', url: `/api/callforhelp/v1/tracking${kind === 'stream' ? '/stream' : ''}?message_id=${id}${extra}` });
-    statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-  }), { numRuns: runs(100) });
+  await fc.assert(
+    fc.asyncProperty(fc.tuple(known, extraQuery, fc.constantFrom('tracking', 'stream')), async ([id, extra, kind]) => {
+      // A stream with a real id stays open: only refusals are sent through inject here (streams.test.ts holds the open ones).
+      if (kind === 'stream' && ids.includes(id)) return;
+      const res = await guard({ method: 'GET', url: `/api/callforhelp/v1/tracking${kind === 'stream' ? '/stream' : ''}?message_id=${id}${extra}` });
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+    }),
+    { numRuns: runs(100) },
+  );
   reached(statuses, 200, 404);
   const cancel = fc.record({ message_id: fc.oneof(fc.constantFrom(...ids.slice(1)), fc.string({ minLength: 1, maxLength: 70 })) });
-  const probes = fc.tuple(extraQuery, bodyCases(cancel, ['message_id']))
+  const probes = fc
+    .tuple(extraQuery, bodyCases(cancel, ['message_id']))
     .map(([extra, body]) => withBody({ method: 'POST', url: `/api/callforhelp/cancel?x=1${extra}` }, body));
   reached(await holdProperty(ctx.app, ctx.db, [w], probes, runs(60)), 404, 422);
-  await holdEach(ctx.app, ctx.db, [w], poisonBodies({ message_id: ids[0] }, ['message_id']).map((payload) => ({
-    method: 'POST' as const, url: '/api/callforhelp/cancel', headers: { 'content-type': 'application/json' }, payload,
-  })));
+  await holdEach(
+    ctx.app,
+    ctx.db,
+    [w],
+    poisonBodies({ message_id: ids[0] }, ['message_id']).map((payload) => ({
+      method: 'POST' as const,
+      url: '/api/callforhelp/cancel',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    })),
+  );
 });
 
 test('C9 by display key: any key and body give a 201 or a clean 4xx', async () => {
   const valid = fc.oneof(
     fc.record({ option_id: fc.constantFrom(w.optionId, w.secondOptionId, 1, -1) }),
-    fc.record({ custom_text: fc.oneof(fc.constantFrom('Need a ladder', ''), hostileString.filter((s) => s.length < 300)) }),
+    fc.record({
+      custom_text: fc.oneof(
+        fc.constantFrom('Need a ladder', ''),
+        hostileString.filter((s) => s.length < 300),
+      ),
+    }),
   );
-  const probes = fc.tuple(pathSegment([w.displayKey]), extraQuery, bodyCases(valid, ['option_id', 'custom_text']))
+  const probes = fc
+    .tuple(pathSegment([w.displayKey]), extraQuery, bodyCases(valid, ['option_id', 'custom_text']))
     .map(([key, extra, body]) => withBody({ method: 'POST', url: `/api/callforhelp/displays/${key}/requests?x=1${extra}` }, body));
   reached(await holdProperty(ctx.app, ctx.db, [w], probes, runs(100)), 201, 404, 422);
 });
@@ -104,50 +138,84 @@ test('B1 and B2 with the hub token under any scheme word, any body: a 200 or a c
     { weight: 1, arbitrary: fc.constantFrom('', 'Hub', `Hub ${w.token}`, w.hubToken, `Hub  ${w.hubToken} x`, `Hub ${w.hubToken}\u0000`) },
     { weight: 1, arbitrary: hostileString.filter((s) => s.length < 300 && /^[\t\x20-\x7e]*$/.test(s)).map((s) => `Hub ${s}`) },
   );
-  const press = fc.record({
-    device_key: fc.oneof(fc.constant(w.deviceKey), fc.constant(w.deviceKey.toLowerCase()), fc.string({ maxLength: 30 })),
-    voltage: fc.oneof(fc.double({ noNaN: true, min: -10, max: 10 }), fc.constant(2.3)),
-    button: fc.integer({ min: -2, max: 3 }),
-  }, { requiredKeys: ['device_key'] });
-  const update = fc.record({
-    device_key: fc.oneof(fc.constant(w.deviceKey), fc.string({ maxLength: 30 })),
-    update_type: fc.constantFrom('completed', 'close', 'customer_canceled', 'other'),
-    reason: fc.constantFrom('helped', ''),
-  }, { requiredKeys: ['device_key', 'update_type'] });
-  const pressProbes = fc.tuple(authorization, bodyCases(press, ['device_key', 'voltage', 'button']))
+  const press = fc.record(
+    {
+      device_key: fc.oneof(fc.constant(w.deviceKey), fc.constant(w.deviceKey.toLowerCase()), fc.string({ maxLength: 30 })),
+      voltage: fc.oneof(fc.double({ noNaN: true, min: -10, max: 10 }), fc.constant(2.3)),
+      button: fc.integer({ min: -2, max: 3 }),
+    },
+    { requiredKeys: ['device_key'] },
+  );
+  const update = fc.record(
+    {
+      device_key: fc.oneof(fc.constant(w.deviceKey), fc.string({ maxLength: 30 })),
+      update_type: fc.constantFrom('completed', 'close', 'customer_canceled', 'other'),
+      reason: fc.constantFrom('helped', ''),
+    },
+    { requiredKeys: ['device_key', 'update_type'] },
+  );
+  const pressProbes = fc
+    .tuple(authorization, bodyCases(press, ['device_key', 'voltage', 'button']))
     .map(([auth, body]) => withBody({ method: 'POST', url: '/api/callbutton/press', headers: { authorization: auth } }, body));
   // The 404s run first (a button or a request of no one): the draws reach them about six times in a hundred.
   const json = (body: object) => ({ headers: { authorization: `Hub ${w.hubToken}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
   const pressUnknown: Probe = { method: 'POST', url: '/api/callbutton/press', ...json({ device_key: 'no-such-button' }) };
   reached(await holdProperty(ctx.app, ctx.db, [w], pressProbes, runs(100), [pressUnknown]), 200, 401, 404, 422);
-  const pressed = await ctx.db.query<{ message_id: string }>("SELECT message_id FROM cfh_requests WHERE organization_id = $1 AND source = 'call_button' AND NOT is_closed", [w.organizationId]);
+  const pressed = await ctx.db.query<{ message_id: string }>(
+    "SELECT message_id FROM cfh_requests WHERE organization_id = $1 AND source = 'call_button' AND NOT is_closed",
+    [w.organizationId],
+  );
   const targets = [...pressed.map((r) => r.message_id), ...ids, 'no-such-request'];
-  const updateProbes = fc.tuple(authorization, fc.constantFrom(...targets).map(encodeURIComponent), bodyCases(update, ['device_key', 'update_type', 'reason']))
+  const updateProbes = fc
+    .tuple(authorization, fc.constantFrom(...targets).map(encodeURIComponent), bodyCases(update, ['device_key', 'update_type', 'reason']))
     .map(([auth, id, body]) => withBody({ method: 'PUT', url: `/api/callbutton/${id}`, headers: { authorization: auth } }, body));
-  const updateUnknown: Probe = { method: 'PUT', url: '/api/callbutton/no-such-request', ...json({ device_key: w.deviceKey, update_type: 'completed', reason: 'helped' }) };
+  const updateUnknown: Probe = {
+    method: 'PUT',
+    url: '/api/callbutton/no-such-request',
+    ...json({ device_key: w.deviceKey, update_type: 'completed', reason: 'helped' }),
+  };
   reached(await holdProperty(ctx.app, ctx.db, [w], updateProbes, runs(100), [updateUnknown]), 401, 404, 422);
 });
 
 test('/metrics: only its token opens it; anything else is a clean 401 and never a 5xx', async () => {
   const statuses = new Map<number, number>();
   const authorization = fc.oneof(
-    fc.constantFrom<string | undefined>(undefined, `Bearer ${METRICS_TOKEN}`, `bearer ${METRICS_TOKEN}`, `Bearer ${METRICS_TOKEN}x`, `Bearer ${w.token}`, 'Bearer', ''),
+    fc.constantFrom<string | undefined>(
+      undefined,
+      `Bearer ${METRICS_TOKEN}`,
+      `bearer ${METRICS_TOKEN}`,
+      `Bearer ${METRICS_TOKEN}x`,
+      `Bearer ${w.token}`,
+      'Bearer',
+      '',
+    ),
     hostileString.filter((s) => s.length < 500 && /^[\t\x20-\x7e]*$/.test(s)).map((s) => `Bearer ${s}`),
   );
   const guard = refusalGuard(ctx.app, ctx.db, [w]);
-  await fc.assert(fc.asyncProperty(authorization, extraQuery, async (auth, extra) => {
-    const res = await guard({ method: 'GET', url: `/metrics?x=1${extra}`, headers: auth === undefined ? {} : { authorization: auth } });
-    statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-    if (res.statusCode === 200) assert.equal(auth?.replace(/^bearer/i, 'Bearer'), `Bearer ${METRICS_TOKEN}`);
-  }), { numRuns: runs(60) });
+  await fc.assert(
+    fc.asyncProperty(authorization, extraQuery, async (auth, extra) => {
+      const res = await guard({ method: 'GET', url: `/metrics?x=1${extra}`, headers: auth === undefined ? {} : { authorization: auth } });
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+      if (res.statusCode === 200) assert.equal(auth?.replace(/^bearer/i, 'Bearer'), `Bearer ${METRICS_TOKEN}`);
+    }),
+    { numRuns: runs(60) },
+  );
   reached(statuses, 200, 401);
 });
 
 /** Every console route, as its page calls it (bodies valid), at this world's objects. */
 function consoleRoutes(c: Awaited<ReturnType<typeof consoleWorld>>, messageId: string): Probe[] {
   const loc = c.locationId;
-  const gets = ['queue', 'lockers', 'devices', 'radio', 'webhooks', 'reports?from=2026-01-01&to=2026-01-31', 'requests.csv?from=2026-01-01&to=2026-01-31', 'stream']
-    .map((p): Probe => ({ method: 'GET', url: `/console/api/locations/${loc}/${p}` }));
+  const gets = [
+    'queue',
+    'lockers',
+    'devices',
+    'radio',
+    'webhooks',
+    'reports?from=2026-01-01&to=2026-01-31',
+    'requests.csv?from=2026-01-01&to=2026-01-31',
+    'stream',
+  ].map((p): Probe => ({ method: 'GET', url: `/console/api/locations/${loc}/${p}` }));
   const post = (url: string, body: unknown): Probe => ({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   return [
     ...gets,
@@ -165,7 +233,12 @@ function consoleRoutes(c: Awaited<ReturnType<typeof consoleWorld>>, messageId: s
 
 test('every console route refuses a missing, forged, expired or signed-out session (401) and, for a change, a missing or wrong CSRF token or Origin (403), changing nothing', async () => {
   const c = await consoleWorld(ctx.db, ctx.clock);
-  const created = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${c.token}` }, payload: { location_id: c.locationId, option_id: c.optionId } });
+  const created = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${c.token}` },
+    payload: { location_id: c.locationId, option_id: c.optionId },
+  });
   const messageId = created.json<{ message_id: string }>().message_id;
   const live = await signInHttp(ctx.app, c.consoleToken);
   const other = await signInHttp(ctx.app, c.consoleToken, 'Kim');
@@ -201,11 +274,16 @@ test('every console route refuses a missing, forged, expired or signed-out sessi
   assert.equal((await ctx.app.inject({ method: 'GET', url: '/console/api/session', headers: { cookie: live.cookie } })).json().signed_in, true);
 });
 
-test('an expired session is refused on every console route, and a session on another location\'s or organization\'s objects finds nothing', async (t) => {
+test("an expired session is refused on every console route, and a session on another location's or organization's objects finds nothing", async (t) => {
   const own = await testApp({ t });
   const c = await consoleWorld(own.db, own.clock);
   const stranger = await consoleWorld(own.db, own.clock);
-  const created = await own.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${stranger.token}` }, payload: { location_id: stranger.locationId, option_id: stranger.optionId } });
+  const created = await own.app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${stranger.token}` },
+    payload: { location_id: stranger.locationId, option_id: stranger.optionId },
+  });
   const strangersRequest = created.json<{ message_id: string }>().message_id;
   const s = await signInHttp(own.app, c.consoleToken);
   const guard = refusalGuard(own.app, own.db, [c, stranger]);
@@ -225,21 +303,40 @@ test('console routes with hostile path values, bodies and sessions: a 2xx or a c
   const c = await consoleWorld(ctx.db, ctx.clock);
   const s = await signInHttp(ctx.app, c.consoleToken);
   const templates = [
-    'GET /console/api/locations/{}/queue', 'GET /console/api/locations/{}/reports', 'GET /console/api/locations/{}/requests.csv',
-    'GET /console/api/radio/{}/messages/{}/audio', 'POST /console/api/cfh/{}/claim', 'POST /console/api/cfh/{}/complete',
-    'POST /console/api/cabinets/{}/close', 'POST /console/api/orders/{}/open_code', 'POST /console/api/radio/{}/announce',
-    'POST /console/api/webhooks/deliveries/{}/redeliver', 'POST /console/api/session', 'GET /console/assets/{}', 'GET /console/{}',
+    'GET /console/api/locations/{}/queue',
+    'GET /console/api/locations/{}/reports',
+    'GET /console/api/locations/{}/requests.csv',
+    'GET /console/api/radio/{}/messages/{}/audio',
+    'POST /console/api/cfh/{}/claim',
+    'POST /console/api/cfh/{}/complete',
+    'POST /console/api/cabinets/{}/close',
+    'POST /console/api/orders/{}/open_code',
+    'POST /console/api/radio/{}/announce',
+    'POST /console/api/webhooks/deliveries/{}/redeliver',
+    'POST /console/api/session',
+    'GET /console/assets/{}',
+    'GET /console/{}',
   ];
-  const body = fc.dictionary(fc.constantFrom('text', 'outcome', 'reason', 'rear', 'token', 'name'), fc.oneof(hostileString.filter((x) => x.length < 600), fc.boolean(), fc.integer()), { maxKeys: 3 });
-  const probes = fc.record({
-    route: fc.constantFrom(...templates),
-    segment: pathSegment([String(c.locationId), String(c.cabinetIds[2]), c.edgeId]),
-    query: fc.oneof(fc.constant(''), fc.constantFrom('from=2026-01-01&to=2026-01-31', 'from=2026-13-01&to=x', 'from=0001-01-01&to=9999-12-31')),
-    body: bodyCases(body, ['text', 'outcome', 'reason', 'rear']),
-  }).map(({ route, segment, query, body: b }) => {
-    const [method, path] = route.split(' ') as ['GET' | 'POST', string];
-    const probe: Probe = { method, url: `${path.replaceAll('{}', segment)}?${query}`, headers: fromPage(s) };
-    return method === 'GET' ? probe : withBody(probe, b);
-  });
+  const body = fc.dictionary(
+    fc.constantFrom('text', 'outcome', 'reason', 'rear', 'token', 'name'),
+    fc.oneof(
+      hostileString.filter((x) => x.length < 600),
+      fc.boolean(),
+      fc.integer(),
+    ),
+    { maxKeys: 3 },
+  );
+  const probes = fc
+    .record({
+      route: fc.constantFrom(...templates),
+      segment: pathSegment([String(c.locationId), String(c.cabinetIds[2]), c.edgeId]),
+      query: fc.oneof(fc.constant(''), fc.constantFrom('from=2026-01-01&to=2026-01-31', 'from=2026-13-01&to=x', 'from=0001-01-01&to=9999-12-31')),
+      body: bodyCases(body, ['text', 'outcome', 'reason', 'rear']),
+    })
+    .map(({ route, segment, query, body: b }) => {
+      const [method, path] = route.split(' ') as ['GET' | 'POST', string];
+      const probe: Probe = { method, url: `${path.replaceAll('{}', segment)}?${query}`, headers: fromPage(s) };
+      return method === 'GET' ? probe : withBody(probe, b);
+    });
   await holdProperty(ctx.app, ctx.db, [c], probes, runs(150));
 });

@@ -50,7 +50,11 @@ test('a bearer token identifies its organization; missing or invalid is a 401 on
 
 test('a token without the scope is refused', async () => {
   const token = 'only-radio-token-abcdefghijkl';
-  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{radio}', encode(sha256($3::bytea), 'hex'))", [`radio-only-${world.organizationId}`, world.organizationId, token]);
+  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{radio}', encode(sha256($3::bytea), 'hex'))", [
+    `radio-only-${world.organizationId}`,
+    world.organizationId,
+    token,
+  ]);
   const res = await get('/t/cfh', { authorization: `Bearer ${token}` });
   assert.equal(res.statusCode, 403);
   assert.equal(res.json().code, 'insufficient_scope');
@@ -61,8 +65,14 @@ test('an expired or revoked token is refused', async () => {
   const expired = 'expired-token-abcdefghijklmnop';
   const revoked = 'revoked-token-abcdefghijklmnop';
   const now = ctx.clock.now();
-  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash, expires_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)", [`expired-${world.organizationId}`, world.organizationId, expired, new Date(now.getTime() + 1000)]);
-  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash, revoked_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)", [`revoked-${world.organizationId}`, world.organizationId, revoked, now]);
+  await ctx.db.query(
+    "INSERT INTO api_tokens (name, organization_id, scopes, token_hash, expires_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)",
+    [`expired-${world.organizationId}`, world.organizationId, expired, new Date(now.getTime() + 1000)],
+  );
+  await ctx.db.query(
+    "INSERT INTO api_tokens (name, organization_id, scopes, token_hash, revoked_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)",
+    [`revoked-${world.organizationId}`, world.organizationId, revoked, now],
+  );
   assert.equal((await get('/t/cfh', { authorization: `Bearer ${expired}` })).statusCode, 200, 'valid until it expires');
   ctx.clock.advance(1000);
   assert.equal((await get('/t/cfh', { authorization: `Bearer ${expired}` })).statusCode, 401);
@@ -74,7 +84,11 @@ test('a token revoked while in use is refused within a second, and an unknown to
   const name = `in-use-${world.organizationId}`;
   const auth = { authorization: `Bearer ${token}` };
   assert.equal((await get('/t/cfh', auth)).statusCode, 401, 'unknown yet');
-  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'))", [name, world.organizationId, token]);
+  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'))", [
+    name,
+    world.organizationId,
+    token,
+  ]);
   assert.equal((await get('/t/cfh', auth)).statusCode, 200, 'accepted as soon as it exists');
   await ctx.db.query('UPDATE api_tokens SET revoked_at = $2 WHERE name = $1', [name, ctx.clock.now()]);
   ctx.clock.advance(1000);

@@ -17,10 +17,18 @@ function exchange(port: number, parts: string[], pauseMs = 0): Promise<string> {
     const socket = net.connect(port, '127.0.0.1');
     let answer = '';
     let stop = false;
-    socket.on('data', (d) => { answer += d.toString(); });
+    socket.on('data', (d) => {
+      answer += d.toString();
+    });
     socket.on('error', () => {});
-    socket.on('close', () => { stop = true; resolve(answer); });
-    setTimeout(() => { socket.destroy(); reject(new Error(`no close; got: ${answer}`)); }, 20_000);
+    socket.on('close', () => {
+      stop = true;
+      resolve(answer);
+    });
+    setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no close; got: ${answer}`));
+    }, 20_000);
     void (async () => {
       for (const part of parts) {
         if (stop) return;

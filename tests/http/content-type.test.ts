@@ -8,7 +8,8 @@ test('a form-encoded body to a JSON operation is 415 naming application/json', a
   const ctx = await testApp({ t });
   const world = await makeWorld(ctx.db, ctx.clock);
   const res = await ctx.app.inject({
-    method: 'POST', url: `/api/lockers/orders?secret_token=${TEST_SECRET}`,
+    method: 'POST',
+    url: `/api/lockers/orders?secret_token=${TEST_SECRET}`,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: `{"rearload":false,"locker_id":${world.lockerId}}`,
   });
@@ -21,7 +22,8 @@ test('a plain-text body to a JSON operation is 415, with a bearer token too', as
   const ctx = await testApp({ t });
   const world = await makeWorld(ctx.db, ctx.clock);
   const res = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests',
+    method: 'POST',
+    url: '/api/callforhelp/requests',
     headers: { authorization: `Bearer ${world.token}`, 'content-type': 'text/plain' },
     payload: JSON.stringify({ location_id: world.locationId, option_id: world.optionId }),
   });
@@ -35,7 +37,8 @@ test('JSON with a charset parameter is still taken', async (t) => {
   const world = await makeWorld(ctx.db, ctx.clock);
   for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
     const res = await ctx.app.inject({
-      method: 'POST', url: '/api/callforhelp/requests',
+      method: 'POST',
+      url: '/api/callforhelp/requests',
       headers: { authorization: `Bearer ${world.token}`, 'content-type': type },
       payload: JSON.stringify({ location_id: world.locationId, option_id: world.optionId }),
     });

@@ -8,12 +8,20 @@ let ctx: TestContext;
 before(async () => {
   ctx = await testApp({
     extend: (app) => {
-      app.post('/t/echo', {
-        schema: {
-          body: Type.Object({ n: Type.Integer(), kind: Type.Union([Type.Literal('a'), Type.Literal('b')]), items: Type.Optional(Type.Array(Type.Object({ key: Type.Integer() }))) }),
-          querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })) }),
+      app.post(
+        '/t/echo',
+        {
+          schema: {
+            body: Type.Object({
+              n: Type.Integer(),
+              kind: Type.Union([Type.Literal('a'), Type.Literal('b')]),
+              items: Type.Optional(Type.Array(Type.Object({ key: Type.Integer() }))),
+            }),
+            querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })) }),
+          },
         },
-      }, async (request) => ({ body: request.body, query: request.query }));
+        async (request) => ({ body: request.body, query: request.query }),
+      );
       app.get('/t/conflict', async () => {
         throw new AppError(409, 'cabinet_occupied', 'the cabinet has an open order');
       });
@@ -63,7 +71,12 @@ test('malformed JSON is a 400, never a 5xx', async () => {
 });
 
 test('a body over the limit is a 413', async () => {
-  const res = await ctx.app.inject({ method: 'POST', url: '/t/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ n: 1, kind: 'a', pad: 'x'.repeat(1024 * 1024 + 10) }) });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/t/echo',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ n: 1, kind: 'a', pad: 'x'.repeat(1024 * 1024 + 10) }),
+  });
   assert.equal(res.statusCode, 413);
   assert.equal(res.json().code, 'body_too_large');
 });

@@ -58,6 +58,9 @@ test('with METRICS_TOKEN the scrape needs that bearer token', async (t) => {
   const token = 'metrics-token-0123456789abcdef';
   const guarded = await testApp({ t, config: testConfig({ METRICS_TOKEN: token }) });
   assert.equal((await guarded.app.inject({ method: 'GET', url: '/metrics' })).statusCode, 401);
-  assert.equal((await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789abcdef' } })).statusCode, 401);
+  assert.equal(
+    (await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789abcdef' } })).statusCode,
+    401,
+  );
   await scrape(guarded, { authorization: `Bearer ${token}` });
 });

@@ -21,10 +21,25 @@ test('openapi-typescript and @hey-api/openapi-ts clients compile under tsc --str
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   run([path.join(root, 'node_modules/openapi-typescript/bin/cli.js'), documentFile, '-o', path.join(dir, 'schema.d.ts')], dir);
-  run([path.join(root, 'node_modules/@hey-api/openapi-ts/bin/run.js'), '-i', documentFile, '-o', path.join(dir, 'hey'), '-c', '@hey-api/client-fetch', '--no-log-file', '--silent'], dir);
+  run(
+    [
+      path.join(root, 'node_modules/@hey-api/openapi-ts/bin/run.js'),
+      '-i',
+      documentFile,
+      '-o',
+      path.join(dir, 'hey'),
+      '-c',
+      '@hey-api/client-fetch',
+      '--no-log-file',
+      '--silent',
+    ],
+    dir,
+  );
 
   // What a client's author writes: typed calls, with secret_token as the query parameter it is.
-  fs.writeFileSync(path.join(dir, 'use.ts'), `
+  fs.writeFileSync(
+    path.join(dir, 'use.ts'),
+    `
 import type { paths, components } from './schema.js';
 import { createClient } from './hey/client/index.js';
 import { getLocationLockers, createLockerOrder } from './hey/sdk.gen.js';
@@ -48,15 +63,26 @@ export async function wrongSecret(baseUrl: string, locationId: number): Promise<
   return response.status;
 }
 export const unused = createLockerOrder;
-`);
+`,
+  );
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM', 'DOM.Iterable'],
-      outDir: 'out', skipLibCheck: false, types: [], noUnusedLocals: false,
-    },
-    include: ['use.ts', 'schema.d.ts', 'hey/**/*.ts'],
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+        outDir: 'out',
+        skipLibCheck: false,
+        types: [],
+        noUnusedLocals: false,
+      },
+      include: ['use.ts', 'schema.d.ts', 'hey/**/*.ts'],
+    }),
+  );
   run([path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], dir);
 
   const ctx = await testApp({ t });

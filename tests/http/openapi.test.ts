@@ -27,18 +27,19 @@ async function servedDocument(t: test.TestContext): Promise<Json> {
 
 function operations(doc: Json): Operation[] {
   return Object.entries(doc.paths as Json).flatMap(([p, item]) =>
-    Object.entries(item as Json).filter(([m]) => ['get', 'put', 'post', 'delete', 'patch'].includes(m)).map(([method, op]) => ({ method, path: p, op: op as Json })));
+    Object.entries(item as Json)
+      .filter(([m]) => ['get', 'put', 'post', 'delete', 'patch'].includes(m))
+      .map(([method, op]) => ({ method, path: p, op: op as Json })),
+  );
 }
 
-const resolve = (doc: Json, schema: Json): Json => (typeof schema?.$ref === 'string' ? doc.components.schemas[String(schema.$ref).split('/').at(-1) as string] : schema);
+const resolve = (doc: Json, schema: Json): Json =>
+  typeof schema?.$ref === 'string' ? doc.components.schemas[String(schema.$ref).split('/').at(-1) as string] : schema;
 
 test('docs/openapi.json is exactly the document the service serves', async (t) => {
   const served = formatDocument(await servedDocument(t));
   const committed = fs.existsSync(OPENAPI_FILE) ? fs.readFileSync(OPENAPI_FILE, 'utf8') : '';
-  assert.ok(
-    committed === served,
-    'docs/openapi.json differs from what GET /openapi.json serves: regenerate it with `npm run openapi` and commit it',
-  );
+  assert.ok(committed === served, 'docs/openapi.json differs from what GET /openapi.json serves: regenerate it with `npm run openapi` and commit it');
 });
 
 test('redocly lint (recommended rules) finds no error and no warning in docs/openapi.json', () => {
@@ -85,7 +86,16 @@ test('every operation has a summary, tags, security, an example and named schema
 
 test('the secret_token operations declare it as a required query parameter beside the security scheme', async (t) => {
   const doc = await servedDocument(t);
-  const ids = ['getLocationLockers', 'createLockerOrder', 'commandCabinet', 'completeCabinetOrder', 'commandByOpenCode', 'completeOrderByOpenCode', 'cancelLockerOrder', 'renewOpenCode'];
+  const ids = [
+    'getLocationLockers',
+    'createLockerOrder',
+    'commandCabinet',
+    'completeCabinetOrder',
+    'commandByOpenCode',
+    'completeOrderByOpenCode',
+    'cancelLockerOrder',
+    'renewOpenCode',
+  ];
   for (const id of ids) {
     const found = operations(doc).find((o) => o.op.operationId === id);
     assert.ok(found, id);
@@ -127,5 +137,9 @@ test('every error code the source throws is documented under its status', async 
     const [status, code] = t.split(' ') as [string, string];
     return !documented.get(status)?.has(code);
   });
-  assert.deepEqual(missing, [], 'codes thrown in src/ but in no operation of the document: add them to the route (errorResponse(description, codes)) or to ERROR_CODES in src/http/errors.ts');
+  assert.deepEqual(
+    missing,
+    [],
+    'codes thrown in src/ but in no operation of the document: add them to the route (errorResponse(description, codes)) or to ERROR_CODES in src/http/errors.ts',
+  );
 });

@@ -59,7 +59,12 @@ test('on a capability route a 404 without any other credential is a failed guess
 
 test('requests forwarded by a proxy while TRUST_PROXY is unset are warned about once', async (t) => {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString()); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
   const app = Fastify({ logger: { level: 'warn', stream: sink } });
   t.after(() => app.close());
   registerFailureLimit(app, new ManualClock(new Date()), undefined, { trustProxy: false });

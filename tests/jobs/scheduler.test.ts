@@ -60,10 +60,12 @@ test('a job enqueued in a transaction that rolls back never runs', async () => {
   const scheduler = new Scheduler({ db, clock });
   const kind = kindOf();
   scheduler.register(kind, recorder(kind, 'a'));
-  await assert.rejects(db.tx(async (q) => {
-    await scheduler.enqueue(q, kind, { n: 1 }, clock.now());
-    throw new Error('the change failed');
-  }));
+  await assert.rejects(
+    db.tx(async (q) => {
+      await scheduler.enqueue(q, kind, { n: 1 }, clock.now());
+      throw new Error('the change failed');
+    }),
+  );
   assert.equal(await scheduler.runDue(), 0);
 });
 

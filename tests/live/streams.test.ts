@@ -58,7 +58,7 @@ test("a stream hears its location's changes made through another instance, and n
   assert.deepEqual(JSON.parse((await stream.next('change')).data), { status: 'claimed', internal_id: 'r-1' });
 });
 
-test('a change reaches a stream while an older transaction is still running, and that one\'s events come when it commits', async (t) => {
+test("a change reaches a stream while an older transaction is still running, and that one's events come when it commits", async (t) => {
   const writer = await testApp({ t });
   const reader = await listening(t, { db: await otherInstanceDb() });
   const w = await makeWorld(writer.db, writer.clock);
@@ -68,7 +68,11 @@ test('a change reaches a stream while an older transaction is still running, and
   let finish = () => {};
   const held = new Promise<void>((resolve) => (finish = resolve));
   const older = (await otherInstanceDb()).tx(async (q) => {
-    await recordEvents(q, [{ type: 'callforhelp', status: 'late', organizationId: w.organizationId, locationId: w.locationId, internalId: 'r-0', details: {} }], new Date());
+    await recordEvents(
+      q,
+      [{ type: 'callforhelp', status: 'late', organizationId: w.organizationId, locationId: w.locationId, internalId: 'r-0', details: {} }],
+      new Date(),
+    );
     await held;
   });
   try {

@@ -5,7 +5,22 @@ import { assertError, assertInvalid, lockers, outboxOf, sharedApp, WIRE_TIME, ty
 
 await sharedApp();
 
-const COMMANDED_FIELDS = ['id', 'key', 'created_at', 'updated_at', 'name', 'locker_id', 'state', 'enabled', 'size', 'occupied', 'released_at', 'thermal_mode', 'rear_load_status', 'tag'];
+const COMMANDED_FIELDS = [
+  'id',
+  'key',
+  'created_at',
+  'updated_at',
+  'name',
+  'locker_id',
+  'state',
+  'enabled',
+  'size',
+  'occupied',
+  'released_at',
+  'thermal_mode',
+  'rear_load_status',
+  'tag',
+];
 
 interface LoggedCommand {
   command_id: string;
@@ -74,15 +89,21 @@ test('every command is logged with acted_by and queued for the locker device', a
   await ok(l, 1, { command: 'open', rearload: true, acted_by: 13 });
   await ok(l, 1, { command: 'disable' });
   const log = await logOf(l, 1);
-  assert.deepEqual(log.map((c) => [c.command, c.door, c.source, c.acted_by]), [
-    ['resize', 'front', 'staff', 11],
-    ['set_thermal_mode', 'front', 'staff', 12],
-    ['open', 'rear', 'staff', 13],
-    ['disable', 'front', 'staff', null],
-  ]);
+  assert.deepEqual(
+    log.map((c) => [c.command, c.door, c.source, c.acted_by]),
+    [
+      ['resize', 'front', 'staff', 11],
+      ['set_thermal_mode', 'front', 'staff', 12],
+      ['open', 'rear', 'staff', 13],
+      ['disable', 'front', 'staff', null],
+    ],
+  );
   for (const c of log) assert.match(c.executed_at ?? '', WIRE_TIME);
   const outbox = await outboxOf(l.ctx, l.world.lockerId);
-  assert.deepEqual(outbox.map((m) => m.message_key), log.map((c) => c.command_id));
+  assert.deepEqual(
+    outbox.map((m) => m.message_key),
+    log.map((c) => c.command_id),
+  );
   for (const m of outbox) {
     assert.equal(m.topic, `lockers/${l.world.lockerId}/commands`);
     assert.equal(m.payload.cabinet_key, 2);
@@ -90,9 +111,15 @@ test('every command is logged with acted_by and queued for the locker device', a
     assert.equal(m.payload.command_id, m.message_key);
     assert.match(m.payload.issued_at as string, WIRE_TIME);
   }
-  assert.deepEqual(outbox.map((m) => [m.payload.command, m.payload.door]), [
-    ['resize', 'front'], ['set_thermal_mode', 'front'], ['open', 'rear'], ['disable', 'front'],
-  ]);
+  assert.deepEqual(
+    outbox.map((m) => [m.payload.command, m.payload.door]),
+    [
+      ['resize', 'front'],
+      ['set_thermal_mode', 'front'],
+      ['open', 'rear'],
+      ['disable', 'front'],
+    ],
+  );
   assert.equal(outbox[0]?.payload.size, 'small');
   assert.equal(outbox[1]?.payload.thermal_mode, 'chill');
 });
@@ -129,7 +156,14 @@ test('opening or disabling an occupied cabinet needs a reason', async () => {
   // Other commands need none.
   assert.equal((await ok(l, 0, { command: 'close', acted_by: 3 })).state, 'closed');
   const log = await logOf(l, 0);
-  assert.deepEqual(log.map((c) => [c.command, c.reason]), [['open', 'customer at the desk'], ['disable', 'broken hinge'], ['close', null]]);
+  assert.deepEqual(
+    log.map((c) => [c.command, c.reason]),
+    [
+      ['open', 'customer at the desk'],
+      ['disable', 'broken hinge'],
+      ['close', null],
+    ],
+  );
   // An unoccupied cabinet opens without one.
   assert.equal((await ok(l, 1, { command: 'open' })).state, 'open');
 });
@@ -141,7 +175,10 @@ test("an order_id given for an occupied cabinet must be the cabinet's order", as
   assertInvalid(await l.command(0, { command: 'close', order_id: 554 }), 'order_id');
   assert.equal((await ok(l, 0, { command: 'open', reason: 'check', order_id: '555' })).state, 'open');
   assert.equal((await ok(l, 0, { command: 'close', order_id: 555 })).state, 'closed');
-  assert.deepEqual((await logOf(l, 0)).map((c) => c.order_id), ['555', '555']);
+  assert.deepEqual(
+    (await logOf(l, 0)).map((c) => c.order_id),
+    ['555', '555'],
+  );
 });
 
 test('a command for an unknown cabinet is 404', async () => {

@@ -4,7 +4,22 @@ import { assertError, assertInvalid, lockers, outboxOf, sharedApp, type Json, ty
 
 await sharedApp();
 
-const CUSTOMER_FIELDS = ['id', 'key', 'created_at', 'updated_at', 'name', 'locker_id', 'state', 'enabled', 'size', 'occupied', 'released_at', 'thermal_mode', 'rear_load_status', 'tag'];
+const CUSTOMER_FIELDS = [
+  'id',
+  'key',
+  'created_at',
+  'updated_at',
+  'name',
+  'locker_id',
+  'state',
+  'enabled',
+  'size',
+  'occupied',
+  'released_at',
+  'thermal_mode',
+  'rear_load_status',
+  'tag',
+];
 
 async function eventsOf(l: Lockers, orderId: unknown): Promise<string[]> {
   const rows = await l.ctx.db.query<{ kind: string }>('SELECT kind FROM locker_order_events WHERE locker_order_id = $1 ORDER BY id', [orderId]);
@@ -33,7 +48,8 @@ test('agree opens the front door, answers with boolean flags, and queues the ope
   assert.equal(message?.payload.door, 'front');
   assert.equal(message?.payload.cabinet_key, 3);
   const [logged] = await l.ctx.db.query<{ command_id: string; source: string; order_id: string; acted_by: null }>(
-    'SELECT command_id, source, order_id, acted_by FROM cabinet_commands WHERE cabinet_id = $1', [l.world.cabinetIds[2]],
+    'SELECT command_id, source, order_id, acted_by FROM cabinet_commands WHERE cabinet_id = $1',
+    [l.world.cabinetIds[2]],
   );
   assert.deepEqual(logged, { command_id: message?.message_key, source: 'customer', order_id: '8080', acted_by: null });
 });

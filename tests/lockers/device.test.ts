@@ -16,8 +16,10 @@ interface Command {
 /** Connects as the world's locker and subscribes to its commands; `next` waits for a matching one. */
 async function lockerDevice(l: Lockers) {
   const client: MqttClient = await mqtt.connectAsync(l.ctx.mqttUrl, {
-    username: `locker:${l.world.lockerId}`, password: l.world.lockerKey,
-    clientId: `locker-test-${crypto.randomBytes(6).toString('hex')}`, reconnectPeriod: 0,
+    username: `locker:${l.world.lockerId}`,
+    password: l.world.lockerKey,
+    clientId: `locker-test-${crypto.randomBytes(6).toString('hex')}`,
+    reconnectPeriod: 0,
   });
   after(() => client.endAsync());
   const received: Command[] = [];
@@ -72,7 +74,7 @@ test('the locker receives the open command with the cabinet key when the custome
   });
 });
 
-test("a staff command and a delayed close reach the locker, the close when its delay has passed", async () => {
+test('a staff command and a delayed close reach the locker, the close when its delay has passed', async () => {
   const l = await lockers({ cabinets: 2 });
   const device = await lockerDevice(l);
   assert.equal((await l.command(1, { command: 'open', rearload: true, acted_by: 9 })).statusCode, 200);
@@ -81,7 +83,7 @@ test("a staff command and a delayed close reach the locker, the close when its d
 
   assert.equal((await l.command(1, { command: 'close', rearload: true, delay: 5 })).statusCode, 200);
   l.ctx.clock.advance(5_000);
-  assert.equal(await l.ctx.scheduler.runDue() >= 1, true);
+  assert.equal((await l.ctx.scheduler.runDue()) >= 1, true);
   const close = await device.next((c) => c.body.command === 'close');
   assert.deepEqual([close.body.cabinet_key, close.body.door], [2, 'rear']);
   assert.equal((await l.cabinet(1)).rear_load_status, 'closed');

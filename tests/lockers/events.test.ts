@@ -91,10 +91,25 @@ test('a staff command writes cabinet_opened / cabinet_closed when it changes a d
   assertInvalid(await l.command(0, { command: 'disable' }), 'reason');
 
   const written = await newEvents(l, before);
-  assert.deepEqual(written.map((e) => e.status), ['cabinet_opened', 'cabinet_opened', 'cabinet_closed']);
-  assertEvent(written[0], l, { status: 'cabinet_opened', internalId: l.world.cabinetIds[0] as number, details: { ...cabinetOf(l, 0), door: 'front', order_id: 91, id: order.id } });
-  assertEvent(written[1], l, { status: 'cabinet_opened', internalId: l.world.cabinetIds[1] as number, details: { ...cabinetOf(l, 1), door: 'rear', order_id: null, id: null } });
-  assertEvent(written[2], l, { status: 'cabinet_closed', internalId: l.world.cabinetIds[1] as number, details: { ...cabinetOf(l, 1), door: 'rear', order_id: null, id: null } });
+  assert.deepEqual(
+    written.map((e) => e.status),
+    ['cabinet_opened', 'cabinet_opened', 'cabinet_closed'],
+  );
+  assertEvent(written[0], l, {
+    status: 'cabinet_opened',
+    internalId: l.world.cabinetIds[0] as number,
+    details: { ...cabinetOf(l, 0), door: 'front', order_id: 91, id: order.id },
+  });
+  assertEvent(written[1], l, {
+    status: 'cabinet_opened',
+    internalId: l.world.cabinetIds[1] as number,
+    details: { ...cabinetOf(l, 1), door: 'rear', order_id: null, id: null },
+  });
+  assertEvent(written[2], l, {
+    status: 'cabinet_closed',
+    internalId: l.world.cabinetIds[1] as number,
+    details: { ...cabinetOf(l, 1), door: 'rear', order_id: null, id: null },
+  });
 });
 
 test("a customer's agree writes cabinet_opened with the order; here, disagree and an unknown code write none", async () => {
@@ -110,7 +125,11 @@ test("a customer's agree writes cabinet_opened with the order; here, disagree an
 
   const written = await newEvents(l, before);
   assert.equal(written.length, 1);
-  assertEvent(written[0], l, { status: 'cabinet_opened', internalId: l.world.cabinetIds[1] as number, details: { ...cabinetOf(l, 1), door: 'front', order_id: 101, id: order.id } });
+  assertEvent(written[0], l, {
+    status: 'cabinet_opened',
+    internalId: l.world.cabinetIds[1] as number,
+    details: { ...cabinetOf(l, 1), door: 'front', order_id: 101, id: order.id },
+  });
 });
 
 test('a delayed close writes cabinet_closed when it runs, not when asked; an overtaken one writes none', async () => {
@@ -128,7 +147,11 @@ test('a delayed close writes cabinet_closed when it runs, not when asked; an ove
   await l.ctx.scheduler.runDue();
   const written = await newEvents(l, before);
   assert.equal(written.length, 1);
-  assertEvent(written[0], l, { status: 'cabinet_closed', internalId: l.world.cabinetIds[0] as number, details: { ...cabinetOf(l, 0), door: 'front', order_id: null, id: null } });
+  assertEvent(written[0], l, {
+    status: 'cabinet_closed',
+    internalId: l.world.cabinetIds[0] as number,
+    details: { ...cabinetOf(l, 0), door: 'front', order_id: null, id: null },
+  });
 });
 
 test("a locker's report writes an event per door it changes; a report that changes nothing, or is refused, writes none", async () => {
@@ -136,15 +159,39 @@ test("a locker's report writes an event per door it changes; a report that chang
   const order = await l.placeOrder(0, { order_id: 111 });
   const before = await eventsOf(l);
 
-  const report = { cabinets: [{ key: 1, front_status: 'open', rear_status: 'open' }, { key: 2, front_status: 'closed' }] };
+  const report = {
+    cabinets: [
+      { key: 1, front_status: 'open', rear_status: 'open' },
+      { key: 2, front_status: 'closed' },
+    ],
+  };
   assert.equal((await l.status(report)).statusCode, 200);
   assert.equal((await l.status(report)).statusCode, 200, 'the same report again changes nothing');
-  assertInvalid(await l.status({ cabinets: [{ key: 1, front_status: 'closed' }, { key: 99, front_status: 'open' }] }), 'cabinets[1].key');
-  assertInvalid(await l.status({ cabinets: [{ key: 2, front_status: 'open' }, { key: 2, front_status: 'open' }] }), 'cabinets[1].key');
+  assertInvalid(
+    await l.status({
+      cabinets: [
+        { key: 1, front_status: 'closed' },
+        { key: 99, front_status: 'open' },
+      ],
+    }),
+    'cabinets[1].key',
+  );
+  assertInvalid(
+    await l.status({
+      cabinets: [
+        { key: 2, front_status: 'open' },
+        { key: 2, front_status: 'open' },
+      ],
+    }),
+    'cabinets[1].key',
+  );
 
   const written = await newEvents(l, before);
   const cabinet = { ...cabinetOf(l, 0), order_id: 111, id: order.id };
-  assert.deepEqual(written.map((e) => [e.status, e.details.door]).sort(), [['cabinet_opened', 'front'], ['cabinet_opened', 'rear']]);
+  assert.deepEqual(written.map((e) => [e.status, e.details.door]).sort(), [
+    ['cabinet_opened', 'front'],
+    ['cabinet_opened', 'rear'],
+  ]);
   for (const e of written) {
     assertEvent(e, l, { status: 'cabinet_opened', internalId: l.world.cabinetIds[0] as number, details: { ...cabinet, door: e.details.door } });
   }
@@ -157,7 +204,7 @@ test("a locker's report writes an event per door it changes; a report that chang
   assertEvent(closed[0], l, { status: 'cabinet_closed', internalId: l.world.cabinetIds[0] as number, details: { ...cabinet, door: 'front' } });
 });
 
-test('a version 1 locker\'s refused report writes none', async () => {
+test("a version 1 locker's refused report writes none", async () => {
   const l = await lockers({ lockerVersion: 1 });
   assertError(await l.status({ cabinets: [{ key: 1, front_status: 'open' }] }), 422, 'unsupported_locker_version');
   assert.deepEqual(await eventsOf(l), []);
@@ -172,7 +219,10 @@ test('racing reports and commands that open the same door write one cabinet_open
   ]);
   for (const res of answers) assert.equal(res.statusCode, 200, res.body);
   const written = await eventsOf(l);
-  assert.deepEqual(written.map((e) => [e.status, e.details.cabinet_id, e.details.door]), [['cabinet_opened', l.world.cabinetIds[0], 'front']]);
+  assert.deepEqual(
+    written.map((e) => [e.status, e.details.cabinet_id, e.details.door]),
+    [['cabinet_opened', l.world.cabinetIds[0], 'front']],
+  );
 });
 
 test("a report that changes no door wakes none of the event log's subscribers; one that does wakes them", async () => {

@@ -47,8 +47,13 @@ export async function lockers(opts: Parameters<typeof makeWorld>[2] & { ctx?: Te
         method: 'POST',
         url: withSecret('/api/lockers/orders'),
         payload: {
-          rearload: false, locker_id: world.lockerId, cabinet_id: cab(index), order_id: 5000 + index,
-          organization_id: world.organizationId, location_id: world.locationId, ...overrides,
+          rearload: false,
+          locker_id: world.lockerId,
+          cabinet_id: cab(index),
+          order_id: 5000 + index,
+          organization_id: world.organizationId,
+          location_id: world.locationId,
+          ...overrides,
         },
       }),
     async placeOrder(index = 0, overrides = {}) {
@@ -70,7 +75,11 @@ export async function lockers(opts: Parameters<typeof makeWorld>[2] & { ctx?: Te
     completeByCabinet: (index, body) =>
       app.inject({ method: 'PUT', url: withSecret(`/api/lockers/orders/cabinets/${cab(index)}`), ...(body === undefined ? {} : { payload: body }) }),
     completeByCode: (openCode, body) =>
-      app.inject({ method: 'PUT', url: withSecret(`/api/lockers/orders/customer/${encodeURIComponent(openCode)}`), ...(body === undefined ? {} : { payload: body }) }),
+      app.inject({
+        method: 'PUT',
+        url: withSecret(`/api/lockers/orders/customer/${encodeURIComponent(openCode)}`),
+        ...(body === undefined ? {} : { payload: body }),
+      }),
     status: (body, apiKey = world.lockerKey) =>
       app.inject({ method: 'POST', url: '/api/lockers/cabinet/status', headers: { 'api-key': apiKey }, payload: body }),
   };

@@ -24,14 +24,23 @@ test('text holding the NUL character is refused with 422 and nothing is stored',
 test('an open code that cannot be one is 404, like any unknown code', async () => {
   const l = await lockers();
   for (const code of ['ab%00cd', 'a%20b', '%E2%9C%93', 'x'.repeat(99)]) {
-    assertError(await l.ctx.app.inject({ method: 'POST', url: withSecret(`/api/lockers/cabinets/customers/${code}`), payload: { command: 'agree' } }), 404, 'not_found');
+    assertError(
+      await l.ctx.app.inject({ method: 'POST', url: withSecret(`/api/lockers/cabinets/customers/${code}`), payload: { command: 'agree' } }),
+      404,
+      'not_found',
+    );
     assertError(await l.ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/orders/customer/${code}`), payload: {} }), 404, 'not_found');
   }
 });
 
 test('a body that is not JSON is 400, one of the wrong shape 422', async () => {
   const l = await lockers();
-  const bad = await l.ctx.app.inject({ method: 'POST', url: withSecret('/api/lockers/orders'), headers: { 'content-type': 'application/json' }, body: '{"rearload": tru' });
+  const bad = await l.ctx.app.inject({
+    method: 'POST',
+    url: withSecret('/api/lockers/orders'),
+    headers: { 'content-type': 'application/json' },
+    body: '{"rearload": tru',
+  });
   assertError(bad, 400, 'invalid_json');
   assertInvalid(await l.ctx.app.inject({ method: 'POST', url: withSecret('/api/lockers/orders'), payload: [1, 2] }), '(root)');
   assertInvalid(await l.status({ cabinets: 'all' }), 'cabinets');

@@ -12,14 +12,14 @@ const HOUR = 3_600_000;
 
 /** The locker events of the test's organization with this status. */
 async function events(l: Lockers, status: string): Promise<Json[]> {
-  return l.ctx.db.query<Json>(
-    "SELECT status, internal_id, details FROM events WHERE organization_id = $1 AND type = 'locker' AND status = $2 ORDER BY id",
-    [l.world.organizationId, status],
-  );
+  return l.ctx.db.query<Json>("SELECT status, internal_id, details FROM events WHERE organization_id = $1 AND type = 'locker' AND status = $2 ORDER BY id", [
+    l.world.organizationId,
+    status,
+  ]);
 }
 
 async function pendingPickupJobs(l: Lockers, orderId: unknown): Promise<Json[]> {
-  return l.ctx.db.query<Json>("SELECT dedupe_key, run_at FROM jobs WHERE done_at IS NULL AND dedupe_key LIKE $1", [`lockers:pickup:${String(orderId)}:%`]);
+  return l.ctx.db.query<Json>('SELECT dedupe_key, run_at FROM jobs WHERE done_at IS NULL AND dedupe_key LIKE $1', [`lockers:pickup:${String(orderId)}:%`]);
 }
 
 async function statusOf(l: Lockers, orderId: unknown): Promise<string> {
@@ -39,14 +39,33 @@ const renew = (l: Lockers, id: unknown, body?: Json) =>
 
 async function setHours(l: Lockers, pickup: number | null, reminder: number | null): Promise<void> {
   await applyProvisioning(l.ctx.db, l.ctx.clock, {
-    locations: [{ id: l.world.locationId, organization_id: l.world.organizationId, name: `Store ${l.world.locationId}`, locker_pickup_hours: pickup, locker_reminder_hours: reminder }],
+    locations: [
+      {
+        id: l.world.locationId,
+        organization_id: l.world.organizationId,
+        name: `Store ${l.world.locationId}`,
+        locker_pickup_hours: pickup,
+        locker_reminder_hours: reminder,
+      },
+    ],
   });
 }
 
 test('an order is open, becomes ready once on the first commanded close of its door, and its record carries status and pickup_deadline', async () => {
   const l = await lockers();
   const created = await l.placeOrder(0);
-  assert.deepEqual(Object.keys(created).sort(), ['app_owner_id', 'cabinet_id', 'created_at', 'id', 'location_id', 'locker_id', 'open_code', 'order_id', 'organization_id', 'updated_at']);
+  assert.deepEqual(Object.keys(created).sort(), [
+    'app_owner_id',
+    'cabinet_id',
+    'created_at',
+    'id',
+    'location_id',
+    'locker_id',
+    'open_code',
+    'order_id',
+    'organization_id',
+    'updated_at',
+  ]);
   assert.equal(await statusOf(l, created.id), 'open');
   assert.equal((await l.command(0, { command: 'open', reason: 'loading' })).statusCode, 200);
   assert.equal(await statusOf(l, created.id), 'open', 'opening does not make it ready');
@@ -67,7 +86,7 @@ test('an order is open, becomes ready once on the first commanded close of its d
   assert.equal(new Date(String(record.pickup_deadline)).getTime() - new Date(String(record.created_at)).getTime(), 72 * HOUR);
 });
 
-test("a rearload order is made ready by its rear door, reported by the locker (L7); the front door does not", async () => {
+test('a rearload order is made ready by its rear door, reported by the locker (L7); the front door does not', async () => {
   const l = await lockers({ rearLoading: true });
   const created = await l.placeOrder(0, { rearload: true });
   assert.equal((await l.status({ cabinets: [{ key: 1, front_status: 'open' }] })).statusCode, 200);
@@ -228,7 +247,9 @@ test(`a new open code racing the old code's agree: the agree works before, or is
     const [r, a] = await Promise.all([renew(l, created.id), l.customer(String(created.open_code), 'agree')]);
     assert.equal(r.statusCode, 200);
     assert.ok(a.statusCode === 200 || a.statusCode === 404, a.body);
-    const [agreed] = await l.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM locker_order_events WHERE locker_order_id = $1 AND kind = 'agree'", [created.id]);
+    const [agreed] = await l.ctx.db.query<{ n: number }>("SELECT count(*)::int AS n FROM locker_order_events WHERE locker_order_id = $1 AND kind = 'agree'", [
+      created.id,
+    ]);
     assert.equal(agreed?.n, a.statusCode === 200 ? 1 : 0, 'recorded exactly when answered 200');
     assert.equal((await l.completeByCode(String(r.json<Json>().open_code))).statusCode, 200);
   }

@@ -9,8 +9,36 @@ import { assertError, assertInvalid, lockers, sharedApp, WIRE_TIME, type Json } 
 
 await sharedApp();
 
-const LOCKER_FIELDS = ['id', 'api_key', 'created_at', 'updated_at', 'name', 'organization_id', 'location_id', 'rear_loading_available', 'version', 'timer', 'cabinets'];
-const CABINET_FIELDS = ['id', 'key', 'created_at', 'updated_at', 'name', 'locker_id', 'state', 'enabled', 'size', 'occupied', 'released_at', 'thermal_mode', 'rear_load_status', 'tag', 'cool_off_period'];
+const LOCKER_FIELDS = [
+  'id',
+  'api_key',
+  'created_at',
+  'updated_at',
+  'name',
+  'organization_id',
+  'location_id',
+  'rear_loading_available',
+  'version',
+  'timer',
+  'cabinets',
+];
+const CABINET_FIELDS = [
+  'id',
+  'key',
+  'created_at',
+  'updated_at',
+  'name',
+  'locker_id',
+  'state',
+  'enabled',
+  'size',
+  'occupied',
+  'released_at',
+  'thermal_mode',
+  'rear_load_status',
+  'tag',
+  'cool_off_period',
+];
 
 test('the location listing shows each locker with its cabinets, flags typed as L1 says', async () => {
   const { ctx, world } = await lockers({ cabinets: 2 });
@@ -34,7 +62,10 @@ test('the location listing shows each locker with its cabinets, flags typed as L
   assert.match(locker.created_at as string, WIRE_TIME);
   assert.match(locker.updated_at as string, WIRE_TIME);
   const cabinets = locker.cabinets as Json[];
-  assert.deepEqual(cabinets.map((c) => c.id), world.cabinetIds);
+  assert.deepEqual(
+    cabinets.map((c) => c.id),
+    world.cabinetIds,
+  );
   for (const [i, c] of cabinets.entries()) {
     assert.deepEqual(Object.keys(c).sort(), [...CABINET_FIELDS].sort());
     assert.equal(c.key, i + 1);
@@ -57,15 +88,31 @@ test('lockers are listed by id and their cabinets by key', async () => {
   const secondLocker = l.world.lockerId + 500_000;
   const cabinetIds = [freshId(), freshId(), freshId()];
   await applyProvisioning(l.ctx.db, l.ctx.clock, {
-    lockers: [{
-      id: secondLocker, location_id: l.world.locationId, name: 'Back lockers', version: 1, api_key: `key-${secondLocker}-0123456789`,
-      cabinets: [{ id: cabinetIds[0] as number, key: 3 }, { id: cabinetIds[1] as number, key: 1 }, { id: cabinetIds[2] as number, key: 2 }],
-    }],
+    lockers: [
+      {
+        id: secondLocker,
+        location_id: l.world.locationId,
+        name: 'Back lockers',
+        version: 1,
+        api_key: `key-${secondLocker}-0123456789`,
+        cabinets: [
+          { id: cabinetIds[0] as number, key: 3 },
+          { id: cabinetIds[1] as number, key: 1 },
+          { id: cabinetIds[2] as number, key: 2 },
+        ],
+      },
+    ],
   });
   const res = await l.ctx.app.inject({ method: 'GET', url: withSecret(`/api/lockers/locations/${l.world.locationId}`) });
   const listing = res.json<{ id: number; version: number; rear_loading_available: boolean; cabinets: { key: number; locker_id: number }[] }[]>();
-  assert.deepEqual(listing.map((k) => k.id), [l.world.lockerId, secondLocker]);
-  assert.deepEqual(listing[1]?.cabinets.map((c) => c.key), [1, 2, 3]);
+  assert.deepEqual(
+    listing.map((k) => k.id),
+    [l.world.lockerId, secondLocker],
+  );
+  assert.deepEqual(
+    listing[1]?.cabinets.map((c) => c.key),
+    [1, 2, 3],
+  );
   assert.ok(listing[1]?.cabinets.every((c) => c.locker_id === secondLocker));
   assert.equal(listing[1]?.version, 1);
   assert.equal(listing[1]?.rear_loading_available, false);
@@ -120,5 +167,5 @@ test('the listing is compact JSON, without line breaks between lockers or cabine
   assert.equal(res.statusCode, 200);
   assert.ok(!res.body.includes('\n'), res.body.slice(0, 200));
   assert.equal(res.body, JSON.stringify(JSON.parse(res.body)), 'exactly as JSON.stringify would write it');
-  assert.deepEqual(Object.keys((res.json<Json[]>()[0] as Json)), LOCKER_FIELDS);
+  assert.deepEqual(Object.keys(res.json<Json[]>()[0] as Json), LOCKER_FIELDS);
 });

@@ -7,7 +7,9 @@ const ctx = await sharedApp();
 test('the OpenAPI document lists the seven locker operations with their paths, credentials and statuses', async () => {
   const res = await ctx.app.inject({ method: 'GET', url: '/openapi.json' });
   assert.equal(res.statusCode, 200);
-  const doc = res.json<{ paths: Record<string, Record<string, { operationId: string; security: Record<string, unknown>[]; responses: Record<string, unknown> }>> }>();
+  const doc = res.json<{
+    paths: Record<string, Record<string, { operationId: string; security: Record<string, unknown>[]; responses: Record<string, unknown> }>>;
+  }>();
   const expected = [
     ['get', '/api/lockers/locations/{location_id}', 'getLocationLockers', 'secretToken', ['200', '401', '404', '422']],
     ['post', '/api/lockers/orders', 'createLockerOrder', 'secretToken', ['201', '401', '409', '422']],

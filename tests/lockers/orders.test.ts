@@ -56,7 +56,8 @@ test('a wrongly typed or incomplete creation is 422 with errors by field', async
   assertInvalid(await l.order(0, { cabinet_id: 1.5 }), 'cabinet_id');
   assertInvalid(await l.order(0, { order_id: 2 ** 60 }), 'order_id');
   const missing = await l.ctx.app.inject({
-    method: 'POST', url: withSecret('/api/lockers/orders'),
+    method: 'POST',
+    url: withSecret('/api/lockers/orders'),
     payload: { cabinet_id: l.world.cabinetIds[0] },
   });
   assertInvalid(missing, 'rearload', 'locker_id', 'order_id', 'organization_id', 'location_id');
@@ -175,8 +176,10 @@ test('a completion may come without a body, or with an empty JSON body', async (
   const l = await lockers();
   await l.placeOrder(0);
   const res = await l.ctx.app.inject({
-    method: 'PUT', url: withSecret(`/api/lockers/orders/cabinets/${l.world.cabinetIds[0]}`),
-    headers: { 'content-type': 'application/json' }, body: '',
+    method: 'PUT',
+    url: withSecret(`/api/lockers/orders/cabinets/${l.world.cabinetIds[0]}`),
+    headers: { 'content-type': 'application/json' },
+    body: '',
   });
   assert.equal(res.statusCode, 200, res.body);
   const created = await l.placeOrder(1);
@@ -188,7 +191,9 @@ test('completing where there is no order is 404', async () => {
   assertError(await l.completeByCabinet(0), 404, 'not_found');
   assertError(await l.completeByCode('no-such-open-code-at-all-anywhere'), 404, 'not_found');
   const unknownCabinet = await l.ctx.app.inject({
-    method: 'PUT', url: withSecret('/api/lockers/orders/cabinets/2000000000'), payload: {},
+    method: 'PUT',
+    url: withSecret('/api/lockers/orders/cabinets/2000000000'),
+    payload: {},
   });
   assertError(unknownCabinet, 404, 'not_found');
 });

@@ -6,21 +6,26 @@ await sharedApp();
 
 async function lockerRow(l: Lockers) {
   const [row] = await l.ctx.db.query<{ ip: string | null; firmware: string | null; last_seen_at: string | null }>(
-    'SELECT ip, firmware, last_seen_at FROM lockers WHERE id = $1', [l.world.lockerId],
+    'SELECT ip, firmware, last_seen_at FROM lockers WHERE id = $1',
+    [l.world.lockerId],
   );
   return row;
 }
 
 async function statusEvents(l: Lockers) {
   return l.ctx.db.query<{ type: string; event: unknown; created_at: string }>(
-    'SELECT type, event, created_at FROM locker_status_events WHERE locker_id = $1 ORDER BY id', [l.world.lockerId],
+    'SELECT type, event, created_at FROM locker_status_events WHERE locker_id = $1 ORDER BY id',
+    [l.world.lockerId],
   );
 }
 
 test('a status report sets each door, the locker info and last-seen time, and records the event', async () => {
   const l = await lockers({ cabinets: 3 });
   const res = await l.status({
-    cabinets: [{ key: 1, front_status: 'open', rear_status: 'closed' }, { key: 3, front_status: 'closed', rear_status: 'open' }],
+    cabinets: [
+      { key: 1, front_status: 'open', rear_status: 'closed' },
+      { key: 3, front_status: 'closed', rear_status: 'open' },
+    ],
     locker_info: { ip: '10.0.0.7', firmware: '2.4.1' },
     event: { type: 'active' },
   });
@@ -51,11 +56,25 @@ test('a status report sets each door, the locker info and last-seen time, and re
 
 test('a door reported as null or not at all is not reported (contract section 5, version 3): the report is applied for the other door, and that door keeps its state', async () => {
   const l = await lockers({ cabinets: 3 });
-  assert.equal((await l.status({ cabinets: [{ key: 1, front_status: 'closed', rear_status: 'open' }, { key: 2, front_status: 'open', rear_status: 'closed' }] })).statusCode, 200);
+  assert.equal(
+    (
+      await l.status({
+        cabinets: [
+          { key: 1, front_status: 'closed', rear_status: 'open' },
+          { key: 2, front_status: 'open', rear_status: 'closed' },
+        ],
+      })
+    ).statusCode,
+    200,
+  );
   l.ctx.clock.advance(5_000);
   // The deployed document's example body, as a locker without a rear door (or a sensor) sends it.
   const res = await l.status({
-    cabinets: [{ key: 1, front_status: 'open', rear_status: null }, { key: 2, front_status: null, rear_status: 'open' }, { key: 3, rear_status: 'open' }],
+    cabinets: [
+      { key: 1, front_status: 'open', rear_status: null },
+      { key: 2, front_status: null, rear_status: 'open' },
+      { key: 3, rear_status: 'open' },
+    ],
     locker_info: { ip: '10.0.0.7', firmware: '2.4.1' },
     event: { type: 'active' },
   });
@@ -67,13 +86,20 @@ test('a door reported as null or not at all is not reported (contract section 5,
   const locker = await lockerRow(l);
   assert.deepEqual([locker?.ip, locker?.firmware], ['10.0.0.7', '2.4.1']);
   assert.equal(Date.parse(locker?.last_seen_at ?? ''), l.ctx.clock.now().getTime());
-  assert.deepEqual((await statusEvents(l)).map((e) => e.type), ['active']);
+  assert.deepEqual(
+    (await statusEvents(l)).map((e) => e.type),
+    ['active'],
+  );
 });
 
 test('a cabinet entry that reports neither door (both null or absent) is 422 and applies nothing', async () => {
   const l = await lockers({ cabinets: 2 });
   for (const entry of [{ key: 2, front_status: null, rear_status: null }, { key: 2 }, { key: 2, rear_status: null }]) {
-    const res = await l.status({ cabinets: [{ key: 1, front_status: 'open', rear_status: null }, entry], locker_info: { ip: '10.0.0.9' }, event: { type: 'active' } });
+    const res = await l.status({
+      cabinets: [{ key: 1, front_status: 'open', rear_status: null }, entry],
+      locker_info: { ip: '10.0.0.9' },
+      event: { type: 'active' },
+    });
     assertInvalid(res, 'cabinets[1]');
   }
   assert.equal((await l.cabinet(0)).state, 'closed');
@@ -84,7 +110,10 @@ test('a cabinet entry that reports neither door (both null or absent) is 422 and
 test('a report naming an unknown cabinet key is 422 and applies nothing', async () => {
   const l = await lockers({ cabinets: 2 });
   const res = await l.status({
-    cabinets: [{ key: 1, front_status: 'open', rear_status: 'open' }, { key: 99, front_status: 'open', rear_status: 'open' }],
+    cabinets: [
+      { key: 1, front_status: 'open', rear_status: 'open' },
+      { key: 99, front_status: 'open', rear_status: 'open' },
+    ],
     locker_info: { ip: '10.0.0.9', firmware: '9.9' },
     event: { type: 'active' },
   });
@@ -94,7 +123,15 @@ test('a report naming an unknown cabinet key is 422 and applies nothing', async 
   assert.deepEqual(await lockerRow(l), { ip: null, firmware: null, last_seen_at: null });
   assert.deepEqual(await statusEvents(l), []);
   // A key repeated in one report is ambiguous: also refused whole.
-  assertInvalid(await l.status({ cabinets: [{ key: 1, front_status: 'open' }, { key: 1, front_status: 'closed' }] }), 'cabinets[1].key');
+  assertInvalid(
+    await l.status({
+      cabinets: [
+        { key: 1, front_status: 'open' },
+        { key: 1, front_status: 'closed' },
+      ],
+    }),
+    'cabinets[1].key',
+  );
   assert.equal((await l.cabinet(0)).state, 'closed');
 });
 

@@ -77,7 +77,10 @@ test('a delayed close closes the door when its delay has passed, and only then t
   const res = await l.command(0, { command: 'close', delay: 10, acted_by: 4 });
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.json<Json>().state, 'open', 'the door is still open until the delay has passed');
-  assert.deepEqual((await outboxOf(l.ctx, l.world.lockerId)).map((m) => m.payload.command), ['open']);
+  assert.deepEqual(
+    (await outboxOf(l.ctx, l.world.lockerId)).map((m) => m.payload.command),
+    ['open'],
+  );
 
   await runDue(l, 9_999);
   assert.equal((await l.cabinet(0)).state, 'open');
@@ -87,7 +90,13 @@ test('a delayed close closes the door when its delay has passed, and only then t
   const [close] = await pendingCloses(l, 0);
   assert.equal(close?.executed_at, isoMicros(l.ctx.clock.now()));
   const outbox = await outboxOf(l.ctx, l.world.lockerId);
-  assert.deepEqual(outbox.map((m) => [m.payload.command, m.payload.door]), [['open', 'front'], ['close', 'front']]);
+  assert.deepEqual(
+    outbox.map((m) => [m.payload.command, m.payload.door]),
+    [
+      ['open', 'front'],
+      ['close', 'front'],
+    ],
+  );
   assert.equal(outbox[1]?.message_key, close?.command_id);
   assert.equal(outbox[1]?.payload.cabinet_key, 1);
   assert.equal(outbox[1]?.payload.issued_at, isoMicros(l.ctx.clock.now()));
@@ -101,8 +110,14 @@ test('an open overtakes a delayed close waiting on the same door, not on the oth
   await l.command(0, { command: 'close', rearload: true, delay: 10 });
   await l.command(0, { command: 'open' }); // the front again: its delayed close is dropped
   const id = (await l.cabinet(0)).id;
-  const waiting = await l.ctx.db.query<{ dedupe_key: string }>(`SELECT dedupe_key FROM jobs WHERE dedupe_key LIKE $1 AND done_at IS NULL ORDER BY dedupe_key`, [`lockers:close:${id}:%`]);
-  assert.deepEqual(waiting.map((j) => j.dedupe_key), [`lockers:close:${id}:rear`], 'the front close\'s job is called off, the rear one waits');
+  const waiting = await l.ctx.db.query<{ dedupe_key: string }>(`SELECT dedupe_key FROM jobs WHERE dedupe_key LIKE $1 AND done_at IS NULL ORDER BY dedupe_key`, [
+    `lockers:close:${id}:%`,
+  ]);
+  assert.deepEqual(
+    waiting.map((j) => j.dedupe_key),
+    [`lockers:close:${id}:rear`],
+    "the front close's job is called off, the rear one waits",
+  );
   await runDue(l, 10_000);
   const cabinet = await l.cabinet(0);
   assert.equal(cabinet.state, 'open');
@@ -112,7 +127,12 @@ test('an open overtakes a delayed close waiting on the same door, not on the oth
   assert.ok(closes[0]?.canceled_at !== null && closes[0]?.executed_at === null, 'the front close was overtaken');
   assert.ok(closes[1]?.executed_at !== null && closes[1]?.canceled_at === null, 'the rear close ran');
   const sent = (await outboxOf(l.ctx, l.world.lockerId)).map((m) => [m.payload.command, m.payload.door]);
-  assert.deepEqual(sent, [['open', 'front'], ['open', 'rear'], ['open', 'front'], ['close', 'rear']]);
+  assert.deepEqual(sent, [
+    ['open', 'front'],
+    ['open', 'rear'],
+    ['open', 'front'],
+    ['close', 'rear'],
+  ]);
 });
 
 test("a customer's agree overtakes a delayed close of the front door", async () => {

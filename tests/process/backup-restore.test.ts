@@ -19,7 +19,9 @@ const TOKEN = 'backup-test-api-token-0123456789';
 const PROVISIONING = {
   organizations: [{ id: 1, name: 'Backup test' }],
   locations: [{ id: 10, organization_id: 1, name: 'Store 10', store_number: '010', cfh_timeout_seconds: 300 }],
-  cfh_options: [{ id: 5, organization_id: 1, location_id: 10, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive" }],
+  cfh_options: [
+    { id: 5, organization_id: 1, location_id: 10, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive" },
+  ],
   webhooks: [{ id: 1, organization_id: 1, url: 'http://127.0.0.1:9/', secret: 'backup-test-webhook-secret-0123456', events: ['callforhelp'] }],
   api_tokens: [{ name: 'test', organization_id: 1, scopes: ['cfh'], token: TOKEN }],
 };
@@ -30,7 +32,9 @@ const BEFORE = 1200;
 
 function npmRun(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -64,7 +68,12 @@ test('npm run backup while the service writes 8 requests at a time', async (t) =
   t.after(cleanupAll);
   const provisioning = path.join(dir, 'provision.json');
   fs.writeFileSync(provisioning, JSON.stringify(PROVISIONING));
-  const first = await startService('first', { DATA_DIR: dataDirIn(dir, 'first'), SECRET_TOKEN: SECRET, PROVISION_FILE: provisioning, WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const first = await startService('first', {
+    DATA_DIR: dataDirIn(dir, 'first'),
+    SECRET_TOKEN: SECRET,
+    PROVISION_FILE: provisioning,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  });
 
   // Writers that keep going until told: each request's message id, and whether the backup had started when it was answered.
   let backupStarted = false;
@@ -115,7 +124,11 @@ test('restored into an empty DATA_DIR: every request answered before the backup 
   t.after(() => db.close());
   const ids = new Set((await db.query<{ message_id: string }>('SELECT message_id FROM cfh_requests')).map((r) => r.message_id));
   const before = answered.filter((a) => a.beforeBackup);
-  assert.deepEqual(before.filter((a) => !ids.has(a.id)), [], 'every request answered before the backup started is restored');
+  assert.deepEqual(
+    before.filter((a) => !ids.has(a.id)),
+    [],
+    'every request answered before the backup started is restored',
+  );
   assert.ok(ids.size <= answered.length && [...ids].every((id) => answered.some((a) => a.id === id)), 'nothing else');
   // One snapshot: each request with the events its transaction wrote, although the tables were read one after another.
   const [consistent] = await db.query<{ requests: number; created: number; logged: number }>(
@@ -133,7 +146,7 @@ test('restored into an empty DATA_DIR: every request answered before the backup 
   assert.ok((numbered?.n ?? 0) > 1000, `the backup numbers more transactions (${numbered?.n}) than a new server has used`);
   const id = await createRequest(restored.url);
   assert.ok(id !== null);
-  await waitFor('the new request\'s webhook delivery', async () => {
+  await waitFor("the new request's webhook delivery", async () => {
     const rows = await db.query(
       `SELECT 1 FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN cfh_requests r ON e.internal_id = r.id::text
        WHERE r.message_id = $1 AND e.status = 'created'`,
@@ -169,11 +182,23 @@ test('backup and restore refuse, in one line, what they cannot do, and make noth
   assert.match(externalRestore.out, /pg_restore/);
 
   const newer = path.join(dir, 'newer.gz');
-  const header = { format: 'storeops-backup', version: 1, made_at: new Date().toISOString(), migrations: [{ version: 1, name: 'foundation' }, { version: 999, name: 'from_the_future' }], tables: [] };
+  const header = {
+    format: 'storeops-backup',
+    version: 1,
+    made_at: new Date().toISOString(),
+    migrations: [
+      { version: 1, name: 'foundation' },
+      { version: 999, name: 'from_the_future' },
+    ],
+    tables: [],
+  };
   fs.writeFileSync(newer, zlib.gzipSync(`${JSON.stringify(header)}\n{"end":true,"counts":{}}\n`));
   const future = await npmRun('restore', [newer], env);
   assert.equal(future.code, 1);
-  assert.match(future.out, /^storeops: restore failed: .*newer\.gz was made by a newer release of storeops \(its migration 999_from_the_future is unknown to this one\)/);
+  assert.match(
+    future.out,
+    /^storeops: restore failed: .*newer\.gz was made by a newer release of storeops \(its migration 999_from_the_future is unknown to this one\)/,
+  );
 
   const notBackup = await npmRun('restore', [taken], env);
   assert.equal(notBackup.code, 1);

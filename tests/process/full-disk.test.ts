@@ -57,11 +57,12 @@ test('a full disk: writes are refused with 503 and nothing half-written is kept;
     spawnSync('umount', ['-l', mount]);
   });
   const url = await listeningUrl(service);
-  const create = () => fetch(`${url}/api/callforhelp/requests`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ location_id: 10, option_id: 6 }),
-  });
+  const create = () =>
+    fetch(`${url}/api/callforhelp/requests`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ location_id: 10, option_id: 6 }),
+    });
 
   const filler = fill(mount);
   let created = 0;

@@ -36,7 +36,11 @@ test('a fresh start generates and prints a secret token once, serves, keeps secr
 
   const second = startService({ DATA_DIR: dataDir });
   assert.equal(await second.exited, 2, 'a second process on the same data directory is refused');
-  assert.match(second.stderr(), new RegExp(`^storeops: the data directory \\S+ is in use by another storeops process \\(pid ${first.child.pid}\\)[^\\n]*\\n$`), 'one line naming the other\'s pid');
+  assert.match(
+    second.stderr(),
+    new RegExp(`^storeops: the data directory \\S+ is in use by another storeops process \\(pid ${first.child.pid}\\)[^\\n]*\\n$`),
+    "one line naming the other's pid",
+  );
 
   const stoppedAt = Date.now();
   first.child.kill('SIGTERM');

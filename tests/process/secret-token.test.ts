@@ -46,7 +46,9 @@ async function urlOf(run: Running): Promise<string> {
 
 function secretTokenScript(dataDir: string, args: string[]): { status: number | null; out: string } {
   const result = spawnSync('npm', ['run', '--silent', 'secret-token', '--', ...args], {
-    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, DATA_DIR: dataDir },
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dataDir, DATA_DIR: dataDir },
   });
   return { status: result.status, out: `${result.stdout}${result.stderr}` };
 }

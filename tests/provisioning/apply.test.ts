@@ -13,8 +13,18 @@ function fileFor(org: number, loc: number, locker: number, cabinet: number) {
   return {
     organizations: [{ id: org, name: 'Acme' }],
     locations: [{ id: loc, organization_id: org, name: 'Store', cfh_timeout_seconds: 120 }],
-    lockers: [{ id: locker, location_id: loc, name: 'Front', version: 2, rear_loading_available: true, timer: 30,
-      api_key: `locker-key-${locker}-abcdefgh`, cabinets: [{ id: cabinet, key: 1, size: 'medium', thermal_mode: 'ambient' }] }],
+    lockers: [
+      {
+        id: locker,
+        location_id: loc,
+        name: 'Front',
+        version: 2,
+        rear_loading_available: true,
+        timer: 30,
+        api_key: `locker-key-${locker}-abcdefgh`,
+        cabinets: [{ id: cabinet, key: 1, size: 'medium', thermal_mode: 'ambient' }],
+      },
+    ],
     api_tokens: [{ name: `bot-${org}`, organization_id: org, scopes: ['cfh'], token: `token-${org}-abcdefghijkl` }],
   };
 }

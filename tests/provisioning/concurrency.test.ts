@@ -26,7 +26,12 @@ test('applying an unchanged file while an order holds a cabinet neither waits fo
     await order.query('BEGIN');
     await order.query('SELECT 1 FROM cabinets WHERE id = $1 FOR UPDATE', [cabinet]);
     let settled = false;
-    const applying = applyProvisioning(db, clock, file).then(() => 'applied', (err: unknown) => String(err)).finally(() => (settled = true));
+    const applying = applyProvisioning(db, clock, file)
+      .then(
+        () => 'applied',
+        (err: unknown) => String(err),
+      )
+      .finally(() => (settled = true));
     // Give it every chance to take locks before the order goes on (bounded: it never settles if it waits).
     for (let i = 0; i < 20 && !settled; i++) await new Promise((r) => setTimeout(r, 25));
     await order.query(

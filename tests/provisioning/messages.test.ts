@@ -41,7 +41,10 @@ test('an unknown key at any level is refused with its path and the nearest known
 });
 
 test('a nullable number of the wrong type says what it may be', () => {
-  assert.equal(refusal({ locations: [{ id: 1, organization_id: 1, name: 'x', cfh_timeout_seconds: 'ten' }] }), 'locations[0].cfh_timeout_seconds: must be an integer or null');
+  assert.equal(
+    refusal({ locations: [{ id: 1, organization_id: 1, name: 'x', cfh_timeout_seconds: 'ten' }] }),
+    'locations[0].cfh_timeout_seconds: must be an integer or null',
+  );
 });
 
 test('a reference to a missing organization or location is named in words with the path of the entry', async () => {
@@ -62,7 +65,10 @@ test('a reference to a missing organization or location is named in words with t
 });
 
 test('the summary of what a file applied counts each kind it had', () => {
-  assert.equal(describeSummary({ organizations: 1, locations: 2, lockers: 1, cabinets: 4, cfh_options: 0 }), 'organizations 1, locations 2, lockers 1, cabinets 4');
+  assert.equal(
+    describeSummary({ organizations: 1, locations: 2, lockers: 1, cabinets: 4, cfh_options: 0 }),
+    'organizations 1, locations 2, lockers 1, cabinets 4',
+  );
   assert.equal(describeSummary({ organizations: 0 }), 'nothing');
   assert.equal(nearestName('api_token', ['api_tokens', 'webhooks']), 'api_tokens');
   assert.equal(nearestName('zzzz', ['api_tokens', 'webhooks']), null);

@@ -17,7 +17,9 @@ await ctx.events.runPending();
 /** The statuses said on the world's edge device, in order. */
 async function said(w: World): Promise<string[]> {
   const rows = await db.query<{ cfh_status: string; priority: string }>(
-    `SELECT cfh_status, priority FROM radio_messages WHERE edge_id = $1 AND source = 'announcement' ORDER BY id`, [w.edgeId]);
+    `SELECT cfh_status, priority FROM radio_messages WHERE edge_id = $1 AND source = 'announcement' ORDER BY id`,
+    [w.edgeId],
+  );
   return rows.map((r) => `${r.cfh_status}${r.priority === 'urgent' ? ' (urgent)' : ''}`);
 }
 
@@ -41,8 +43,19 @@ async function after(seconds: number): Promise<void> {
 async function store(announce: string[] | undefined): Promise<World> {
   const w = await makeWorld(db, clock);
   await applyProvisioning(db, clock, {
-    locations: [{ id: w.locationId, organization_id: w.organizationId, name: `Store ${w.locationId}`, cfh_reminder_seconds: 60, cfh_escalation_seconds: 120, cfh_timeout_seconds: 3600 }],
-    radio_edges: [{ edge_id: w.edgeId, location_id: w.locationId, name: 'Floor radio', device_key: w.edgeKey, ...(announce ? { announce_cfh: announce } : {}) }],
+    locations: [
+      {
+        id: w.locationId,
+        organization_id: w.organizationId,
+        name: `Store ${w.locationId}`,
+        cfh_reminder_seconds: 60,
+        cfh_escalation_seconds: 120,
+        cfh_timeout_seconds: 3600,
+      },
+    ],
+    radio_edges: [
+      { edge_id: w.edgeId, location_id: w.locationId, name: 'Floor radio', device_key: w.edgeKey, ...(announce ? { announce_cfh: announce } : {}) },
+    ],
   });
   return w;
 }
@@ -70,10 +83,23 @@ test('a reminder written after a pending escalation, in its own batch, does not 
   const [messageId] = await openCfhRequests(app, w, 1);
   await settle();
   const [request] = await db.query<{ id: number }>('SELECT id FROM cfh_requests WHERE message_id = $1', [messageId]);
-  const event = (status: string) => db.tx((q) => recordEvents(q, [{
-    type: 'callforhelp', status, organizationId: w.organizationId, locationId: w.locationId, internalId: request?.id ?? 0,
-    details: { type: 'api', name: null, option_text: 'Help', option_prompt: null, message_id: messageId },
-  }], clock.now()));
+  const event = (status: string) =>
+    db.tx((q) =>
+      recordEvents(
+        q,
+        [
+          {
+            type: 'callforhelp',
+            status,
+            organizationId: w.organizationId,
+            locationId: w.locationId,
+            internalId: request?.id ?? 0,
+            details: { type: 'api', name: null, option_text: 'Help', option_prompt: null, message_id: messageId },
+          },
+        ],
+        clock.now(),
+      ),
+    );
   await event('escalated');
   await ctx.events.runPending();
   await event('reminder');
@@ -88,7 +114,12 @@ test('a later status the edge device announces still replaces a pending one (a c
   clock.advance(120_000);
   await ctx.scheduler.runDue(); // the escalation: its announcement pending for a few seconds
   await ctx.events.runPending();
-  const res = await app.inject({ method: 'POST', url: '/api/callforhelp/cancel', headers: { authorization: `Bearer ${w.token}` }, payload: { message_id: messageId } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/cancel',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { message_id: messageId },
+  });
   assert.equal(res.statusCode, 200, res.body);
   await settle();
   assert.deepEqual(await said(w), ['created', 'cancelled']);

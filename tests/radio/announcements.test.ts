@@ -91,12 +91,18 @@ test('statuses of one request within a few seconds say only the latest', async (
   const messageId = await openCfhRequest(app, w);
   await ctx.events.runPending();
   const res = await app.inject({
-    method: 'POST', url: '/api/callforhelp/cancel', headers: { authorization: `Bearer ${w.token}` }, payload: { message_id: messageId },
+    method: 'POST',
+    url: '/api/callforhelp/cancel',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { message_id: messageId },
   });
   assert.equal(res.statusCode, 200, res.body);
   await settle();
   const said = await announcements(db, w.edgeId);
-  assert.deepEqual(said.map((a) => a.cfh_status), ['cancelled']);
+  assert.deepEqual(
+    said.map((a) => a.cfh_status),
+    ['cancelled'],
+  );
   assert.match(said[0]?.text ?? '', /^Request cancelled: Help/);
 });
 
@@ -105,19 +111,27 @@ test('a status the edge device does not announce is not said; one it announces i
   const messageId = await openCfhRequest(app, w);
   await settle(); // created: announced
   const claim = await app.inject({
-    method: 'POST', url: '/api/callforhelp/claim', headers: { authorization: `Bearer ${w.token}` },
+    method: 'POST',
+    url: '/api/callforhelp/claim',
+    headers: { authorization: `Bearer ${w.token}` },
     payload: { message_id: messageId, claimed_by: 'Sam', claimed_by_user_id: 'u1', channel_id: 'c1' },
   });
   assert.equal(claim.statusCode, 200, claim.body);
   await settle();
-  assert.deepEqual((await announcements(db, w.edgeId)).map((a) => a.cfh_status), ['created'], 'claimed is not in the default announce_cfh');
+  assert.deepEqual(
+    (await announcements(db, w.edgeId)).map((a) => a.cfh_status),
+    ['created'],
+    'claimed is not in the default announce_cfh',
+  );
 
   await setEdge(w, ['claimed']);
   const w2 = { ...w };
   const second = await openCfhRequest(app, w2);
   await settle();
   const claim2 = await app.inject({
-    method: 'POST', url: '/api/callforhelp/claim', headers: { authorization: `Bearer ${w.token}` },
+    method: 'POST',
+    url: '/api/callforhelp/claim',
+    headers: { authorization: `Bearer ${w.token}` },
     payload: { message_id: second, claimed_by: 'Sam', claimed_by_user_id: 'u1', channel_id: 'c1' },
   });
   assert.equal(claim2.statusCode, 200, claim2.body);
@@ -144,10 +158,22 @@ test('an escalation is urgent and names the button', async () => {
   await settle();
   const [request] = await db.query<{ id: number }>('SELECT id FROM cfh_requests WHERE message_id = $1', [messageId]);
   // The escalation event as the CFH workflow writes it (contract section 11).
-  await db.tx((q) => recordEvents(q, [{
-    type: 'callforhelp', status: 'escalated', organizationId: w.organizationId, locationId: w.locationId, internalId: request?.id ?? 0,
-    details: { type: 'call_button', name: 'Paint counter', option_text: 'Help', option_prompt: 'Someone is coming', message_id: messageId },
-  }], clock.now()));
+  await db.tx((q) =>
+    recordEvents(
+      q,
+      [
+        {
+          type: 'callforhelp',
+          status: 'escalated',
+          organizationId: w.organizationId,
+          locationId: w.locationId,
+          internalId: request?.id ?? 0,
+          details: { type: 'call_button', name: 'Paint counter', option_text: 'Help', option_prompt: 'Someone is coming', message_id: messageId },
+        },
+      ],
+      clock.now(),
+    ),
+  );
   await settle();
   const said = await announcements(db, w.edgeId);
   const escalated = said.find((a) => a.cfh_status === 'escalated');

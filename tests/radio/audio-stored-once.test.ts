@@ -45,10 +45,15 @@ test('the WAV of a play is stored once, in radio_audio; the outbox row refers to
     assertSpeechWav(wav);
 
     const [queued] = await db.query<{ payload: Record<string, unknown>; audio_message_id: string | null }>(
-      'SELECT payload, audio_message_id FROM device_outbox WHERE message_key = $1', [id],
+      'SELECT payload, audio_message_id FROM device_outbox WHERE message_key = $1',
+      [id],
     );
     assert.ok(queued);
-    assert.deepEqual(Object.keys(queued.payload).sort(), PLAY_FIELDS.filter((f) => f !== 'audio'), 'no audio in the payload');
+    assert.deepEqual(
+      Object.keys(queued.payload).sort(),
+      PLAY_FIELDS.filter((f) => f !== 'audio'),
+      'no audio in the payload',
+    );
     assert.equal(queued.audio_message_id, id);
     const [transcript] = await db.query<Record<string, unknown>>('SELECT * FROM radio_transcripts WHERE message_id = $1', [id]);
     assert.ok(transcript);
@@ -103,7 +108,8 @@ test('a play queued with its audio in the payload (before the audio was stored a
   try {
     const id = await play(w);
     const [stored] = await db.query<{ wav: Buffer; payload: Record<string, unknown> }>(
-      'SELECT a.wav, d.payload FROM device_outbox d JOIN radio_audio a ON a.message_id = d.audio_message_id WHERE d.message_key = $1', [id],
+      'SELECT a.wav, d.payload FROM device_outbox d JOIN radio_audio a ON a.message_id = d.audio_message_id WHERE d.message_key = $1',
+      [id],
     );
     assert.ok(stored);
     // As R1 queued it before: the same message, the WAV in base64 inside the payload, no reference.
@@ -131,17 +137,22 @@ async function worldOfVersion6(db: Db): Promise<{ organizationId: number; edgeId
   const edgeId = `edge-${locationId}`;
   await db.query("INSERT INTO organizations (id, name) VALUES ($1, 'Org')", [organizationId]);
   await db.query("INSERT INTO locations (id, organization_id, name) VALUES ($1, $2, 'Store')", [locationId, organizationId]);
-  await db.query(
-    "INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash) VALUES ($1, $2, $3, 'Radio', $4)",
-    [edgeId, organizationId, locationId, crypto.randomBytes(32).toString('hex')],
-  );
+  await db.query("INSERT INTO radio_edges (edge_id, organization_id, location_id, name, device_key_hash) VALUES ($1, $2, $3, 'Radio', $4)", [
+    edgeId,
+    organizationId,
+    locationId,
+    crypto.randomBytes(32).toString('hex'),
+  ]);
   return { organizationId, edgeId };
 }
 
 test('the migration moves the audio of existing transcripts into radio_audio and leaves queued payloads as they are', async () => {
   const fresh = await freshDb();
   try {
-    await migrate(fresh, readMigrations().filter((m) => m.version <= 6));
+    await migrate(
+      fresh,
+      readMigrations().filter((m) => m.version <= 6),
+    );
     const w = await worldOfVersion6(fresh);
     const id = crypto.randomUUID();
     const wav = Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt some audio bytes', 'latin1');
@@ -155,12 +166,20 @@ test('the migration moves the audio of existing transcripts into radio_audio and
     const payload = { message_id: id, text: 'hello', actor: 'x', mime: 'audio/wav', audio: wav.toString('base64'), queued_at: clock.now().toISOString() };
     await fresh.query('INSERT INTO device_outbox (topic, payload, message_key) VALUES ($1, $2, $3)', [`radio/${w.edgeId}/play`, payload, id]);
 
-    assert.deepEqual(await migrate(fresh), readMigrations().filter((m) => m.version > 6).map((m) => `${String(m.version).padStart(3, '0')}_${m.name}`));
+    assert.deepEqual(
+      await migrate(fresh),
+      readMigrations()
+        .filter((m) => m.version > 6)
+        .map((m) => `${String(m.version).padStart(3, '0')}_${m.name}`),
+    );
     const [moved] = await fresh.query<{ wav: Buffer }>('SELECT wav FROM radio_audio WHERE message_id = $1', [id]);
     assert.deepEqual(moved?.wav, wav);
     const [transcript] = await fresh.query<Record<string, unknown>>('SELECT * FROM radio_transcripts WHERE message_id = $1', [id]);
     assert.equal(transcript?.audio, undefined, 'the transcript no longer holds a copy');
-    const [queued] = await fresh.query<{ payload: unknown; audio_message_id: string | null }>('SELECT payload, audio_message_id FROM device_outbox WHERE message_key = $1', [id]);
+    const [queued] = await fresh.query<{ payload: unknown; audio_message_id: string | null }>(
+      'SELECT payload, audio_message_id FROM device_outbox WHERE message_key = $1',
+      [id],
+    );
     assert.deepEqual(queued, { payload, audio_message_id: null });
   } finally {
     await fresh.close();
@@ -174,7 +193,8 @@ test('the bytes stored per play: its WAV, 32,000 bytes a second of 16 kHz 16-bit
       `SELECT octet_length(a.wav)::int AS wav, m.duration_ms / 1000.0 AS seconds,
          (SELECT coalesce(sum(octet_length(o.payload::text)), 0)::int FROM device_outbox o WHERE o.message_key = a.message_id) AS payload,
          (SELECT coalesce(sum(octet_length(t::text)), 0)::int FROM radio_transcripts t WHERE t.message_id = a.message_id) AS transcript
-       FROM radio_audio a JOIN radio_messages m ON m.message_id = a.message_id WHERE a.message_id = $1`, [id],
+       FROM radio_audio a JOIN radio_messages m ON m.message_id = a.message_id WHERE a.message_id = $1`,
+      [id],
     );
     assert.ok(row);
     return row;

@@ -53,10 +53,20 @@ test('R2: an SMS signed by the provider reaches the edge device as a WAV', async
   const device = await connectEdge(w);
   try {
     const path = `/webhooks/incoming/messaging/${w.edgeId}`;
-    const params = { AccountSid: w.accountSid, Body: 'Customer waiting at the pharmacy counter, thank you.', From: '+15551230000', To: '+15559870000', NumMedia: '0' };
+    const params = {
+      AccountSid: w.accountSid,
+      Body: 'Customer waiting at the pharmacy counter, thank you.',
+      From: '+15551230000',
+      To: '+15559870000',
+      NumMedia: '0',
+    };
     const res = await app.inject({
-      method: 'POST', url: path,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(w.authToken, config.publicBaseUrl + path, params) },
+      method: 'POST',
+      url: path,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature(w.authToken, config.publicBaseUrl + path, params),
+      },
       payload: new URLSearchParams(params).toString(),
     });
     assert.equal(res.statusCode, 200, res.body);

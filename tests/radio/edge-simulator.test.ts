@@ -35,7 +35,13 @@ test('the edge simulator plays a message in time, and drops unplayed (acked "exp
   // The device's clock runs 130 s ahead of the service's: every message reaches it past its expiry.
   let ahead = 0;
   const sim = startEdgeSimulator({
-    edgeId: w.edgeId, key: w.edgeKey, mqttUrl: ctx.mqttUrl, outDir: dir, play: false, print: (l) => lines.push(l), persistentSession: false,
+    edgeId: w.edgeId,
+    key: w.edgeKey,
+    mqttUrl: ctx.mqttUrl,
+    outDir: dir,
+    play: false,
+    print: (l) => lines.push(l),
+    persistentSession: false,
     now: () => new Date(clock.now().getTime() + ahead),
   });
   try {
@@ -57,16 +63,25 @@ test('the edge simulator plays a message in time, and drops unplayed (acked "exp
   }
 });
 
-test('--say reports the phrase on the edge device\'s heard topic, and the service records it', async () => {
+test("--say reports the phrase on the edge device's heard topic, and the service records it", async () => {
   const w = await makeWorld(db, clock);
   const sim = startEdgeSimulator({
-    edgeId: w.edgeId, key: w.edgeKey, mqttUrl: ctx.mqttUrl, outDir: outDir(), play: false, print: () => {}, persistentSession: false,
-    say: ["I'm on it"], speaker: 'Sam',
+    edgeId: w.edgeId,
+    key: w.edgeKey,
+    mqttUrl: ctx.mqttUrl,
+    outDir: outDir(),
+    play: false,
+    print: () => {},
+    persistentSession: false,
+    say: ["I'm on it"],
+    speaker: 'Sam',
   });
   try {
     await sim.ready;
     await waitUntil(async () => (await db.query('SELECT 1 FROM radio_heard WHERE edge_id = $1', [w.edgeId])).length > 0);
-    const [heard] = await db.query<{ text: string; speaker: string; intent: string }>('SELECT text, speaker, intent FROM radio_heard WHERE edge_id = $1', [w.edgeId]);
+    const [heard] = await db.query<{ text: string; speaker: string; intent: string }>('SELECT text, speaker, intent FROM radio_heard WHERE edge_id = $1', [
+      w.edgeId,
+    ]);
     assert.deepEqual(heard, { text: "I'm on it", speaker: 'Sam', intent: 'claim' });
   } finally {
     await sim.close();

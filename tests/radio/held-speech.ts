@@ -25,7 +25,8 @@ export class HeldSpeech implements SpeechSynthesizer {
     let reached!: () => void;
     let release!: () => void;
     const hold = {
-      matches, skip,
+      matches,
+      skip,
       reached: () => reached(),
       gate: new Promise<void>((resolve) => (release = resolve)),
     };

@@ -50,7 +50,7 @@ function post(path: string, params: Params | string, headers: Record<string, str
   });
 }
 
-test('a message signed by the provider\'s library is played: the Body spoken, From, To and AccountSid recorded', async () => {
+test("a message signed by the provider's library is played: the Body spoken, From, To and AccountSid recorded", async () => {
   const w = await makeWorld(db, clock);
   const path = pathOf(w.edgeId);
   const params = smsParams(w);
@@ -70,14 +70,22 @@ test('a message signed by the provider\'s library is played: the Body spoken, Fr
   assert.equal(play.payload.mime, 'audio/wav');
   assertSpeechWav(play.audio);
 
-  const [row] = await db.query<Record<string, unknown>>('SELECT source, credential, text, account_sid, from_number, to_number, organization_id FROM radio_messages WHERE message_id = $1', [message_id]);
+  const [row] = await db.query<Record<string, unknown>>(
+    'SELECT source, credential, text, account_sid, from_number, to_number, organization_id FROM radio_messages WHERE message_id = $1',
+    [message_id],
+  );
   assert.deepEqual(row, {
-    source: 'messaging', credential: 'messaging_signature', text: params.Body, account_sid: w.accountSid,
-    from_number: '+15551230000', to_number: '+15559870000', organization_id: w.organizationId,
+    source: 'messaging',
+    credential: 'messaging_signature',
+    text: params.Body,
+    account_sid: w.accountSid,
+    from_number: '+15551230000',
+    to_number: '+15559870000',
+    organization_id: w.organizationId,
   });
 });
 
-test('the provider\'s own header X-Twilio-Signature is accepted as well', async () => {
+test("the provider's own header X-Twilio-Signature is accepted as well", async () => {
   const w = await makeWorld(db, clock);
   const path = pathOf(w.edgeId);
   const params = smsParams(w);
@@ -123,7 +131,7 @@ test('a signature over anything else than what was sent is refused with 403, and
     ['a removed field', path, { ...params, NumMedia: [] }, { 'x-messaging-signature': good }],
     ['a field renamed', path, { ...smsParams(w, { ToCountry: [] }), tocountry: 'US' }, { 'x-messaging-signature': good }],
     ['another auth token', path, params, { 'x-messaging-signature': sign('some-other-auth-token-entirely', path, params) }],
-    ['another account\'s token', path, params, { 'x-messaging-signature': sign(other.authToken, path, params) }],
+    ["another account's token", path, params, { 'x-messaging-signature': sign(other.authToken, path, params) }],
     ['no signature', path, params, {}],
     ['an empty signature', path, params, { 'x-messaging-signature': '' }],
     ['garbage', path, params, { 'x-messaging-signature': 'not base64 at all!' }],
@@ -139,7 +147,7 @@ test('a signature over anything else than what was sent is refused with 403, and
   assert.equal((await post(path, params, { 'x-messaging-signature': good })).statusCode, 200);
 });
 
-test('an unknown account, or an account of another organization than the edge device\'s, is 403', async () => {
+test("an unknown account, or an account of another organization than the edge device's, is 403", async () => {
   const w = await makeWorld(db, clock);
   const other = await makeWorld(db, clock);
   const path = pathOf(w.edgeId);
@@ -182,7 +190,7 @@ test('a JSON body is refused with 415: the provider sends forms', async () => {
   assert.equal(res.statusCode, 415);
 });
 
-test('the edge device\'s voice handlers run over the Body', async () => {
+test("the edge device's voice handlers run over the Body", async () => {
   const w = await makeWorld(db, clock, { voiceHandlers: ['normalize', 'transcript'] });
   const path = pathOf(w.edgeId);
   const params = smsParams(w, { Body: 'Price check: $3.50 & 10% off' });
@@ -208,7 +216,8 @@ test('a Body over 500 characters: the first 500 are spoken, the whole text is re
   assert.equal(res.statusCode, 200, res.body);
   const id = res.json<{ message_id: string }>().message_id;
   const [row] = await db.query<{ text: string; spoken_text: string; truncated: boolean }>(
-    'SELECT text, spoken_text, truncated FROM radio_messages WHERE message_id = $1', [id],
+    'SELECT text, spoken_text, truncated FROM radio_messages WHERE message_id = $1',
+    [id],
   );
   assert.equal(row?.text, body);
   assert.equal(row?.spoken_text, body.slice(0, 500).trim());
@@ -257,7 +266,12 @@ test("the provider's own path /webhooks/incoming/twilio/{edgeId} is the same ope
 
 test('the alias is left out of the OpenAPI document: R2 is listed once, under its own path', async () => {
   const doc = (await app.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, { operationId?: string }>> }>();
-  assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/webhooks/incoming/')).sort(), ['/webhooks/incoming/generic', '/webhooks/incoming/messaging/{edgeId}']);
+  assert.deepEqual(
+    Object.keys(doc.paths)
+      .filter((p) => p.startsWith('/webhooks/incoming/'))
+      .sort(),
+    ['/webhooks/incoming/generic', '/webhooks/incoming/messaging/{edgeId}'],
+  );
   const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
   assert.equal(ids.filter((id) => id === 'playRadioWebhookMessage').length, 1);
 });

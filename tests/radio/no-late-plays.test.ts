@@ -18,7 +18,8 @@ async function play(w: World, text: string, priority?: 'urgent' | 'normal'): Pro
 
 async function radioEvents(w: World, status: string): Promise<string[]> {
   const rows = await db.query<{ internal_id: string }>(
-    "SELECT internal_id FROM events WHERE type = 'radio' AND status = $1 AND organization_id = $2 ORDER BY id", [status, w.organizationId],
+    "SELECT internal_id FROM events WHERE type = 'radio' AND status = $1 AND organization_id = $2 ORDER BY id",
+    [status, w.organizationId],
   );
   return rows.map((r) => r.internal_id);
 }
@@ -63,7 +64,7 @@ test('a message that expires while its edge device is offline is never sent to i
   clock.advance(60_000);
   const fresh = await play(w, 'Price check at register 2.');
   clock.advance(61_000); // the first is now past its expires_at, the second is not
-  assert.equal(await ctx.scheduler.runDue() > 0, true);
+  assert.equal((await ctx.scheduler.runDue()) > 0, true);
   assert.deepEqual(await radioEvents(w, 'expired'), [late]);
   const { device, firstSeen } = await comeOnline(w);
   try {

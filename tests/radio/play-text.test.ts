@@ -28,7 +28,7 @@ test('the edge key plays the text: 200 with a message_id, and a WAV of speech qu
   assertSpeechWav(play.audio);
 });
 
-test('a bearer token with the radio scope of the edge device\'s organization plays the text', async () => {
+test("a bearer token with the radio scope of the edge device's organization plays the text", async () => {
   const w = await makeWorld(db, clock);
   const res = await playText(app, bearer(w.token), { edgeId: w.edgeId, text: SENTENCE, actor: 'chat-bot' });
   assert.equal(res.statusCode, 200, res.body);

@@ -46,5 +46,8 @@ test('the edge device\'s ack of a play writes one "played" event, which reaches 
   assert.equal((await playedEvents(w.organizationId)).length, 1);
 
   await deliverNow(ctx);
-  assert.deepEqual(receiver.received.map((d) => [d.body.type, d.body.status, d.body.internal_id, d.signed]), [['radio', 'played', messageId, true]]);
+  assert.deepEqual(
+    receiver.received.map((d) => [d.body.type, d.body.status, d.body.internal_id, d.signed]),
+    [['radio', 'played', messageId, true]],
+  );
 });

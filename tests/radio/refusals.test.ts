@@ -23,7 +23,13 @@ const json = (ctx: TestContext, headers: Record<string, string>, payload: string
   ctx.app.inject({ method: 'POST', url: '/webhooks/incoming/generic', headers: { 'content-type': 'application/json', ...headers }, payload });
 const play = (w: World, text = 'Cleanup in aisle 5') => ({ edgeId: w.edgeId, text, actor: 'Ann', process: false });
 
-const fields = (w: World, extra: Record<string, string> = {}) => ({ AccountSid: w.accountSid, Body: 'Aisle 5 please', From: '+15550001111', To: '+15550002222', ...extra });
+const fields = (w: World, extra: Record<string, string> = {}) => ({
+  AccountSid: w.accountSid,
+  Body: 'Aisle 5 please',
+  From: '+15550001111',
+  To: '+15550002222',
+  ...extra,
+});
 function form(ctx: TestContext, path: string, params: Record<string, string>, authToken: string | null, contentType = 'application/x-www-form-urlencoded') {
   const headers: Record<string, string> = { 'content-type': contentType };
   if (authToken !== null) headers['x-twilio-signature'] = twilio.getExpectedTwilioSignature(authToken, ctx.config.publicBaseUrl + path, params);
@@ -35,17 +41,37 @@ const alias = (edgeId: string) => `/webhooks/incoming/twilio/${encodeURIComponen
 const R1: Refusal[] = [
   { what: 'no credential', status: 403, send: (ctx, w) => json(ctx, {}, play(w)) },
   { what: 'a wrong api-key', status: 403, send: (ctx, w) => json(ctx, { 'api-key': 'not-a-key-of-anyone' }, play(w)) },
-  { what: 'another edge device\'s key', status: 403, send: async (ctx, w) => json(ctx, { 'api-key': (await makeWorld(ctx.db, ctx.clock)).edgeKey }, play(w)) },
-  { what: 'a token without the radio scope', status: 403, send: async (ctx, w) => json(ctx, { authorization: `Bearer ${await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh'])}` }, play(w)) },
-  { what: 'an unknown edge device, by a valid token', status: 404, send: (ctx, w) => json(ctx, { authorization: `Bearer ${w.token}` }, { ...play(w), edgeId: 'no-such-edge' }) },
+  { what: "another edge device's key", status: 403, send: async (ctx, w) => json(ctx, { 'api-key': (await makeWorld(ctx.db, ctx.clock)).edgeKey }, play(w)) },
+  {
+    what: 'a token without the radio scope',
+    status: 403,
+    send: async (ctx, w) => json(ctx, { authorization: `Bearer ${await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh'])}` }, play(w)),
+  },
+  {
+    what: 'an unknown edge device, by a valid token',
+    status: 404,
+    send: (ctx, w) => json(ctx, { authorization: `Bearer ${w.token}` }, { ...play(w), edgeId: 'no-such-edge' }),
+  },
   { what: '501 characters', status: 422, send: (ctx, w) => json(ctx, { 'api-key': w.edgeKey }, play(w, 'a'.repeat(501))) },
   { what: 'a missing field', status: 422, send: (ctx, w) => json(ctx, { 'api-key': w.edgeKey }, { edgeId: w.edgeId, actor: 'Ann' }) },
   { what: 'blank text', status: 422, send: (ctx, w) => json(ctx, { 'api-key': w.edgeKey }, play(w, '   ')) },
   { what: 'a body that is not JSON', status: 400, send: (ctx, w) => json(ctx, { 'api-key': w.edgeKey }, '{"edgeId":') },
-  { what: 'a form body', status: 415, send: (ctx, w) => ctx.app.inject({
-    method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': w.edgeKey, 'content-type': 'application/x-www-form-urlencoded' }, payload: `edgeId=${w.edgeId}&text=x&actor=Ann`,
-  }) },
-  { what: 'a body over 1 MiB', status: 413, send: (ctx, w) => json(ctx, { 'api-key': w.edgeKey }, JSON.stringify({ ...play(w), pad: 'x'.repeat(1024 * 1024) })) },
+  {
+    what: 'a form body',
+    status: 415,
+    send: (ctx, w) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/webhooks/incoming/generic',
+        headers: { 'api-key': w.edgeKey, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `edgeId=${w.edgeId}&text=x&actor=Ann`,
+      }),
+  },
+  {
+    what: 'a body over 1 MiB',
+    status: 413,
+    send: (ctx, w) => json(ctx, { 'api-key': w.edgeKey }, JSON.stringify({ ...play(w), pad: 'x'.repeat(1024 * 1024) })),
+  },
 ];
 
 const R2 = (path: (edgeId: string) => string): Refusal[] => [
@@ -55,7 +81,11 @@ const R2 = (path: (edgeId: string) => string): Refusal[] => [
   { what: 'an unknown edge device, signed', status: 404, send: (ctx, w) => form(ctx, path('no-such-edge'), fields(w), w.authToken) },
   { what: 'a missing Body', status: 422, send: (ctx, w) => form(ctx, path(w.edgeId), { AccountSid: w.accountSid, From: '+1', To: '+2' }, w.authToken) },
   { what: 'a short AccountSid', status: 422, send: (ctx, w) => form(ctx, path(w.edgeId), fields(w, { AccountSid: 'AC123' }), w.authToken) },
-  { what: 'a JSON body', status: 415, send: (ctx, w) => ctx.app.inject({ method: 'POST', url: path(w.edgeId), headers: { 'content-type': 'application/json' }, payload: fields(w) }) },
+  {
+    what: 'a JSON body',
+    status: 415,
+    send: (ctx, w) => ctx.app.inject({ method: 'POST', url: path(w.edgeId), headers: { 'content-type': 'application/json' }, payload: fields(w) }),
+  },
   { what: 'a form over 64 KiB', status: 413, send: (ctx, w) => form(ctx, path(w.edgeId), fields(w, { Pad: 'x'.repeat(70_000) }), w.authToken) },
 ];
 
@@ -73,13 +103,13 @@ test('every refusal of R1 carries error with the same text as message: 400, 403,
   for (const r of R1) assertErrorIsMessage(await r.send(ctx, w), `R1, ${r.what}`, r.status);
 });
 
-test('every refusal of R2, at its path and at the provider\'s alias, carries error with the same text as message: 403, 404, 413, 415, 422', async (t) => {
+test("every refusal of R2, at its path and at the provider's alias, carries error with the same text as message: 403, 404, 413, 415, 422", async (t) => {
   const ctx = await testApp({ t });
   const w = await makeWorld(ctx.db, ctx.clock);
   for (const r of [...R2(r2), ...R2(alias)]) assertErrorIsMessage(await r.send(ctx, w), `R2, ${r.what}`, r.status);
 });
 
-test('the brute-force guard\'s 429 on R1 and R2 carries error with the same text as message', async (t) => {
+test("the brute-force guard's 429 on R1 and R2 carries error with the same text as message", async (t) => {
   const ctx = await testApp({ t, failureLimit: { max: BUDGET, windowMs: 60_000 } });
   const w = await makeWorld(ctx.db, ctx.clock);
   const cases: [string, () => Promise<LightMyRequestResponse>][] = [
@@ -112,7 +142,7 @@ function busySpeech(): SpeechSynthesizer {
   };
 }
 
-test('a busy speech engine\'s 503 on R1 and R2 carries error with the same text as message', async (t) => {
+test("a busy speech engine's 503 on R1 and R2 carries error with the same text as message", async (t) => {
   const ctx = await testApp({ t, speech: busySpeech() });
   const w = await makeWorld(ctx.db, ctx.clock);
   assertErrorIsMessage(await json(ctx, { 'api-key': w.edgeKey }, play(w)), 'R1, speech busy', 503);

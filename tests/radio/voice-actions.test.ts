@@ -26,7 +26,17 @@ async function voiceWorld(opts: { voiceActions?: boolean; language?: 'fr' } = {}
   const paintOptionId = freshId();
   await applyProvisioning(db, clock, {
     locations: [{ id: w.locationId, organization_id: w.organizationId, name: `Store ${w.locationId}`, language: opts.language ?? null }],
-    cfh_options: [{ id: paintOptionId, organization_id: w.organizationId, location_id: w.locationId, text_en: 'Paint counter', text_fr: 'Comptoir peinture', prompt_en: 'Paint help', prompt_fr: 'Peinture' }],
+    cfh_options: [
+      {
+        id: paintOptionId,
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+        text_en: 'Paint counter',
+        text_fr: 'Comptoir peinture',
+        prompt_en: 'Paint help',
+        prompt_fr: 'Peinture',
+      },
+    ],
     radio_edges: [{ edge_id: w.edgeId, location_id: w.locationId, name: 'Floor radio', device_key: w.edgeKey, voice_actions: opts.voiceActions ?? true }],
   });
   return { ...w, paintOptionId };
@@ -34,7 +44,9 @@ async function voiceWorld(opts: { voiceActions?: boolean; language?: 'fr' } = {}
 
 async function request(w: World, optionId = w.optionId): Promise<string> {
   const res = await app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
     payload: { location_id: w.locationId, option_id: optionId },
   });
   assert.equal(res.statusCode, 201, res.body);
@@ -64,7 +76,10 @@ async function say(w: World, body: unknown, device?: TestDevice): Promise<Heard 
     if (heardId === null) return null;
     let heard: Heard | undefined;
     await waitUntil(async () => {
-      [heard] = await db.query<Heard>('SELECT outcome, intent, cfh_request_id, reply_message_id, text FROM radio_heard WHERE edge_id = $1 AND heard_id = $2', [w.edgeId, heardId]);
+      [heard] = await db.query<Heard>('SELECT outcome, intent, cfh_request_id, reply_message_id, text FROM radio_heard WHERE edge_id = $1 AND heard_id = $2', [
+        w.edgeId,
+        heardId,
+      ]);
       return heard !== undefined && heard.outcome !== 'pending';
     });
     await ctx.devices.settle();
@@ -74,11 +89,17 @@ async function say(w: World, body: unknown, device?: TestDevice): Promise<Heard 
   }
 }
 
-const phrase = (text: string, speaker?: string) => ({ heard_id: crypto.randomUUID(), text, ...(speaker ? { speaker } : {}), heard_at: clock.now().toISOString() });
+const phrase = (text: string, speaker?: string) => ({
+  heard_id: crypto.randomUUID(),
+  text,
+  ...(speaker ? { speaker } : {}),
+  heard_at: clock.now().toISOString(),
+});
 
 async function stateOf(messageId: string): Promise<{ is_claimed: boolean; claimed_by: string | null; is_on_the_way: boolean }> {
   const [row] = await db.query<{ is_claimed: boolean; claimed_by: string | null; is_on_the_way: boolean }>(
-    'SELECT is_claimed, claimed_by, is_on_the_way FROM cfh_requests WHERE message_id = $1', [messageId],
+    'SELECT is_claimed, claimed_by, is_on_the_way FROM cfh_requests WHERE message_id = $1',
+    [messageId],
   );
   assert.ok(row);
   return row;
@@ -90,7 +111,7 @@ async function replyText(heard: Heard | null): Promise<string | null> {
   return row?.spoken_text ?? null;
 }
 
-test("\"I'm on it\" claims the oldest open request as the speaker, from the radio, and the radio confirms it", async () => {
+test('"I\'m on it" claims the oldest open request as the speaker, from the radio, and the radio confirms it', async () => {
   const w = await voiceWorld();
   const oldest = await request(w);
   const newer = await request(w);
@@ -100,12 +121,14 @@ test("\"I'm on it\" claims the oldest open request as the speaker, from the radi
   assert.deepEqual(await stateOf(oldest), { is_claimed: true, claimed_by: 'Sam', is_on_the_way: false });
   assert.equal((await stateOf(newer)).is_claimed, false);
   const [step] = await db.query<{ request_from: string }>(
-    `SELECT e.request_from FROM cfh_request_events e JOIN cfh_requests r ON r.id = e.request_id WHERE r.message_id = $1 AND e.kind = 'claimed'`, [oldest],
+    `SELECT e.request_from FROM cfh_request_events e JOIN cfh_requests r ON r.id = e.request_id WHERE r.message_id = $1 AND e.kind = 'claimed'`,
+    [oldest],
   );
   assert.equal(step?.request_from, 'radio');
   assert.equal(await replyText(heard), 'Sam is on it: Help');
   const [event] = await db.query<{ details: { text: string; speaker: string } }>(
-    "SELECT details FROM events WHERE type = 'radio' AND status = 'speech_detected' AND organization_id = $1", [w.organizationId],
+    "SELECT details FROM events WHERE type = 'radio' AND status = 'speech_detected' AND organization_id = $1",
+    [w.organizationId],
   );
   assert.equal(event?.details.text, "I'm on it");
 });
@@ -136,7 +159,12 @@ test('questions and refusals do nothing; with nothing waiting the radio says so'
     assert.equal((await say(w, phrase(text, 'Sam')))?.outcome, 'none', text);
   }
   assert.equal((await stateOf(open)).is_claimed, false);
-  const res = await app.inject({ method: 'POST', url: '/api/callforhelp/cancel', headers: { authorization: `Bearer ${w.token}` }, payload: { message_id: open } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/cancel',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { message_id: open },
+  });
   assert.equal(res.statusCode, 200);
   await caughtUp();
   const late = await say(w, phrase("I'm on it", 'Sam'));
@@ -169,7 +197,10 @@ test('malformed, too long or repeated heard messages are recorded or refused wit
     const again = phrase('is anyone on it?');
     await say(w, again, device);
     await say(w, again, device);
-    const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM radio_heard WHERE edge_id = $1 AND heard_id = $2', [w.edgeId, again.heard_id]);
+    const [count] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM radio_heard WHERE edge_id = $1 AND heard_id = $2', [
+      w.edgeId,
+      again.heard_id,
+    ]);
     assert.equal(count?.n, 1, 'a repeated heard_id is recorded once');
     assert.equal((await stateOf(open)).is_claimed, false);
   } finally {
@@ -189,21 +220,25 @@ test('in a French store the radio answers in French', async () => {
   assert.equal(await replyText(heard), "Sam s'en occupe: Paint counter");
 });
 
-test("a heard message on another edge device's topic is refused by the broker: nothing is recorded", { skip: TEST_MQTT_URL !== null && 'the external broker applies its own ACL (tests/devices: the auth endpoints)' }, async () => {
-  const w = await voiceWorld();
-  const other = await voiceWorld();
-  const open = await request(other);
-  await caughtUp();
-  const intruder = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
-  const closed = intruder.closed();
-  const foreign = phrase("I'm on it", 'Mallory');
-  intruder.client.publish(`radio/${other.edgeId}/heard`, JSON.stringify(foreign), { qos: 1 });
-  await closed;
-  await ctx.devices.settle();
-  const [none] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM radio_heard WHERE heard_id = $1', [foreign.heard_id]);
-  assert.equal(none?.n, 0);
-  assert.equal((await stateOf(open)).is_claimed, false);
-});
+test(
+  "a heard message on another edge device's topic is refused by the broker: nothing is recorded",
+  { skip: TEST_MQTT_URL !== null && 'the external broker applies its own ACL (tests/devices: the auth endpoints)' },
+  async () => {
+    const w = await voiceWorld();
+    const other = await voiceWorld();
+    const open = await request(other);
+    await caughtUp();
+    const intruder = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
+    const closed = intruder.closed();
+    const foreign = phrase("I'm on it", 'Mallory');
+    intruder.client.publish(`radio/${other.edgeId}/heard`, JSON.stringify(foreign), { qos: 1 });
+    await closed;
+    await ctx.devices.settle();
+    const [none] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM radio_heard WHERE heard_id = $1', [foreign.heard_id]);
+    assert.equal(none?.n, 0);
+    assert.equal((await stateOf(open)).is_claimed, false);
+  },
+);
 
 test('a phrase heard long before it arrives (an edge device that was away) is recorded as late and claims nothing', async () => {
   const w = await voiceWorld();

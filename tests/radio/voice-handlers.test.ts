@@ -24,7 +24,10 @@ test('normalize reads prices, percentages, symbols and abbreviations as words; t
   const normalized = await play(edgeKey(w.edgeKey), { edgeId: w.edgeId, text: PRICE_TEXT, actor: 'x', process: true });
   assert.equal(normalized.payload.text, PRICE_SPOKEN);
   assertSpeechWav(normalized.audio);
-  const [row] = await db.query<{ text: string; spoken_text: string; handlers: string[] }>('SELECT text, spoken_text, handlers FROM radio_messages WHERE message_id = $1', [normalized.id]);
+  const [row] = await db.query<{ text: string; spoken_text: string; handlers: string[] }>(
+    'SELECT text, spoken_text, handlers FROM radio_messages WHERE message_id = $1',
+    [normalized.id],
+  );
   assert.deepEqual(row, { text: PRICE_TEXT, spoken_text: PRICE_SPOKEN, handlers: ['normalize'] });
 });
 
@@ -60,7 +63,7 @@ test('chime puts a generated two-note tone before the speech, so the audio is lo
   assert.ok(toneShare(plain, 880, ...window(0.01, 0.2)) < 0.3, 'speech alone does not start with the tone');
 });
 
-test('transcript keeps the text and the audio, listable and playable by the edge device and its organization\'s token', async () => {
+test("transcript keeps the text and the audio, listable and playable by the edge device and its organization's token", async () => {
   const w = await makeWorld(db, clock, { voiceHandlers: ['normalize', 'chime', 'transcript'] });
   const first = await play(edgeKey(w.edgeKey), { edgeId: w.edgeId, text: 'Price check on register 3', actor: 'Cashier', process: true });
   clock.advance(1_000);
@@ -71,7 +74,11 @@ test('transcript keeps the text and the audio, listable and playable by the edge
     assert.equal(res.statusCode, 200, res.body);
     const { transcripts, next_before } = res.json<{ transcripts: Record<string, unknown>[]; next_before: string | null }>();
     assert.equal(next_before, null);
-    assert.deepEqual(transcripts.map((t) => t.message_id), [second.id, first.id], 'newest first');
+    assert.deepEqual(
+      transcripts.map((t) => t.message_id),
+      [second.id, first.id],
+      'newest first',
+    );
     const t = transcripts[0];
     assert.ok(t);
     assert.equal(t.text, PRICE_TEXT);
@@ -97,10 +104,22 @@ test('transcripts page with limit and before', async () => {
     ids.unshift((await play(edgeKey(w.edgeKey), { edgeId: w.edgeId, text: `Announcement number ${n}.`, actor: 'x', process: true })).id);
   }
   const url = `/api/radio/edges/${w.edgeId}/transcripts`;
-  const page1 = (await app.inject({ url: `${url}?limit=2`, headers: edgeKey(w.edgeKey) })).json<{ transcripts: { message_id: string }[]; next_before: string }>();
-  assert.deepEqual(page1.transcripts.map((t) => t.message_id), ids.slice(0, 2));
-  const page2 = (await app.inject({ url: `${url}?limit=2&before=${page1.next_before}`, headers: edgeKey(w.edgeKey) })).json<{ transcripts: { message_id: string }[]; next_before: string | null }>();
-  assert.deepEqual(page2.transcripts.map((t) => t.message_id), ids.slice(2));
+  const page1 = (await app.inject({ url: `${url}?limit=2`, headers: edgeKey(w.edgeKey) })).json<{
+    transcripts: { message_id: string }[];
+    next_before: string;
+  }>();
+  assert.deepEqual(
+    page1.transcripts.map((t) => t.message_id),
+    ids.slice(0, 2),
+  );
+  const page2 = (await app.inject({ url: `${url}?limit=2&before=${page1.next_before}`, headers: edgeKey(w.edgeKey) })).json<{
+    transcripts: { message_id: string }[];
+    next_before: string | null;
+  }>();
+  assert.deepEqual(
+    page2.transcripts.map((t) => t.message_id),
+    ids.slice(2),
+  );
   assert.equal(page2.next_before, null);
   assert.equal((await app.inject({ url: `${url}?before=not-a-message`, headers: edgeKey(w.edgeKey) })).statusCode, 422);
   assert.equal((await app.inject({ url: `${url}?limit=0`, headers: edgeKey(w.edgeKey) })).statusCode, 422);
@@ -121,6 +140,9 @@ test('transcripts are refused to other edge devices, other organizations and cal
   // Another edge device's own transcript list does not show this one's, nor serve its audio.
   const siblingList = await app.inject({ url: `/api/radio/edges/${sibling.edgeId}/transcripts`, headers: edgeKey(sibling.edgeKey) });
   assert.deepEqual(siblingList.json<{ transcripts: unknown[] }>().transcripts, []);
-  assert.equal((await app.inject({ url: `/api/radio/edges/${sibling.edgeId}/transcripts/${kept.id}/audio`, headers: edgeKey(sibling.edgeKey) })).statusCode, 404);
+  assert.equal(
+    (await app.inject({ url: `/api/radio/edges/${sibling.edgeId}/transcripts/${kept.id}/audio`, headers: edgeKey(sibling.edgeKey) })).statusCode,
+    404,
+  );
   assert.equal((await app.inject({ url: '/api/radio/edges/no-such-edge/transcripts', headers: bearer(w.token) })).statusCode, 404);
 });

@@ -18,7 +18,10 @@ test('the broker restarted: commands queued while it was away reach the locker a
   // On PostgreSQL when TEST_DATABASE_URL is set; otherwise the embedded database in a data dir.
   const databaseUrl = process.env.TEST_DATABASE_URL ? await freshDatabase(process.env.TEST_DATABASE_URL) : null;
   const service = await startService('S', {
-    SECRET_TOKEN: SECRET, PROVISION_FILE: w.file, MQTT_URL: broker.url, MQTT_CLIENT_ID: 'storeops-s',
+    SECRET_TOKEN: SECRET,
+    PROVISION_FILE: w.file,
+    MQTT_URL: broker.url,
+    MQTT_CLIENT_ID: 'storeops-s',
     ...(databaseUrl !== null ? { DATABASE_URL: databaseUrl } : { DATA_DIR: path.join(dir, 'data') }),
   });
   atCleanup(async () => {
@@ -68,8 +71,13 @@ test('the broker restarted: commands queued while it was away reach the locker a
   const keys = Object.fromEntries([c1, c2, c3, c4, c5].map((id, i) => [id, i + 1]));
   const immediate = device.actions.slice(4).filter((a) => a !== `${keys[c5]}:close`);
   assert.deepEqual(immediate, [
-    `${keys[c1]}:close`, `${keys[c1]}:set_thermal_mode`, `${keys[c2]}:close`, `${keys[c2]}:set_thermal_mode`,
-    `${keys[c3]}:close`, `${keys[c3]}:set_thermal_mode`, `${keys[c4]}:open`,
+    `${keys[c1]}:close`,
+    `${keys[c1]}:set_thermal_mode`,
+    `${keys[c2]}:close`,
+    `${keys[c2]}:set_thermal_mode`,
+    `${keys[c3]}:close`,
+    `${keys[c3]}:set_thermal_mode`,
+    `${keys[c4]}:open`,
   ]);
   assert.equal(device.actions.filter((a) => a === `${keys[c5]}:close`).length, 1);
   if (db !== null) {
@@ -78,7 +86,11 @@ test('the broker restarted: commands queued while it was away reach the locker a
       return rows[0].n === 0;
     });
     const { rows } = await db.query('SELECT message_key FROM device_outbox WHERE topic = $1 ORDER BY id', [topic]);
-    assert.deepEqual(device.processed, rows.map((r: { message_key: string }) => r.message_key), 'in the order they were queued');
+    assert.deepEqual(
+      device.processed,
+      rows.map((r: { message_key: string }) => r.message_key),
+      'in the order they were queued',
+    );
   }
   t.diagnostic(`copies delivered more than once: ${device.duplicates().size}`);
 });

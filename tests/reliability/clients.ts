@@ -29,27 +29,63 @@ export interface RelWorld {
  * locker of `cabinets` cabinets at each, a CFH option at each and a token. */
 export function writeWorld(dir: string, cabinets: number): RelWorld {
   const w: RelWorld = {
-    file: path.join(dir, 'provision.json'), organizationId: 1, locationId: 10, quickLocationId: 11,
-    lockerId: 100, quickLockerId: 101, lockerKey: crypto.randomBytes(18).toString('base64url'),
+    file: path.join(dir, 'provision.json'),
+    organizationId: 1,
+    locationId: 10,
+    quickLocationId: 11,
+    lockerId: 100,
+    quickLockerId: 101,
+    lockerKey: crypto.randomBytes(18).toString('base64url'),
     cabinetIds: Array.from({ length: cabinets }, (_, i) => 1000 + i),
     quickCabinetIds: Array.from({ length: cabinets }, (_, i) => 2000 + i),
-    optionId: 5, quickOptionId: 6, token: crypto.randomBytes(18).toString('base64url'),
+    optionId: 5,
+    quickOptionId: 6,
+    token: crypto.randomBytes(18).toString('base64url'),
   };
   const cabinetList = (ids: number[]) => ids.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' }));
-  const option = (id: number, location: number) => ({ id, organization_id: 1, location_id: location, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Coming', prompt_fr: 'On arrive' });
-  fs.writeFileSync(w.file, JSON.stringify({
-    organizations: [{ id: 1, name: 'Acme' }],
-    locations: [
-      { id: w.locationId, organization_id: 1, name: 'Store 10', cfh_timeout_seconds: null },
-      { id: w.quickLocationId, organization_id: 1, name: 'Store 11', cfh_timeout_seconds: 1 },
-    ],
-    lockers: [
-      { id: w.lockerId, location_id: w.locationId, name: 'Front', version: 2, rear_loading_available: true, timer: 30, api_key: w.lockerKey, cabinets: cabinetList(w.cabinetIds) },
-      { id: w.quickLockerId, location_id: w.quickLocationId, name: 'Back', version: 2, rear_loading_available: false, timer: 30, api_key: `${w.lockerKey}-2`, cabinets: cabinetList(w.quickCabinetIds) },
-    ],
-    cfh_options: [option(w.optionId, w.locationId), option(w.quickOptionId, w.quickLocationId)],
-    api_tokens: [{ name: 'reliability', organization_id: 1, scopes: ['cfh'], token: w.token }],
-  }));
+  const option = (id: number, location: number) => ({
+    id,
+    organization_id: 1,
+    location_id: location,
+    text_en: 'Help',
+    text_fr: 'Aide',
+    prompt_en: 'Coming',
+    prompt_fr: 'On arrive',
+  });
+  fs.writeFileSync(
+    w.file,
+    JSON.stringify({
+      organizations: [{ id: 1, name: 'Acme' }],
+      locations: [
+        { id: w.locationId, organization_id: 1, name: 'Store 10', cfh_timeout_seconds: null },
+        { id: w.quickLocationId, organization_id: 1, name: 'Store 11', cfh_timeout_seconds: 1 },
+      ],
+      lockers: [
+        {
+          id: w.lockerId,
+          location_id: w.locationId,
+          name: 'Front',
+          version: 2,
+          rear_loading_available: true,
+          timer: 30,
+          api_key: w.lockerKey,
+          cabinets: cabinetList(w.cabinetIds),
+        },
+        {
+          id: w.quickLockerId,
+          location_id: w.quickLocationId,
+          name: 'Back',
+          version: 2,
+          rear_loading_available: false,
+          timer: 30,
+          api_key: `${w.lockerKey}-2`,
+          cabinets: cabinetList(w.quickCabinetIds),
+        },
+      ],
+      cfh_options: [option(w.optionId, w.locationId), option(w.quickOptionId, w.quickLocationId)],
+      api_tokens: [{ name: 'reliability', organization_id: 1, scopes: ['cfh'], token: w.token }],
+    }),
+  );
   return w;
 }
 
@@ -70,7 +106,9 @@ export async function call(base: string, method: string, url: string, opts: { bo
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
   try {
     const res = await fetch(`${base}${url}`, {
-      method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
     });
     const text = await res.text();
@@ -98,13 +136,18 @@ export function api(base: string, w: RelWorld) {
         body: { rearload: false, locker_id: lockerId, cabinet_id: cabinetId, order_id: orderId, organization_id: w.organizationId, location_id: locationId },
       }),
     command: (cabinetId: number, body: Record<string, unknown>) => call(base, 'PUT', secret(`/api/lockers/cabinets/${cabinetId}`), { body }),
-    completeByCabinet: (cabinetId: number, body: Record<string, unknown> = {}) => call(base, 'PUT', secret(`/api/lockers/orders/cabinets/${cabinetId}`), { body }),
-    customer: (openCode: string, command: 'here' | 'agree' | 'disagree') => call(base, 'POST', secret(`/api/lockers/cabinets/customers/${openCode}`), { body: { command } }),
+    completeByCabinet: (cabinetId: number, body: Record<string, unknown> = {}) =>
+      call(base, 'PUT', secret(`/api/lockers/orders/cabinets/${cabinetId}`), { body }),
+    customer: (openCode: string, command: 'here' | 'agree' | 'disagree') =>
+      call(base, 'POST', secret(`/api/lockers/cabinets/customers/${openCode}`), { body: { command } }),
     completeByCode: (openCode: string, body: Record<string, unknown> = {}) => call(base, 'PUT', secret(`/api/lockers/orders/customer/${openCode}`), { body }),
     createRequest: (locationId = w.locationId, optionId = w.optionId) =>
       call(base, 'POST', '/api/callforhelp/requests', { token: w.token, body: { location_id: locationId, option_id: optionId } }),
     claim: (messageId: string, who: string) =>
-      call(base, 'POST', '/api/callforhelp/claim', { token: w.token, body: { message_id: messageId, channel_id: 'C1', claimed_by: who, claimed_by_user_id: `U-${who}` } }),
+      call(base, 'POST', '/api/callforhelp/claim', {
+        token: w.token,
+        body: { message_id: messageId, channel_id: 'C1', claimed_by: who, claimed_by_user_id: `U-${who}` },
+      }),
     track: (messageId: string) => call(base, 'GET', `/api/callforhelp/v1/tracking?message_id=${encodeURIComponent(messageId)}`, { token: w.token }),
     ready: () => call(base, 'GET', '/readyz', { timeoutMs: 10_000 }),
   };
@@ -131,8 +174,13 @@ export class LockerDevice {
 
   static async connect(brokerUrl: string, lockerId: number, apiKey: string): Promise<LockerDevice> {
     const client = mqtt.connect(brokerUrl, {
-      clientId: `locker-${lockerId}-${crypto.randomBytes(3).toString('hex')}`, clean: false, protocolVersion: 4,
-      username: `locker:${lockerId}`, password: apiKey, reconnectPeriod: 300, connectTimeout: 5_000,
+      clientId: `locker-${lockerId}-${crypto.randomBytes(3).toString('hex')}`,
+      clean: false,
+      protocolVersion: 4,
+      username: `locker:${lockerId}`,
+      password: apiKey,
+      reconnectPeriod: 300,
+      connectTimeout: 5_000,
     });
     client.on('error', () => {}); // reconnects on its own
     const device = new LockerDevice(client);

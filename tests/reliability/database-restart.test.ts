@@ -105,7 +105,10 @@ test('PostgreSQL restarted under load: 503 while it is down, readiness says whic
   assert.ok(service.running(), 'the same process recovered, nobody restarted it');
 
   await dueJobsDone(db, 'the delayed work to run after the restart');
-  const { rows: timedOut } = await db.query("SELECT count(*)::int AS n FROM cfh_request_events e JOIN cfh_requests r ON r.id = e.request_id WHERE r.location_id = $1 AND e.kind = 'timed_out'", [w.quickLocationId]);
+  const { rows: timedOut } = await db.query(
+    "SELECT count(*)::int AS n FROM cfh_request_events e JOIN cfh_requests r ON r.id = e.request_id WHERE r.location_id = $1 AND e.kind = 'timed_out'",
+    [w.quickLocationId],
+  );
   assert.equal(timedOut[0].n, 1);
   const { rows: closed } = await db.query('SELECT count(*)::int AS n FROM cabinet_commands WHERE delay_seconds = 1 AND executed_at IS NOT NULL');
   assert.equal(closed[0].n, 1);
@@ -127,9 +130,15 @@ test('a PostgreSQL that stops answering (connections open, nothing comes back): 
     cluster.thaw();
   }
   t.diagnostic(`answers while frozen: ${answers.map((a) => `${a.status}/${a.ms}ms`).join(' ')}`);
-  assert.deepEqual(answers.map((a) => [a.status, a.body.code]), answers.map(() => [503, 'unavailable']));
+  assert.deepEqual(
+    answers.map((a) => [a.status, a.body.code]),
+    answers.map(() => [503, 'unavailable']),
+  );
   assert.deepEqual([ready.status, ready.body.database], [503, 'down']);
   await waitFor('readiness after the thaw', async () => (await S.ready()).status === 200, { tries: 100, everyMs: 200 });
   const after = await Promise.all(Array.from({ length: 14 }, (_, i) => (i % 2 === 0 ? S.listing() : S.createRequest())));
-  assert.deepEqual(after.map((a) => a.status), after.map((_, i) => (i % 2 === 0 ? 200 : 201)));
+  assert.deepEqual(
+    after.map((a) => a.status),
+    after.map((_, i) => (i % 2 === 0 ? 200 : 201)),
+  );
 });

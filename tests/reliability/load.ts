@@ -72,7 +72,17 @@ export class Load {
     const answer = await call(target.api);
     // As a real client would: no answer at all (an instance down) is not retried in a tight loop.
     if (answer.status === 0) await new Promise((r) => setTimeout(r, 20));
-    this.outcomes.push({ target: target.name, phase, crossed: phase !== this.phase, op, status: answer.status, code: answer.body.code, error: answer.error, retryAfter: answer.retryAfter, ms: answer.ms });
+    this.outcomes.push({
+      target: target.name,
+      phase,
+      crossed: phase !== this.phase,
+      op,
+      status: answer.status,
+      code: answer.body.code,
+      error: answer.error,
+      retryAfter: answer.retryAfter,
+      ms: answer.ms,
+    });
     return answer;
   }
 
@@ -124,7 +134,8 @@ export async function checkLedgerAndInvariants(db: pg.Pool, ledger: Ledger): Pro
     if (row === undefined) problems.push(`acknowledged order ${id} is missing`);
     else {
       if (row.cabinet_id !== acked.cabinetId || row.open_code !== acked.openCode) problems.push(`order ${id} is not what was acknowledged`);
-      if (acked.completedAt !== null && row.completed_at !== acked.completedAt) problems.push(`order ${id}: acknowledged completion ${acked.completedAt}, stored ${row.completed_at}`);
+      if (acked.completedAt !== null && row.completed_at !== acked.completedAt)
+        problems.push(`order ${id}: acknowledged completion ${acked.completedAt}, stored ${row.completed_at}`);
       if (row.agrees < acked.agrees) problems.push(`order ${id}: ${acked.agrees} agree acknowledged, ${row.agrees} recorded`);
     }
   }
@@ -137,12 +148,11 @@ export async function checkLedgerAndInvariants(db: pg.Pool, ledger: Ledger): Pro
   for (const c of cabinets as { id: number; occupied: boolean; cool_off_until: Date | null; open_orders: number }[]) {
     const shouldBeOccupied = c.open_orders > 0 || c.cool_off_until !== null;
     if (c.open_orders > 1) problems.push(`cabinet ${c.id} has ${c.open_orders} open orders`);
-    if (c.occupied !== shouldBeOccupied) problems.push(`cabinet ${c.id}: occupied ${c.occupied} with ${c.open_orders} open orders, cool-off ${String(c.cool_off_until)}`);
+    if (c.occupied !== shouldBeOccupied)
+      problems.push(`cabinet ${c.id}: occupied ${c.occupied} with ${c.open_orders} open orders, cool-off ${String(c.cool_off_until)}`);
     if (c.cool_off_until !== null && c.open_orders > 0) problems.push(`cabinet ${c.id} cools off under an open order`);
   }
-  const { rows: badOrders } = await db.query(
-    'SELECT id FROM locker_orders WHERE completed_at IS NOT NULL AND updated_at <> completed_at',
-  );
+  const { rows: badOrders } = await db.query('SELECT id FROM locker_orders WHERE completed_at IS NOT NULL AND updated_at <> completed_at');
   for (const o of badOrders as { id: number }[]) problems.push(`order ${o.id}: completed but updated_at differs from completed_at`);
   const { rows: unlogged } = await db.query(
     `SELECT c.command_id FROM cabinet_commands c
@@ -158,15 +168,26 @@ export async function checkLedgerAndInvariants(db: pg.Pool, ledger: Ledger): Pro
      FROM cfh_requests r`,
   );
   const byMessage = new Map(requests.map((r: { message_id: string }) => [r.message_id, r]));
-  for (const r of requests as { message_id: string; is_claimed: boolean; claimed_by: string | null; claimed_at: Date | null; created_events: number; claimed_events: number; timeout_jobs: number }[]) {
-    if (r.created_events !== 1 || r.timeout_jobs !== 1) problems.push(`request ${r.message_id}: ${r.created_events} created events, ${r.timeout_jobs} timeout jobs`);
-    if (r.is_claimed !== (r.claimed_by !== null) || r.is_claimed !== (r.claimed_at !== null)) problems.push(`request ${r.message_id}: is_claimed ${r.is_claimed} with claimed_by ${r.claimed_by}`);
+  for (const r of requests as {
+    message_id: string;
+    is_claimed: boolean;
+    claimed_by: string | null;
+    claimed_at: Date | null;
+    created_events: number;
+    claimed_events: number;
+    timeout_jobs: number;
+  }[]) {
+    if (r.created_events !== 1 || r.timeout_jobs !== 1)
+      problems.push(`request ${r.message_id}: ${r.created_events} created events, ${r.timeout_jobs} timeout jobs`);
+    if (r.is_claimed !== (r.claimed_by !== null) || r.is_claimed !== (r.claimed_at !== null))
+      problems.push(`request ${r.message_id}: is_claimed ${r.is_claimed} with claimed_by ${r.claimed_by}`);
     if (r.claimed_events !== (r.is_claimed ? 1 : 0)) problems.push(`request ${r.message_id}: is_claimed ${r.is_claimed} with ${r.claimed_events} claim events`);
   }
   for (const [messageId, acked] of ledger.requests) {
     const row = byMessage.get(messageId) as { claimed_by: string | null } | undefined;
     if (row === undefined) problems.push(`acknowledged request ${messageId} is missing`);
-    else if (acked.claimedBy !== null && row.claimed_by !== acked.claimedBy) problems.push(`request ${messageId}: claim by ${acked.claimedBy} acknowledged, stored ${row.claimed_by}`);
+    else if (acked.claimedBy !== null && row.claimed_by !== acked.claimedBy)
+      problems.push(`request ${messageId}: claim by ${acked.claimedBy} acknowledged, stored ${row.claimed_by}`);
   }
   return problems;
 }

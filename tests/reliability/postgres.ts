@@ -39,15 +39,18 @@ export interface Cluster {
 /** The postmaster (first line of postmaster.pid) and its children, from /proc. */
 function clusterPids(data: string): number[] {
   const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return ppid === postmaster ? [Number(d)] : [];
-    } catch {
-      return [];
-    }
-  });
+  const children = fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === postmaster ? [Number(d)] : [];
+      } catch {
+        return [];
+      }
+    });
   return [postmaster, ...children];
 }
 
@@ -127,8 +130,12 @@ export function inspect(url: string): pg.Pool {
 
 /** Waits for the schedulers to have run every job due by two seconds from now. */
 export function dueJobsDone(db: pg.Pool, what: string): Promise<void> {
-  return waitFor(what, async () => {
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE done_at IS NULL AND run_at <= now() + interval '2 seconds'");
-    return rows[0].n === 0;
-  }, { tries: 150 });
+  return waitFor(
+    what,
+    async () => {
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE done_at IS NULL AND run_at <= now() + interval '2 seconds'");
+      return rows[0].n === 0;
+    },
+    { tries: 150 },
+  );
 }

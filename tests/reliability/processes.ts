@@ -100,19 +100,27 @@ export async function startService(name: string, env: Record<string, string>): P
   const proc = new Child(process.execPath, [path.join(root, 'src/main.ts')], { env: { PATH: process.env.PATH ?? '', ...full } });
   cleanups.push(() => proc.kill('SIGKILL'));
   let url = '';
-  await waitFor(`${name} to be ready`, async () => {
-    if (!proc.running) throw new Error(`${name} exited (${String(proc.child.exitCode ?? proc.child.signalCode)}): ${proc.output}`);
-    url ||= /storeops: ready at (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.output)?.[1] ?? '';
-    if (url === '') return false;
-    try {
-      return (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
-    } catch {
-      return false;
-    }
-  }, { tries: 1200 }); // a start is not timed here: a loaded machine makes it slow
+  await waitFor(
+    `${name} to be ready`,
+    async () => {
+      if (!proc.running) throw new Error(`${name} exited (${String(proc.child.exitCode ?? proc.child.signalCode)}): ${proc.output}`);
+      url ||= /storeops: ready at (http:\/\/127\.0\.0\.1:\d+)/.exec(proc.output)?.[1] ?? '';
+      if (url === '') return false;
+      try {
+        return (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
+      } catch {
+        return false;
+      }
+    },
+    { tries: 1200 },
+  ); // a start is not timed here: a loaded machine makes it slow
   full.PORT = new URL(url).port;
   return {
-    name, url, port: Number(full.PORT), env: full, pid: proc.child.pid as number,
+    name,
+    url,
+    port: Number(full.PORT),
+    env: full,
+    pid: proc.child.pid as number,
     output: () => proc.output,
     running: () => proc.running,
     crash: () => proc.kill('SIGKILL'),
@@ -157,10 +165,19 @@ export async function startMosquitto(): Promise<Broker> {
     const ids = userIds('mosquitto');
     if (ids !== null) fs.chownSync(dir, ids.uid, ids.gid);
   }
-  fs.writeFileSync(conf, [
-    `listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`,
-    'log_dest stderr', 'log_type error', 'log_type warning', '',
-  ].join('\n'));
+  fs.writeFileSync(
+    conf,
+    [
+      `listener ${port} 127.0.0.1`,
+      'allow_anonymous true',
+      'persistence true',
+      `persistence_location ${dir}/`,
+      'log_dest stderr',
+      'log_type error',
+      'log_type warning',
+      '',
+    ].join('\n'),
+  );
   let proc: Child | null = null;
   const broker: Broker = {
     port,

@@ -50,10 +50,15 @@ test('of 20 concurrent orders for one cabinet split across both instances exactl
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => either(i).createOrder(cabinetId, 5_000 + i)));
     const created = answers.filter((r) => r.status === 201);
     assert.equal(created.length, 1, JSON.stringify(answers.map((r) => r.status)));
-    assert.ok(answers.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'cabinet_occupied')), JSON.stringify(answers.map((r) => [r.status, r.body.code])));
+    assert.ok(
+      answers.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'cabinet_occupied')),
+      JSON.stringify(answers.map((r) => [r.status, r.body.code])),
+    );
     const { rows } = await db.query('SELECT id, open_code FROM locker_orders WHERE cabinet_id = $1', [cabinetId]);
     assert.deepEqual(rows, [{ id: created[0]?.body.id, open_code: created[0]?.body.open_code }]);
-    const { rows: [cabinet] } = await db.query('SELECT occupied FROM cabinets WHERE id = $1', [cabinetId]);
+    const {
+      rows: [cabinet],
+    } = await db.query('SELECT occupied FROM cabinets WHERE id = $1', [cabinetId]);
     assert.equal(cabinet.occupied, true);
   }
 });
@@ -61,7 +66,10 @@ test('of 20 concurrent orders for one cabinet split across both instances exactl
 test('identical orders replayed on both instances at once make one order and answer it to all', { skip }, async () => {
   const cabinetId = w.cabinetIds[3] as number;
   const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => either(i).createOrder(cabinetId, 7_777)));
-  assert.deepEqual(answers.map((r) => r.status), Array(12).fill(201));
+  assert.deepEqual(
+    answers.map((r) => r.status),
+    Array(12).fill(201),
+  );
   assert.equal(new Set(answers.map((r) => `${String(r.body.id)}/${String(r.body.open_code)}`)).size, 1);
   const { rows } = await db.query('SELECT count(*)::int AS n FROM locker_orders WHERE cabinet_id = $1', [cabinetId]);
   assert.equal(rows[0].n, 1);
@@ -73,10 +81,15 @@ test('of 20 concurrent claims split across both instances exactly one succeeds',
     assert.equal(made.status, 201, JSON.stringify(made.body));
     const messageId = made.body.message_id as string;
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => either(i).claim(messageId, `emp${i}`)));
-    assert.ok(answers.every((r) => r.status === 200), JSON.stringify(answers.map((r) => r.status)));
+    assert.ok(
+      answers.every((r) => r.status === 200),
+      JSON.stringify(answers.map((r) => r.status)),
+    );
     const winners = answers.flatMap((r, i) => (r.body.success === true ? [i] : []));
     assert.equal(winners.length, 1, `winners: ${winners.join(', ')}`);
-    const { rows: [request] } = await db.query('SELECT id, claimed_by, claimed_at FROM cfh_requests WHERE message_id = $1', [messageId]);
+    const {
+      rows: [request],
+    } = await db.query('SELECT id, claimed_by, claimed_at FROM cfh_requests WHERE message_id = $1', [messageId]);
     assert.equal(request.claimed_by, `emp${winners[0]}`);
     assert.notEqual(request.claimed_at, null);
     const { rows: events } = await db.query("SELECT actor_name FROM cfh_request_events WHERE request_id = $1 AND kind = 'claimed'", [request.id]);
@@ -100,7 +113,10 @@ test('delayed closes, cool-off ends and CFH timeouts each run once with both ins
     }),
     ...Array.from({ length: 6 }, (_, i) => either(i).createRequest(w.quickLocationId, w.quickOptionId)),
   ]);
-  assert.ok(queued.every((r) => r.status === 200 || r.status === 201), JSON.stringify(queued.map((r) => r.status)));
+  assert.ok(
+    queued.every((r) => r.status === 200 || r.status === 201),
+    JSON.stringify(queued.map((r) => r.status)),
+  );
   const requestIds = queued.slice(12).map((r) => r.body.id as number);
 
   await dueJobsDone(db, 'the delayed jobs to run');
@@ -119,13 +135,22 @@ test('delayed closes, cool-off ends and CFH timeouts each run once with both ins
     "SELECT request_id, count(*)::int AS n FROM cfh_request_events WHERE kind = 'timed_out' AND request_id = ANY($1::bigint[]) GROUP BY request_id",
     [requestIds],
   );
-  assert.deepEqual(timeouts.map((t: { n: number }) => t.n), Array(6).fill(1));
+  assert.deepEqual(
+    timeouts.map((t: { n: number }) => t.n),
+    Array(6).fill(1),
+  );
   const { rows: doors } = await db.query('SELECT state FROM cabinets WHERE id = ANY($1::int[])', [closes]);
   assert.ok(doors.every((d: { state: string }) => d.state === 'closed'));
   const { rows: released } = await db.query('SELECT occupied, released_at, cool_off_until FROM cabinets WHERE id = ANY($1::int[])', [coolOffs]);
-  assert.ok(released.every((c: { occupied: boolean; released_at: unknown; cool_off_until: unknown }) => !c.occupied && c.released_at !== null && c.cool_off_until === null), JSON.stringify(released));
+  assert.ok(
+    released.every(
+      (c: { occupied: boolean; released_at: unknown; cool_off_until: unknown }) => !c.occupied && c.released_at !== null && c.cool_off_until === null,
+    ),
+    JSON.stringify(released),
+  );
   const { rows: executed } = await db.query(
-    "SELECT count(*)::int AS n FROM cabinet_commands WHERE cabinet_id = ANY($1::int[]) AND delay_seconds = 1 AND executed_at IS NOT NULL", [closes],
+    'SELECT count(*)::int AS n FROM cabinet_commands WHERE cabinet_id = ANY($1::int[]) AND delay_seconds = 1 AND executed_at IS NOT NULL',
+    [closes],
   );
   assert.equal(executed[0].n, 6);
 });
@@ -133,20 +158,29 @@ test('delayed closes, cool-off ends and CFH timeouts each run once with both ins
 test('every device message is published once and the locker device gets each command exactly once', { skip }, async () => {
   // Commands from both instances at once, so both dispatchers compete for the same locker's rows.
   const cabinets = w.cabinetIds.slice(10, 30);
-  const answers = await Promise.all(cabinets.flatMap((cabinetId, i) => [
-    either(i).command(cabinetId, { command: 'open', acted_by: i }),
-    either(i + 1).command(cabinetId, { command: 'set_thermal_mode', thermal_mode: 'chill' }),
-  ]));
-  assert.ok(answers.every((r) => r.status === 200), JSON.stringify(answers.map((r) => r.status)));
+  const answers = await Promise.all(
+    cabinets.flatMap((cabinetId, i) => [
+      either(i).command(cabinetId, { command: 'open', acted_by: i }),
+      either(i + 1).command(cabinetId, { command: 'set_thermal_mode', thermal_mode: 'chill' }),
+    ]),
+  );
+  assert.ok(
+    answers.every((r) => r.status === 200),
+    JSON.stringify(answers.map((r) => r.status)),
+  );
 
   const topic = `lockers/${w.lockerId}/commands`;
-  const unacked = async () => (await db.query('SELECT count(*)::int AS n FROM device_outbox WHERE topic = $1 AND acked_at IS NULL', [topic])).rows[0].n as number;
+  const unacked = async () =>
+    (await db.query('SELECT count(*)::int AS n FROM device_outbox WHERE topic = $1 AND acked_at IS NULL', [topic])).rows[0].n as number;
   await waitFor('every command to be acked by the device', async () => (await unacked()) === 0, { tries: 150 });
 
   const { rows } = await db.query('SELECT message_key, publish_attempts FROM device_outbox WHERE topic = $1 ORDER BY id', [topic]);
   assert.ok(rows.length >= 40, `${rows.length} messages`);
   // No fault here, so nothing may be published twice, by one instance or by both.
-  assert.deepEqual(rows.filter((r: { publish_attempts: number }) => r.publish_attempts !== 1), []);
+  assert.deepEqual(
+    rows.filter((r: { publish_attempts: number }) => r.publish_attempts !== 1),
+    [],
+  );
   assert.deepEqual([...device.deliveries].sort(), rows.map((r: { message_key: string }) => r.message_key).sort(), 'each command arrived exactly once');
   assert.equal(device.duplicates().size, 0);
 });

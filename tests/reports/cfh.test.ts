@@ -22,29 +22,39 @@ async function history() {
   const create = () => createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   at('2026-01-10T04:30:00.000Z');
   const a = await create();
-  at('2026-01-10T04:31:00.000Z'); success(await client.claim(a.message_id, ann));
-  at('2026-01-10T04:32:00.000Z'); success(await client.onTheWay(a.message_id, ann));
-  at('2026-01-10T04:35:00.000Z'); success(await client.complete(a.message_id, 'sale', ann));
+  at('2026-01-10T04:31:00.000Z');
+  success(await client.claim(a.message_id, ann));
+  at('2026-01-10T04:32:00.000Z');
+  success(await client.onTheWay(a.message_id, ann));
+  at('2026-01-10T04:35:00.000Z');
+  success(await client.complete(a.message_id, 'sale', ann));
   at('2026-01-10T15:00:00.000Z');
   const b = await create();
-  at('2026-01-10T15:00:30.000Z'); success(await client.claim(b.message_id, bob));
-  at('2026-01-10T15:01:30.000Z'); success(await client.onTheWay(b.message_id, bob));
-  at('2026-01-10T15:10:00.000Z'); success(await client.complete(b.message_id, '=HYPERLINK("http://evil")', bob));
+  at('2026-01-10T15:00:30.000Z');
+  success(await client.claim(b.message_id, bob));
+  at('2026-01-10T15:01:30.000Z');
+  success(await client.onTheWay(b.message_id, bob));
+  at('2026-01-10T15:10:00.000Z');
+  success(await client.complete(b.message_id, '=HYPERLINK("http://evil")', bob));
   at('2026-01-10T16:00:00.000Z');
   const c = await create();
-  at('2026-01-10T16:05:01.000Z'); await ctx.scheduler.runDue();
+  at('2026-01-10T16:05:01.000Z');
+  await ctx.scheduler.runDue();
   at('2026-01-12T10:00:00.000Z');
   const d = await create();
   assert.equal((await client.cancel(d.message_id)).statusCode, 200);
   return { w, a, b, c, d };
 }
 
-test('P1 counts each request on its day in the store\'s time zone, with medians, 90th percentiles and every group', async () => {
+test("P1 counts each request on its day in the store's time zone, with medians, 90th percentiles and every group", async () => {
   const { w } = await history();
   const res = await report(ctx.app, w.reports, 'cfh', { location_id: w.locationId, from: '2026-01-09', to: '2026-01-12' });
   assert.equal(res.statusCode, 200, res.body);
   assert.deepEqual(res.json(), {
-    location_id: w.locationId, from: '2026-01-09', to: '2026-01-12', total: 4,
+    location_id: w.locationId,
+    from: '2026-01-09',
+    to: '2026-01-12',
+    total: 4,
     per_day: [
       { day: '2026-01-09', requests: 1, escalations: 0, timeouts: 0 },
       { day: '2026-01-10', requests: 2, escalations: 1, timeouts: 1 },
@@ -57,8 +67,14 @@ test('P1 counts each request on its day in the store\'s time zone, with medians,
     time_to_claim: { median_s: 45, p90_s: 57 },
     time_to_on_the_way: { median_s: 105, p90_s: 117 },
     time_to_complete: { median_s: 450, p90_s: 570 },
-    outcomes: [{ key: '=HYPERLINK("http://evil")', count: 1 }, { key: 'sale', count: 1 }],
-    by_employee: [{ claimed_by: 'Ann', claimed: 1, completed: 1 }, { claimed_by: 'Bob', claimed: 1, completed: 1 }],
+    outcomes: [
+      { key: '=HYPERLINK("http://evil")', count: 1 },
+      { key: 'sale', count: 1 },
+    ],
+    by_employee: [
+      { claimed_by: 'Ann', claimed: 1, completed: 1 },
+      { claimed_by: 'Bob', claimed: 1, completed: 1 },
+    ],
   });
 
   const one = (await report(ctx.app, w.reports, 'cfh', { location_id: w.locationId, from: '2026-01-11', to: '2026-01-11' })).json();
@@ -89,7 +105,11 @@ test('P2 writes every request of the range as a CSV row after a header, quoting 
   // A message_id is random base64url: one that starts with '-' is a text cell a spreadsheet would
   // read as a formula, so the export prefixes it like any other.
   const asExported = (id: string) => (id.startsWith('-') ? `'${id}` : id);
-  assert.deepEqual(rows.map((r) => r[1]), [b.message_id, c.message_id, d.message_id].map(asExported), 'A was on Jan 9 in Toronto');
+  assert.deepEqual(
+    rows.map((r) => r[1]),
+    [b.message_id, c.message_id, d.message_id].map(asExported),
+    'A was on Jan 9 in Toronto',
+  );
   const col = (row: string[] | undefined, name: string) => row?.[header.indexOf(name)];
   const [rb, rc, rd] = rows;
   assert.equal(col(rb, 'completion_reason'), `'=HYPERLINK("http://evil")`);
@@ -124,13 +144,19 @@ test('P2 writes every request of the range as a CSV row after a header, quoting 
   assert.deepEqual(seen, [a.message_id, b.message_id, c.message_id, d.message_id]);
 });
 
-test('P1-P3 refuse bad ranges (422), other organizations\' locations (404), tokens without the reports scope (403) and none (401)', async () => {
+test("P1-P3 refuse bad ranges (422), other organizations' locations (404), tokens without the reports scope (403) and none (401)", async () => {
   const w = await reportWorld(ctx);
   const other = await makeWorld(ctx.db, ctx.clock);
   const cfhOnly = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh']);
   for (const path of ['cfh', 'lockers', 'cfh/requests.csv'] as const) {
     const q = (from: string, to: string, location = w.locationId) => report(ctx.app, w.reports, path, { location_id: location, from, to });
-    for (const [from, to] of [['2026-01-12', '2026-01-11'], ['2026-02-30', '2026-03-01'], ['yesterday', '2026-01-01'], ['2026-01-01', '2026-13-01'], ['2000-01-01', '2026-01-01']]) {
+    for (const [from, to] of [
+      ['2026-01-12', '2026-01-11'],
+      ['2026-02-30', '2026-03-01'],
+      ['yesterday', '2026-01-01'],
+      ['2026-01-01', '2026-13-01'],
+      ['2000-01-01', '2026-01-01'],
+    ]) {
       const res = await q(from as string, to as string);
       assert.equal(res.statusCode, 422, `${path} ${from} ${to}: ${res.body}`);
       assert.equal(res.json().code, 'validation_failed');
@@ -144,12 +170,15 @@ test('P1-P3 refuse bad ranges (422), other organizations\' locations (404), toke
   }
 });
 
-test('a location\'s time_zone must be an IANA name', async () => {
+test("a location's time_zone must be an IANA name", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   for (const bad of ['Mars/Olympus', '+05:00', 'EST']) {
-    await assert.rejects(applyProvisioning(ctx.db, ctx.clock, {
-      locations: [{ id: w.locationId, organization_id: w.organizationId, name: 'Store', time_zone: bad }],
-    }), /time_zone/);
+    await assert.rejects(
+      applyProvisioning(ctx.db, ctx.clock, {
+        locations: [{ id: w.locationId, organization_id: w.organizationId, name: 'Store', time_zone: bad }],
+      }),
+      /time_zone/,
+    );
   }
 });
 
@@ -167,7 +196,9 @@ test('P1 counts requests by their source and names the busiest buttons and displ
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json<{ by_source: unknown[]; by_device: unknown[] }>();
   assert.deepEqual(body.by_source, [
-    { key: 'call_button', name: 'Call button', requests: 2 }, { key: 'api', name: 'API', requests: 1 }, { key: 'display', name: 'Display', requests: 1 },
+    { key: 'call_button', name: 'Call button', requests: 2 },
+    { key: 'api', name: 'API', requests: 1 },
+    { key: 'display', name: 'Display', requests: 1 },
   ]);
   assert.deepEqual(body.by_device, [
     { key: `call_button:${w.buttonId}`, name: 'Paint counter', requests: 2 },

@@ -17,8 +17,16 @@ test('P3: orders per creation day (completed, canceled, expired), time to ready 
   const put = (url: string, payload?: object) => ctx.app.inject({ method: 'PUT', url: withSecret(url), ...(payload ? { payload } : {}) });
   const order = async (cabinet: number, orderId: number) => {
     const res = await ctx.app.inject({
-      method: 'POST', url: withSecret('/api/lockers/orders'),
-      payload: { rearload: false, locker_id: w.lockerId, cabinet_id: w.cabinetIds[cabinet], order_id: orderId, organization_id: w.organizationId, location_id: w.locationId },
+      method: 'POST',
+      url: withSecret('/api/lockers/orders'),
+      payload: {
+        rearload: false,
+        locker_id: w.lockerId,
+        cabinet_id: w.cabinetIds[cabinet],
+        order_id: orderId,
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     return res.json<{ id: number; open_code: string }>();
@@ -30,7 +38,8 @@ test('P3: orders per creation day (completed, canceled, expired), time to ready 
 
   at('2026-02-01T10:00:00.000Z');
   const one = await order(0, 1);
-  at('2026-02-01T10:10:00.000Z'); await ready(0);
+  at('2026-02-01T10:10:00.000Z');
+  await ready(0);
   at('2026-02-01T10:50:00.000Z');
   assert.equal((await put(`/api/lockers/orders/customer/${one.open_code}`)).statusCode, 200);
   at('2026-02-01T12:00:00.000Z');
@@ -39,16 +48,20 @@ test('P3: orders per creation day (completed, canceled, expired), time to ready 
   assert.equal((await ctx.app.inject({ method: 'POST', url: withSecret(`/api/lockers/orders/${two.id}/cancel`) })).statusCode, 200);
   at('2026-02-02T09:00:00.000Z');
   await order(2, 3);
-  at('2026-02-02T09:20:00.000Z'); await ready(2);
-  at('2026-02-02T10:00:01.000Z'); await ctx.scheduler.runDue(); // the third expires, and keeps its cabinet
+  at('2026-02-02T09:20:00.000Z');
+  await ready(2);
+  at('2026-02-02T10:00:01.000Z');
+  await ctx.scheduler.runDue(); // the third expires, and keeps its cabinet
   at('2026-02-04T00:00:00.000Z');
 
   const res = await report(ctx.app, w.reports, 'lockers', { location_id: w.locationId, from: '2026-02-01', to: '2026-02-03' });
   assert.equal(res.statusCode, 200, res.body);
   // Held: 50 min + 30 min + 39 h of 3 cabinets over 72 h.
-  const occupancy = Math.round(((50 + 30) * 60 + 39 * 3600) / (3 * 72 * 3600) * 10_000) / 10_000;
+  const occupancy = Math.round((((50 + 30) * 60 + 39 * 3600) / (3 * 72 * 3600)) * 10_000) / 10_000;
   assert.deepEqual(res.json(), {
-    location_id: w.locationId, from: '2026-02-01', to: '2026-02-03',
+    location_id: w.locationId,
+    from: '2026-02-01',
+    to: '2026-02-03',
     per_day: [
       { day: '2026-02-01', orders: 2, completed: 1, expired: 0, canceled: 1 },
       { day: '2026-02-02', orders: 1, completed: 0, expired: 1, canceled: 0 },
@@ -62,7 +75,7 @@ test('P3: orders per creation day (completed, canceled, expired), time to ready 
   // A range that is still going counts time up to now only; one wholly ahead has no occupancy.
   at('2026-02-02T00:00:00.000Z');
   const partial = (await report(ctx.app, w.reports, 'lockers', { location_id: w.locationId, from: '2026-02-01', to: '2026-02-03' })).json();
-  assert.equal(partial.occupancy, Math.round((80 * 60) / (3 * 24 * 3600) * 10_000) / 10_000);
+  assert.equal(partial.occupancy, Math.round(((80 * 60) / (3 * 24 * 3600)) * 10_000) / 10_000);
   const ahead = (await report(ctx.app, w.reports, 'lockers', { location_id: w.locationId, from: '2026-03-01', to: '2026-03-01' })).json();
   assert.equal(ahead.occupancy, null);
   assert.deepEqual(ahead.time_to_ready, { median_s: null, p90_s: null });

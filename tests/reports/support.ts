@@ -11,11 +11,15 @@ export async function reportWorld(ctx: TestContext, opts: { timeZone?: string; p
   const w = await makeWorld(ctx.db, ctx.clock);
   const reports = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(ctx.db, ctx.clock, {
-    locations: [{
-      id: w.locationId, organization_id: w.organizationId, name: `Store ${w.locationId}`,
-      ...(opts.timeZone === undefined ? {} : { time_zone: opts.timeZone }),
-      ...(opts.pickupHours === undefined ? {} : { locker_pickup_hours: opts.pickupHours }),
-    }],
+    locations: [
+      {
+        id: w.locationId,
+        organization_id: w.organizationId,
+        name: `Store ${w.locationId}`,
+        ...(opts.timeZone === undefined ? {} : { time_zone: opts.timeZone }),
+        ...(opts.pickupHours === undefined ? {} : { locker_pickup_hours: opts.pickupHours }),
+      },
+    ],
     api_tokens: [{ name: `reports-${w.organizationId}`, organization_id: w.organizationId, scopes: ['reports'], token: reports }],
   });
   return { ...w, reports };
@@ -35,10 +39,26 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i] as string;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\r' && text[i + 1] === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; i++; } else cell += c;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
   }
-  if (cell !== '' || row.length > 0) { row.push(cell); rows.push(row); }
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }

@@ -23,7 +23,12 @@ const count = async (sql: string, params: unknown[] = []) => (await ctx.db.query
 async function aDay(w: CfhWorld, ip: string): Promise<string> {
   const created = await cfhClient(ctx.app, w.token).create({ location_id: w.locationId, option_id: w.optionId });
   assert.equal(created.statusCode, 201, created.body);
-  const display = await ctx.app.inject({ method: 'POST', url: `/api/callforhelp/displays/${w.displayKey}/requests`, payload: { option_id: w.optionId }, remoteAddress: ip });
+  const display = await ctx.app.inject({
+    method: 'POST',
+    url: `/api/callforhelp/displays/${w.displayKey}/requests`,
+    payload: { option_id: w.optionId },
+    remoteAddress: ip,
+  });
   assert.equal(display.statusCode, 201, display.body);
   // On PostgreSQL the log is read once no older transaction runs: read it until the view has it.
   await waitUntil(async () => {
@@ -33,7 +38,11 @@ async function aDay(w: CfhWorld, ip: string): Promise<string> {
   const edge = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
   const heardId = crypto.randomUUID();
   try {
-    await edge.client.publishAsync(`radio/${w.edgeId}/heard`, JSON.stringify({ heard_id: heardId, text: 'Anyone seen the mop?', heard_at: ctx.clock.now().toISOString() }), { qos: 1 });
+    await edge.client.publishAsync(
+      `radio/${w.edgeId}/heard`,
+      JSON.stringify({ heard_id: heardId, text: 'Anyone seen the mop?', heard_at: ctx.clock.now().toISOString() }),
+      { qos: 1 },
+    );
     await waitUntil(async () => (await count('radio_heard WHERE edge_id = $1 AND heard_id = $2', [w.edgeId, heardId])) === 1);
     await ctx.devices.settle();
   } finally {
@@ -42,7 +51,7 @@ async function aDay(w: CfhWorld, ip: string): Promise<string> {
   return created.json().message_id as string;
 }
 
-test('heard speech, voice actions\' stale open requests and displays\' old presses go after the window; newer ones and the requests stay', async () => {
+test("heard speech, voice actions' stale open requests and displays' old presses go after the window; newer ones and the requests stay", async () => {
   // Two stores: a display's own next press already replaces its other clients' old presses, so
   // what retention is for is a display nobody uses any more.
   const was = await makeCfhWorld(ctx.db, ctx.clock);
@@ -54,7 +63,16 @@ test('heard speech, voice actions\' stale open requests and displays\' old press
   const presses = (w: CfhWorld) => count('cfh_display_presses WHERE display_id = $1', [w.displayId]);
   assert.deepEqual([await heard(was), await heard(is), await presses(was), await presses(is)], [1, 1, 1, 1]);
 
-  const retention = new Retention({ db: ctx.db, clock: ctx.clock, retentionDays: 1, batchSize: 1, countDeleted: () => undefined, onError: (err) => { throw err; } });
+  const retention = new Retention({
+    db: ctx.db,
+    clock: ctx.clock,
+    retentionDays: 1,
+    batchSize: 1,
+    countDeleted: () => undefined,
+    onError: (err) => {
+      throw err;
+    },
+  });
   const deleted = await retention.runNow();
   assert.ok(deleted.radio_heard >= 1 && deleted.radio_open_requests >= 1 && deleted.display_presses >= 1, JSON.stringify(deleted));
   assert.deepEqual([await heard(was), await heard(is)], [0, 1], 'the newer phrase stays');
@@ -68,7 +86,16 @@ test('a window in seconds (RETENTION_TEST_SECONDS, soaks only) replaces the days
   const w = await makeCfhWorld(ctx.db, ctx.clock);
   await aDay(w, '10.2.0.1');
   ctx.clock.advance(120_000);
-  const keep = new Retention({ db: ctx.db, clock: ctx.clock, retentionDays: 1, windowMs: 300_000, countDeleted: () => undefined, onError: (err) => { throw err; } });
+  const keep = new Retention({
+    db: ctx.db,
+    clock: ctx.clock,
+    retentionDays: 1,
+    windowMs: 300_000,
+    countDeleted: () => undefined,
+    onError: (err) => {
+      throw err;
+    },
+  });
   await keep.runNow();
   assert.equal(await count('radio_heard WHERE edge_id = $1', [w.edgeId]), 1, 'two minutes old, within five');
   ctx.clock.advance(240_000);

@@ -24,17 +24,33 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
   const history = async (orderId: number) => {
     await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
     const order = await ctx.app.inject({
-      method: 'POST', url: withSecret('/api/lockers/orders'),
-      payload: { rearload: false, locker_id: w.lockerId, cabinet_id: w.cabinetIds[orderId - 1], order_id: orderId, organization_id: w.organizationId, location_id: w.locationId },
+      method: 'POST',
+      url: withSecret('/api/lockers/orders'),
+      payload: {
+        rearload: false,
+        locker_id: w.lockerId,
+        cabinet_id: w.cabinetIds[orderId - 1],
+        order_id: orderId,
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+      },
     });
     assert.equal(order.statusCode, 201, order.body);
-    assert.equal((await ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/cabinets/${w.cabinetIds[1]}`), payload: { command: 'open', reason: 'r' } })).statusCode, 200);
+    assert.equal(
+      (await ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/cabinets/${w.cabinetIds[1]}`), payload: { command: 'open', reason: 'r' } }))
+        .statusCode,
+      200,
+    );
     assert.equal((await playText(ctx.app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: 'Cleanup on aisle five', actor: 'Manager' })).statusCode, 200);
     await fanOut(ctx); // on PostgreSQL the log is read once no older transaction runs
     // What the devices and receivers would have done: acked the messages, taken the deliveries.
-    await ctx.db.query(`UPDATE device_outbox SET published_at = $1, acked_at = $1 WHERE acked_at IS NULL AND (topic LIKE 'lockers/' || $2 || '/%' OR topic LIKE 'radio/' || $3 || '/%')`,
-      [ctx.clock.now(), w.lockerId, w.edgeId]);
-    await ctx.db.query(`UPDATE webhook_deliveries SET state = 'delivered', next_attempt_at = NULL, delivered_at = $1 WHERE state = 'pending'`, [ctx.clock.now()]);
+    await ctx.db.query(
+      `UPDATE device_outbox SET published_at = $1, acked_at = $1 WHERE acked_at IS NULL AND (topic LIKE 'lockers/' || $2 || '/%' OR topic LIKE 'radio/' || $3 || '/%')`,
+      [ctx.clock.now(), w.lockerId, w.edgeId],
+    );
+    await ctx.db.query(`UPDATE webhook_deliveries SET state = 'delivered', next_attempt_at = NULL, delivered_at = $1 WHERE state = 'pending'`, [
+      ctx.clock.now(),
+    ]);
   };
   await history(1); // old: 2026-03-01
   // A job that ran then, and one still waiting from then: only the finished one goes.
@@ -52,9 +68,16 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
 
   const counted: Partial<Record<RetentionKind, number>> = {};
   const retention = new Retention({
-    db: ctx.db, clock: ctx.clock, retentionDays: 1, batchSize: 1,
-    countDeleted: (kind, rows) => { counted[kind] = (counted[kind] ?? 0) + rows; },
-    onError: (err) => { throw err; },
+    db: ctx.db,
+    clock: ctx.clock,
+    retentionDays: 1,
+    batchSize: 1,
+    countDeleted: (kind, rows) => {
+      counted[kind] = (counted[kind] ?? 0) + rows;
+    },
+    onError: (err) => {
+      throw err;
+    },
   });
   const cutoff = '2026-03-02T10:00:00.000Z';
   const outboxTotal = await count('device_outbox');
@@ -78,16 +101,27 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
   assert.equal(await count('jobs WHERE done_at < $1', [cutoff]), 0);
   assert.equal(await count('jobs WHERE done_at IS NULL'), waiting, 'jobs still to run stay, however old');
   assert.equal(await count('device_outbox'), outboxTotal - oldBefore.device_messages, 'newer messages stay');
-  assert.ok(await count('events WHERE created_at >= $1', [cutoff]) > 0, 'newer events stay');
-  assert.ok(await count('radio_audio') > 0);
+  assert.ok((await count('events WHERE created_at >= $1', [cutoff])) > 0, 'newer events stay');
+  assert.ok((await count('radio_audio')) > 0);
 
   assert.equal(await count('cfh_requests WHERE location_id = $1', [w.locationId]), 2, 'requests are kept');
   assert.equal(await count('locker_orders WHERE location_id = $1', [w.locationId]), 2, 'orders are kept');
   const p1 = await report(ctx.app, w.reports, 'cfh', { location_id: w.locationId, from: '2026-03-01', to: '2026-03-03' });
   assert.equal(p1.json().total, 2, p1.body);
-  assert.deepEqual(await retention.runNow(), {
-    device_messages: 0, radio_audio: 0, webhook_deliveries: 0, events: 0, jobs: 0, radio_heard: 0, radio_open_requests: 0, display_presses: 0,
-  }, 'nothing more to do');
+  assert.deepEqual(
+    await retention.runNow(),
+    {
+      device_messages: 0,
+      radio_audio: 0,
+      webhook_deliveries: 0,
+      events: 0,
+      jobs: 0,
+      radio_heard: 0,
+      radio_open_requests: 0,
+      display_presses: 0,
+    },
+    'nothing more to do',
+  );
 });
 
 test('events a subscriber has not read yet are kept, however old', async () => {
@@ -95,7 +129,15 @@ test('events a subscriber has not read yet are kept, however old', async () => {
   ctx.clock.set('2026-03-05T10:00:00.000Z');
   await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   ctx.clock.set('2026-03-09T10:00:00.000Z');
-  const retention = new Retention({ db: ctx.db, clock: ctx.clock, retentionDays: 1, countDeleted: () => undefined, onError: (err) => { throw err; } });
+  const retention = new Retention({
+    db: ctx.db,
+    clock: ctx.clock,
+    retentionDays: 1,
+    countDeleted: () => undefined,
+    onError: (err) => {
+      throw err;
+    },
+  });
   await retention.runNow();
   assert.equal(await count(`events WHERE location_id = $1`, [w.locationId]), 1, 'not yet read by the webhooks subscriber');
   await fanOut(ctx); // on PostgreSQL the log is read once no older transaction runs

@@ -11,10 +11,55 @@ const NEAR_LIMIT = 'y'.repeat(MIB - 512);
 const LONG = [ONE_MIB, NEAR_LIMIT, 'a'.repeat(70_000), '\u0000'.repeat(70_000), 'é'.repeat(70_000), '\uD800'.repeat(70_000), '🙂'.repeat(70_000)];
 
 const awkwardStrings = [
-  '', ' ', '\t', '\u0000', 'a\u0000b', '\u0000'.repeat(64), '\uD800', 'a\uDFFFb', '\uFEFF', '\u202Eevil', '\r\n', 'é', 'e\u0301', '𝕏𝕐',
-  '你好', 'ﷺ', '%00', '%', '%zz', '../../etc/passwd', '\\', '"', "'", "'; DROP TABLE cabinets; --", '${x}', '{{7*7}}', '<script>',
-  'null', 'true', 'false', '0', '-1', '1e309', 'NaN', 'Infinity', '__proto__', 'constructor', 'open', 'agree', 'close ', 'OPEN',
-  'x'.repeat(64), 'x'.repeat(65), 'x'.repeat(100), 'x'.repeat(101), 'x'.repeat(200), 'x'.repeat(201), 'x'.repeat(601), 'x'.repeat(1001),
+  '',
+  ' ',
+  '\t',
+  '\u0000',
+  'a\u0000b',
+  '\u0000'.repeat(64),
+  '\uD800',
+  'a\uDFFFb',
+  '\uFEFF',
+  '\u202Eevil',
+  '\r\n',
+  'é',
+  'e\u0301',
+  '𝕏𝕐',
+  '你好',
+  'ﷺ',
+  '%00',
+  '%',
+  '%zz',
+  '../../etc/passwd',
+  '\\',
+  '"',
+  "'",
+  "'; DROP TABLE cabinets; --",
+  '${x}',
+  '{{7*7}}',
+  '<script>',
+  'null',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '__proto__',
+  'constructor',
+  'open',
+  'agree',
+  'close ',
+  'OPEN',
+  'x'.repeat(64),
+  'x'.repeat(65),
+  'x'.repeat(100),
+  'x'.repeat(101),
+  'x'.repeat(200),
+  'x'.repeat(201),
+  'x'.repeat(601),
+  'x'.repeat(1001),
 ];
 
 /** Any code point, lone surrogates and NUL included (fast-check's own "binary" unit costs a second
@@ -31,7 +76,29 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 
 /** Numbers at and past every boundary a field could have. */
 export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(0, -0, -1, 1, 1.5, -1.5, 0.1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 63, 1e308, -1e308, 5e-324, 604_800, 604_801, 86_400),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    1,
+    1.5,
+    -1.5,
+    0.1,
+    2 ** 31 - 1,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    2 ** 32,
+    2 ** 53 - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    2 ** 63,
+    1e308,
+    -1e308,
+    5e-324,
+    604_800,
+    604_801,
+    86_400,
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.maxSafeInteger(),
@@ -57,15 +124,50 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
  * unusual number literals, escapes, deep nesting, and a few that are not JSON at all. */
 export const rawJsonToken: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '1e999', '-1e999', '123456789012345678901234567890', '1.0', '-0', '0.1e1', '1E2', '1e-400', '2147483648', '9007199254740993',
-    '"\\u0000"', '"\\ud800"', '"\\udfff\\ud800"', '"\\u0041\\u0000"', '"\\/"', '{}', '[]', '[[]]', '{"":{}}', '{"__proto__":{"x":1}}',
+    '1e999',
+    '-1e999',
+    '123456789012345678901234567890',
+    '1.0',
+    '-0',
+    '0.1e1',
+    '1E2',
+    '1e-400',
+    '2147483648',
+    '9007199254740993',
+    '"\\u0000"',
+    '"\\ud800"',
+    '"\\udfff\\ud800"',
+    '"\\u0041\\u0000"',
+    '"\\/"',
+    '{}',
+    '[]',
+    '[[]]',
+    '{"":{}}',
+    '{"__proto__":{"x":1}}',
     '{"constructor":{"prototype":{"x":1}}}',
     // not JSON: the whole body is refused with 400
-    'NaN', 'Infinity', '0x10', '01', '+1', '.5', "'a'", 'undefined', '"\\x41"', '[1,]', '{"a":1,}', '"\u0001"',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '01',
+    '+1',
+    '.5',
+    "'a'",
+    'undefined',
+    '"\\x41"',
+    '[1,]',
+    '{"a":1,}',
+    '"\u0001"',
   ),
-  fc.constantFrom(100, 1000, 10_000, 100_000).chain((depth) =>
-    fc.constantFrom('[' .repeat(depth) + ']'.repeat(depth), '{"a":'.repeat(depth) + '1' + '}'.repeat(depth), '[{"a":'.repeat(depth) + 'null' + '}]'.repeat(depth)),
-  ),
+  fc
+    .constantFrom(100, 1000, 10_000, 100_000)
+    .chain((depth) =>
+      fc.constantFrom(
+        '['.repeat(depth) + ']'.repeat(depth),
+        '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+        '[{"a":'.repeat(depth) + 'null' + '}]'.repeat(depth),
+      ),
+    ),
 );
 
 const RAW = '\u0001raw\u0001';
@@ -120,9 +222,22 @@ export function editedBody(valid: Record<string, unknown>, edits: readonly { fie
 }
 
 const contentTypes = [
-  'text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/octet-stream', 'application/json; charset=utf-16',
-  'application/json; charset=latin1', 'APPLICATION/JSON', 'application/json;charset="utf-8"', 'application/vnd.api+json',
-  'application/json-patch+json', 'application/json, text/plain', 'application/jsonx', 'json', '*/*', ';', 'application/x-www-form-urlencoded; charset=utf-16',
+  'text/plain',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'APPLICATION/JSON',
+  'application/json;charset="utf-8"',
+  'application/vnd.api+json',
+  'application/json-patch+json',
+  'application/json, text/plain',
+  'application/jsonx',
+  'json',
+  '*/*',
+  ';',
+  'application/x-www-form-urlencoded; charset=utf-16',
 ];
 
 /**
@@ -134,25 +249,37 @@ const contentTypes = [
 export function bodyCases(valid: fc.Arbitrary<Record<string, unknown>>, fields: readonly string[]): fc.Arbitrary<BodyCase> {
   const topFields = [...new Set(fields.map((f) => f.split('.')[0] ?? f))];
   const unknownName = fc.string({ maxLength: 12 }).filter((k) => !topFields.includes(k));
-  const edited = fc.tuple(valid, fc.array(fieldEdit(fields), { minLength: 1, maxLength: 3 }), fc.dictionary(unknownName, hostileValue, { maxKeys: 2 }))
+  const edited = fc
+    .tuple(valid, fc.array(fieldEdit(fields), { minLength: 1, maxLength: 3 }), fc.dictionary(unknownName, hostileValue, { maxKeys: 2 }))
     .map(([v, edits, extra]) => json(editedBody(v, edits, extra)));
-  const extraOnly = fc.tuple(valid, fc.dictionary(unknownName, hostileValue, { minKeys: 1, maxKeys: 4 }))
+  const extraOnly = fc
+    .tuple(valid, fc.dictionary(unknownName, hostileValue, { minKeys: 1, maxKeys: 4 }))
     .map(([v, extra]) => json(JSON.stringify({ ...extra, ...v })));
-  const raw = fc.tuple(valid, fc.constantFrom(...fields, 'unknown_field'), rawJsonToken)
+  const raw = fc
+    .tuple(valid, fc.constantFrom(...fields, 'unknown_field'), rawJsonToken)
     .map(([v, field, raw]) => json(editedBody(v, [{ field, edit: { kind: 'raw', raw } }])));
-  const topLevel = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom<unknown>([], 'x', 0, true, null), valid.map((v) => [v]))
+  const topLevel = fc
+    .oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.constantFrom<unknown>([], 'x', 0, true, null),
+      valid.map((v) => [v]),
+    )
     .map((value) => json(JSON.stringify(value)));
-  const notJson = fc.oneof(
-    fc.string({ unit: anyCodePoint, maxLength: 60 }),
-    fc.constantFrom('{', '}', '{"a":', '[1,2', '\uFEFF{}', 'null null', '{}{}', ' ', '\n'),
-    valid.map((v) => `\uFEFF${JSON.stringify(v)}`),
-    valid.map((v) => `${JSON.stringify(v)}x`),
-  ).map((text) => json(text));
-  const bytes = fc.oneof(
-    fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
-    valid.map((v) => Buffer.from(JSON.stringify(v), 'utf16le')),
-    fc.constant(Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from('"}')])),
-  ).map((b) => json(b));
+  const notJson = fc
+    .oneof(
+      fc.string({ unit: anyCodePoint, maxLength: 60 }),
+      fc.constantFrom('{', '}', '{"a":', '[1,2', '\uFEFF{}', 'null null', '{}{}', ' ', '\n'),
+      valid.map((v) => `\uFEFF${JSON.stringify(v)}`),
+      valid.map((v) => `${JSON.stringify(v)}x`),
+    )
+    .map((text) => json(text));
+  const bytes = fc
+    .oneof(
+      fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
+      valid.map((v) => Buffer.from(JSON.stringify(v), 'utf16le')),
+      fc.constant(Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from('"}')])),
+    )
+    .map((b) => json(b));
   const wrongType = fc.tuple(valid, fc.constantFrom(...contentTypes)).map(([v, contentType]) => ({ contentType, payload: JSON.stringify(v) }));
   const form = valid.map((v) => ({
     contentType: 'application/x-www-form-urlencoded',
@@ -189,7 +316,15 @@ export function bodyCases(valid: fc.Arbitrary<Record<string, unknown>>, fields: 
  * bodies with 400 on purpose (docs/security.md). */
 export function withUnknownFields(valid: fc.Arbitrary<Record<string, unknown>>, known: readonly string[]): fc.Arbitrary<string> {
   const name = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !known.includes(k));
-  return fc.tuple(valid, fc.dictionary(name, hostileValue.filter((v) => typeof v !== 'string' || v.length < 10_000), { minKeys: 1, maxKeys: 4 }))
+  return fc
+    .tuple(
+      valid,
+      fc.dictionary(
+        name,
+        hostileValue.filter((v) => typeof v !== 'string' || v.length < 10_000),
+        { minKeys: 1, maxKeys: 4 },
+      ),
+    )
     .map(([v, extra]) => JSON.stringify({ ...extra, ...v }))
     .filter((text) => !/"(__proto__|constructor)"/.test(text));
 }
@@ -209,9 +344,39 @@ export function pathSegment(good: readonly string[] = []): fc.Arbitrary<string> 
     {
       weight: 3,
       arbitrary: fc.constantFrom(
-        '0', '-1', '1.5', '1e3', '0x10', '+1', ' 1', '1 ', '%201', '00001', '99999999999999999999999', '2147483648', '-2147483649',
-        '%00', 'a%00b', '%', '%zz', '%E2%82', '%C0%80', '%FF', '%2F', '%2e%2e', '..', '.', '%25', '%u0041', 'null', 'undefined',
-        '%F0%9D%95%8F', encodeURIComponent('你好'), 'x'.repeat(100), 'x'.repeat(101), 'x'.repeat(MIB),
+        '0',
+        '-1',
+        '1.5',
+        '1e3',
+        '0x10',
+        '+1',
+        ' 1',
+        '1 ',
+        '%201',
+        '00001',
+        '99999999999999999999999',
+        '2147483648',
+        '-2147483649',
+        '%00',
+        'a%00b',
+        '%',
+        '%zz',
+        '%E2%82',
+        '%C0%80',
+        '%FF',
+        '%2F',
+        '%2e%2e',
+        '..',
+        '.',
+        '%25',
+        '%u0041',
+        'null',
+        'undefined',
+        '%F0%9D%95%8F',
+        encodeURIComponent('你好'),
+        'x'.repeat(100),
+        'x'.repeat(101),
+        'x'.repeat(MIB),
       ),
     },
     { weight: 2, arbitrary: hostileString.filter((s) => s.length < 2000).map((s) => encodeURIComponent(s.replace(/[\uD800-\uDFFF]/g, '?'))) },

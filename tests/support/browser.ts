@@ -8,8 +8,14 @@ import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
 ];
 
 let shared: Promise<Browser> | null = null;

@@ -69,7 +69,8 @@ export function assertContractAnswer(res: LightMyRequestResponse, what: string):
   // does. An empty edge id is still R2's route (its 422 names edgeId).
   const radioPlay = res.raw.req.method === 'POST' && /^\/webhooks\/incoming\/(generic(\?|$)|(messaging|twilio)\/[^/?]*(\?|$))/.test(res.raw.req.url ?? '');
   const error = (body as Record<string, unknown>).error;
-  if (radioPlay && res.statusCode !== 414 && !(res.statusCode === 400 && code === 'bad_url')) assert.equal(error, message, `R1 and R2 carry error = message: ${context}`);
+  if (radioPlay && res.statusCode !== 414 && !(res.statusCode === 400 && code === 'bad_url'))
+    assert.equal(error, message, `R1 and R2 carry error = message: ${context}`);
   if (!radioPlay) assert.equal(error, undefined, `only R1 and R2 carry error: ${context}`);
 }
 
@@ -77,12 +78,24 @@ export function assertContractAnswer(res: LightMyRequestResponse, what: string):
 
 /** Tables that requests write; counted whole, so a write outside the world shows as well. */
 const WRITTEN_TABLES = [
-  'locker_orders', 'cabinet_commands', 'locker_order_events', 'locker_status_events', 'cfh_requests', 'cfh_request_events',
-  'device_outbox', 'jobs', 'lockers', 'cabinets', 'api_tokens', 'radio_messages', 'radio_transcripts', 'radio_audio', 'events',
+  'locker_orders',
+  'cabinet_commands',
+  'locker_order_events',
+  'locker_status_events',
+  'cfh_requests',
+  'cfh_request_events',
+  'device_outbox',
+  'jobs',
+  'lockers',
+  'cabinets',
+  'api_tokens',
+  'radio_messages',
+  'radio_transcripts',
+  'radio_audio',
+  'events',
 ];
 
-const rows = (name: string, from: string, order = 'id') =>
-  `'${name}', (SELECT coalesce(json_agg(row_to_json(t) ORDER BY t.${order}), '[]') FROM (${from}) t)`;
+const rows = (name: string, from: string, order = 'id') => `'${name}', (SELECT coalesce(json_agg(row_to_json(t) ORDER BY t.${order}), '[]') FROM (${from}) t)`;
 
 /**
  * Everything stored about one world ($1 organization, $2 locker, $3 edge device): its locker and
@@ -92,10 +105,16 @@ const rows = (name: string, from: string, order = 'id') =>
  */
 const SNAPSHOT_SQL = ((): string => {
   const parts = [
-    rows('locker', 'SELECT id, organization_id, location_id, name, version, rear_loading_available, timer, api_key, api_key_hash, ip, firmware, last_seen_at, created_at, updated_at FROM lockers WHERE id = $2'),
+    rows(
+      'locker',
+      'SELECT id, organization_id, location_id, name, version, rear_loading_available, timer, api_key, api_key_hash, ip, firmware, last_seen_at, created_at, updated_at FROM lockers WHERE id = $2',
+    ),
     rows('cabinets', 'SELECT * FROM cabinets WHERE locker_id = $2'),
     rows('orders', 'SELECT * FROM locker_orders WHERE organization_id = $1 OR locker_id = $2'),
-    rows('order_events', 'SELECT e.* FROM locker_order_events e JOIN locker_orders o ON o.id = e.locker_order_id WHERE o.organization_id = $1 OR o.locker_id = $2'),
+    rows(
+      'order_events',
+      'SELECT e.* FROM locker_order_events e JOIN locker_orders o ON o.id = e.locker_order_id WHERE o.organization_id = $1 OR o.locker_id = $2',
+    ),
     rows('commands', 'SELECT * FROM cabinet_commands WHERE locker_id = $2'),
     rows('status_events', 'SELECT * FROM locker_status_events WHERE locker_id = $2'),
     rows('cfh_requests', 'SELECT * FROM cfh_requests WHERE organization_id = $1'),
@@ -103,18 +122,27 @@ const SNAPSHOT_SQL = ((): string => {
     rows('events', 'SELECT id, uuid, type, status, location_id, internal_id, details, message, created_at FROM events WHERE organization_id = $1'),
     // A play message carries its audio: its size stands for it (read without detoasting), since the
     // snapshot is taken around every request.
-    rows('outbox', `SELECT id, topic, CASE WHEN topic LIKE 'radio/%' THEN to_jsonb(pg_column_size(payload)) ELSE payload END AS payload,
+    rows(
+      'outbox',
+      `SELECT id, topic, CASE WHEN topic LIKE 'radio/%' THEN to_jsonb(pg_column_size(payload)) ELSE payload END AS payload,
       message_key, created_at FROM device_outbox
-      WHERE topic IN ('lockers/' || $2::text || '/commands', 'radio/' || $3::text || '/play')`),
-    rows('jobs', `SELECT id, kind, payload, run_at, dedupe_key, attempts, done_at, failed FROM jobs
+      WHERE topic IN ('lockers/' || $2::text || '/commands', 'radio/' || $3::text || '/play')`,
+    ),
+    rows(
+      'jobs',
+      `SELECT id, kind, payload, run_at, dedupe_key, attempts, done_at, failed FROM jobs
       WHERE payload->>'cabinet_id' IN (SELECT id::text FROM cabinets WHERE locker_id = $2)
          OR payload->>'command_id' IN (SELECT command_id::text FROM cabinet_commands WHERE locker_id = $2)
          OR payload->>'request_id' IN (SELECT id::text FROM cfh_requests WHERE organization_id = $1)
-         OR payload::text LIKE '%' || $3::text || '%'`),
+         OR payload::text LIKE '%' || $3::text || '%'`,
+    ),
     rows('tokens', 'SELECT id, name, organization_id, scopes, token_hash, expires_at, revoked_at, updated_at FROM api_tokens WHERE organization_id = $1'),
     rows('radio_messages', 'SELECT * FROM radio_messages WHERE organization_id = $1 OR edge_id = $3'),
-    rows('radio_transcripts', `SELECT t.id, t.message_id, t.edge_id, octet_length(a.wav) AS audio_bytes, t.created_at
-      FROM radio_transcripts t LEFT JOIN radio_audio a ON a.message_id = t.message_id WHERE t.edge_id = $3`),
+    rows(
+      'radio_transcripts',
+      `SELECT t.id, t.message_id, t.edge_id, octet_length(a.wav) AS audio_bytes, t.created_at
+      FROM radio_transcripts t LEFT JOIN radio_audio a ON a.message_id = t.message_id WHERE t.edge_id = $3`,
+    ),
     `'counts', json_build_object(${WRITTEN_TABLES.map((t) => `'${t}', (SELECT count(*) FROM ${t})`).join(', ')})`,
   ];
   return `SELECT json_build_object(${parts.join(',\n')})::text AS state`;
@@ -160,7 +188,8 @@ export function refusalGuard(app: App, db: Db, worlds: readonly WorldRef[]): (pr
     if (res.statusCode >= 400) {
       const after = await states();
       worlds.forEach((_, i) => {
-        if (after[i] !== before[i]) assert.fail(`a refused request (${res.statusCode}) changed stored state: ${what}\n${firstDifference(before[i] ?? '', after[i] ?? '')}`);
+        if (after[i] !== before[i])
+          assert.fail(`a refused request (${res.statusCode}) changed stored state: ${what}\n${firstDifference(before[i] ?? '', after[i] ?? '')}`);
       });
       known = after;
     }
@@ -186,7 +215,14 @@ export async function holdEach(app: App, db: Db, worlds: readonly WorldRef[], pr
 }
 
 /** Runs a property over probes, holding each answer to the contract; returns how often each status came. */
-export async function holdProperty(app: App, db: Db, worlds: readonly WorldRef[], probes: fc.Arbitrary<Probe>, numRuns: number, examples: readonly Probe[] = []): Promise<Map<number, number>> {
+export async function holdProperty(
+  app: App,
+  db: Db,
+  worlds: readonly WorldRef[],
+  probes: fc.Arbitrary<Probe>,
+  numRuns: number,
+  examples: readonly Probe[] = [],
+): Promise<Map<number, number>> {
   const statuses = new Map<number, number>();
   const guard = refusalGuard(app, db, worlds);
   await fc.assert(

@@ -14,7 +14,7 @@ function suite(): { server: string; template: string; runId: string } {
   const template = process.env[ENV_TEMPLATE];
   const runId = process.env[ENV_RUN];
   if (!server || !template || !runId) {
-    throw new Error('the tests need the suite\'s database: run them with `npm test` (or `npm test -- FILE...`)');
+    throw new Error("the tests need the suite's database: run them with `npm test` (or `npm test -- FILE...`)");
   }
   return { server, template, runId };
 }

@@ -7,8 +7,16 @@ import { withSecret, type World } from './world.ts';
 /** Places order `orderId` in the world's cabinet of index `cabinet`; returns its open code. */
 export async function placeOrder(app: App, world: World, cabinet = 0, orderId = 1): Promise<string> {
   const res = await app.inject({
-    method: 'POST', url: withSecret('/api/lockers/orders'),
-    payload: { rearload: false, locker_id: world.lockerId, cabinet_id: world.cabinetIds[cabinet], order_id: orderId, organization_id: world.organizationId, location_id: world.locationId },
+    method: 'POST',
+    url: withSecret('/api/lockers/orders'),
+    payload: {
+      rearload: false,
+      locker_id: world.lockerId,
+      cabinet_id: world.cabinetIds[cabinet],
+      order_id: orderId,
+      organization_id: world.organizationId,
+      location_id: world.locationId,
+    },
   });
   assert.equal(res.statusCode, 201, res.body);
   return res.json<{ open_code: string }>().open_code;
@@ -19,7 +27,9 @@ export async function openCfhRequests(app: App, world: World, n: number): Promis
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const res = await app.inject({
-      method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${world.token}` },
+      method: 'POST',
+      url: '/api/callforhelp/requests',
+      headers: { authorization: `Bearer ${world.token}` },
       payload: { location_id: world.locationId, option_id: world.optionId },
     });
     assert.equal(res.statusCode, 201, res.body);

@@ -25,7 +25,9 @@ export async function openSse(t: Teardown, url: string, headers: Record<string, 
   const events: SseEvent[] = [];
   const comments: string[] = [];
   const waiters = new Set<() => void>();
-  const wake = () => { for (const w of [...waiters]) w(); };
+  const wake = () => {
+    for (const w of [...waiters]) w();
+  };
   let buffer = '';
   const ended = (async () => {
     if (res.body === null) return;
@@ -54,7 +56,10 @@ export async function openSse(t: Teardown, url: string, headers: Record<string, 
     wake();
   })();
   let done = false;
-  void ended.then(() => { done = true; wake(); });
+  void ended.then(() => {
+    done = true;
+    wake();
+  });
   const client: SseClient = {
     status: res.status,
     headers: res.headers,
@@ -69,7 +74,11 @@ export async function openSse(t: Teardown, url: string, headers: Record<string, 
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`no event${event === undefined ? '' : ` "${event}"`} within ${ms} ms`);
         await new Promise<void>((resolve) => {
-          const w = () => { clearTimeout(timer); waiters.delete(w); resolve(); };
+          const w = () => {
+            clearTimeout(timer);
+            waiters.delete(w);
+            resolve();
+          };
           const timer = setTimeout(w, left);
           waiters.add(w);
         });

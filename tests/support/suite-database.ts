@@ -90,7 +90,10 @@ export async function startSuiteDatabase(externalUrl: string | undefined): Promi
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`storeops_t_${runId}_%`, template]);
+      const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [
+        `storeops_t_${runId}_%`,
+        template,
+      ]);
       for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     } finally {
       await client.end();

@@ -47,22 +47,35 @@ export function freshId(): number {
 
 /** A new API token of the organization, provisioned as an operator would; returns its value. */
 export async function provisionToken(
-  db: Db, clock: Clock, organizationId: number, scopes: (typeof TOKEN_SCOPES)[number][], opts: { revoked?: boolean; expiresAt?: Date; locationIds?: number[] } = {},
+  db: Db,
+  clock: Clock,
+  organizationId: number,
+  scopes: (typeof TOKEN_SCOPES)[number][],
+  opts: { revoked?: boolean; expiresAt?: Date; locationIds?: number[] } = {},
 ): Promise<string> {
   const token = crypto.randomBytes(18).toString('base64url');
   await applyProvisioning(db, clock, {
-    api_tokens: [{
-      name: `t-${crypto.randomBytes(6).toString('hex')}`, organization_id: organizationId, scopes, token, revoked: opts.revoked ?? false,
-      ...(opts.expiresAt === undefined ? {} : { expires_at: opts.expiresAt.toISOString() }),
-      ...(opts.locationIds === undefined ? {} : { location_ids: opts.locationIds }),
-    }],
+    api_tokens: [
+      {
+        name: `t-${crypto.randomBytes(6).toString('hex')}`,
+        organization_id: organizationId,
+        scopes,
+        token,
+        revoked: opts.revoked ?? false,
+        ...(opts.expiresAt === undefined ? {} : { expires_at: opts.expiresAt.toISOString() }),
+        ...(opts.locationIds === undefined ? {} : { location_ids: opts.locationIds }),
+      },
+    ],
   });
   return token;
 }
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
-    LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://storeops.test', SECRET_TOKEN: TEST_SECRET, MQTT_PORT: '0',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://storeops.test',
+    SECRET_TOKEN: TEST_SECRET,
+    MQTT_PORT: '0',
     ...(TEST_MQTT_URL !== null ? { MQTT_URL: TEST_MQTT_URL } : {}),
     ...overrides,
   });
@@ -144,9 +157,20 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   await service.app.ready();
   closeWith(opts.t, () => service.app.close());
   return {
-    app: service.app, db, clock, scheduler: service.scheduler, events: service.events, webhooks: service.webhooks, config, speech, devices,
+    app: service.app,
+    db,
+    clock,
+    scheduler: service.scheduler,
+    events: service.events,
+    webhooks: service.webhooks,
+    config,
+    speech,
+    devices,
     mqttUrl: devices.deviceUrl ?? '',
-    health: service.health, feed: service.feed, live: service.live, retention: service.retention,
+    health: service.health,
+    feed: service.feed,
+    live: service.live,
+    retention: service.retention,
   };
 }
 
@@ -166,7 +190,17 @@ export interface World {
 
 /** Provisions one organization with a location, a locker of `cabinets` cabinets, a CFH option, an
  * edge device, a messaging account and a token with the cfh, radio and webhooks scopes: every id fresh. */
-export async function makeWorld(db: Db, clock: Clock, opts: { cabinets?: number; lockerVersion?: number; rearLoading?: boolean; cfhTimeoutSeconds?: number; voiceHandlers?: ('normalize' | 'chime' | 'transcript')[] } = {}): Promise<World> {
+export async function makeWorld(
+  db: Db,
+  clock: Clock,
+  opts: {
+    cabinets?: number;
+    lockerVersion?: number;
+    rearLoading?: boolean;
+    cfhTimeoutSeconds?: number;
+    voiceHandlers?: ('normalize' | 'chime' | 'transcript')[];
+  } = {},
+): Promise<World> {
   const organizationId = freshId();
   const locationId = freshId();
   const lockerId = freshId();
@@ -174,19 +208,44 @@ export async function makeWorld(db: Db, clock: Clock, opts: { cabinets?: number;
   const cabinetIds = Array.from({ length: opts.cabinets ?? 3 }, () => freshId());
   const secret = () => crypto.randomBytes(18).toString('base64url');
   const world: World = {
-    organizationId, locationId, lockerId, cabinetIds, optionId,
-    lockerKey: secret(), token: secret(), edgeId: `edge-${lockerId}`, edgeKey: secret(),
-    accountSid: `AC${crypto.randomBytes(16).toString('hex')}`, authToken: secret(),
+    organizationId,
+    locationId,
+    lockerId,
+    cabinetIds,
+    optionId,
+    lockerKey: secret(),
+    token: secret(),
+    edgeId: `edge-${lockerId}`,
+    edgeKey: secret(),
+    accountSid: `AC${crypto.randomBytes(16).toString('hex')}`,
+    authToken: secret(),
   };
   const file: ProvisioningFile = {
     organizations: [{ id: organizationId, name: `Org ${organizationId}` }],
     locations: [{ id: locationId, organization_id: organizationId, name: `Store ${locationId}`, cfh_timeout_seconds: opts.cfhTimeoutSeconds ?? null }],
-    lockers: [{
-      id: lockerId, location_id: locationId, name: 'Front lockers', version: opts.lockerVersion ?? 2,
-      rear_loading_available: opts.rearLoading ?? true, timer: 30, api_key: world.lockerKey,
-      cabinets: cabinetIds.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' as const })),
-    }],
-    cfh_options: [{ id: optionId, organization_id: organizationId, location_id: locationId, text_en: 'Help', text_fr: 'Aide', prompt_en: 'Someone is coming', prompt_fr: "Quelqu'un arrive" }],
+    lockers: [
+      {
+        id: lockerId,
+        location_id: locationId,
+        name: 'Front lockers',
+        version: opts.lockerVersion ?? 2,
+        rear_loading_available: opts.rearLoading ?? true,
+        timer: 30,
+        api_key: world.lockerKey,
+        cabinets: cabinetIds.map((id, i) => ({ id, key: i + 1, size: 'medium', thermal_mode: 'ambient' as const })),
+      },
+    ],
+    cfh_options: [
+      {
+        id: optionId,
+        organization_id: organizationId,
+        location_id: locationId,
+        text_en: 'Help',
+        text_fr: 'Aide',
+        prompt_en: 'Someone is coming',
+        prompt_fr: "Quelqu'un arrive",
+      },
+    ],
     radio_edges: [{ edge_id: world.edgeId, location_id: locationId, name: 'Floor radio', device_key: world.edgeKey, voice_handlers: opts.voiceHandlers ?? [] }],
     messaging_accounts: [{ account_sid: world.accountSid, organization_id: organizationId, auth_token: world.authToken }],
     api_tokens: [{ name: `token-${organizationId}`, organization_id: organizationId, scopes: ['cfh', 'radio', 'webhooks'], token: world.token }],

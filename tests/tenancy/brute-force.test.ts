@@ -71,7 +71,12 @@ async function missesAreNoGuesses(miss: (i: number) => Probe, right: Probe, righ
 test('a store app looking up open codes that do not exist with the valid secret_token is answered 404 each time, never locked out (L5, L6)', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const code = await placeOrder(ctx.app, w);
-  const agree = (c: string): Probe => ({ method: 'POST', url: withSecret(`/api/lockers/cabinets/customers/${c}`), headers: { 'content-type': 'application/json' }, payload: '{"command":"agree"}' });
+  const agree = (c: string): Probe => ({
+    method: 'POST',
+    url: withSecret(`/api/lockers/cabinets/customers/${c}`),
+    headers: { 'content-type': 'application/json' },
+    payload: '{"command":"agree"}',
+  });
   const complete = (c: string): Probe => ({ method: 'PUT', url: withSecret(`/api/lockers/orders/customer/${c}`) });
   await missesAreNoGuesses((i) => complete(`guess${i}${code}`.slice(0, 32)), agree(code), 200);
   await missesAreNoGuesses((i) => agree(`${code.slice(0, -2)}${i}x`), complete(code), 200);
@@ -79,14 +84,19 @@ test('a store app looking up open codes that do not exist with the valid secret_
 
 test('guessing the secret_token is stopped with 429', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const list = (secret: string | null): Probe => ({ method: 'GET', url: secret === null ? withSecret(`/api/lockers/locations/${w.locationId}`) : `/api/lockers/locations/${w.locationId}?secret_token=${secret}` });
+  const list = (secret: string | null): Probe => ({
+    method: 'GET',
+    url: secret === null ? withSecret(`/api/lockers/locations/${w.locationId}`) : `/api/lockers/locations/${w.locationId}?secret_token=${secret}`,
+  });
   await guessingIsStopped(w, 401, (i) => list(`guess-${i}`), list(null), 200);
 });
 
 test('guessing bearer tokens on CFH is stopped with 429', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const create = (token: string): Probe => ({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     payload: JSON.stringify({ location_id: w.locationId, option_id: w.optionId }),
   });
   await guessingIsStopped(w, 401, (i) => create(`${w.token}${i}`), create(w.token), 201);
@@ -94,10 +104,17 @@ test('guessing bearer tokens on CFH is stopped with 429', async () => {
 
 test('CFH lookups of message ids that do not exist, with a valid token, are answered 404 each time', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
-  const made = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId } });
+  const made = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
+  });
   const messageId = made.json<{ message_id: string }>().message_id;
   const claim = (id: string): Probe => ({
-    method: 'POST', url: '/api/callforhelp/claim', headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/api/callforhelp/claim',
+    headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
     payload: JSON.stringify({ message_id: id, channel_id: 'C', claimed_by: 'Ann', claimed_by_user_id: 'U' }),
   });
   await missesAreNoGuesses((i) => claim(`${messageId.slice(0, -1)}${i}`), claim(messageId), 200);
@@ -107,7 +124,8 @@ test('failing one kind of credential does not spend the budget of another kind f
   const w = await makeWorld(ctx.db, ctx.clock);
   const ip = newClient();
   const list = (secret: string) => from(ip, { method: 'GET', url: `/api/lockers/locations/${w.locationId}?secret_token=${secret}` });
-  const bearer = (token: string) => from(ip, { method: 'GET', url: '/api/callforhelp/v1/tracking?message_id=abcdefghijklmnopqrstuv', headers: { authorization: `Bearer ${token}` } });
+  const bearer = (token: string) =>
+    from(ip, { method: 'GET', url: '/api/callforhelp/v1/tracking?message_id=abcdefghijklmnopqrstuv', headers: { authorization: `Bearer ${token}` } });
   for (let i = 0; i <= BUDGET; i++) await bearer(`wrong-token-${i}`);
   assert.equal((await bearer('wrong-token-again')).statusCode, 429);
   assert.equal((await list('wrong-secret')).statusCode, 401, 'a wrong secret_token is its own budget');
@@ -116,10 +134,14 @@ test('failing one kind of credential does not spend the budget of another kind f
 test('a client rotating its address is stopped by the budget of the credential kind, and valid credentials still pass', async () => {
   const own = await testApp({ failureLimit: { max: BUDGET, windowMs: WINDOW_MS, maxPerKind: BUDGET * 3 } });
   const w = await makeWorld(own.db, own.clock);
-  const report = (ip: string, key: string) => own.app.inject({
-    method: 'POST', url: '/api/lockers/cabinet/status', headers: { 'api-key': key, 'content-type': 'application/json' },
-    payload: JSON.stringify({ cabinets: [{ key: 1, front_status: 'open' }] }), remoteAddress: ip,
-  });
+  const report = (ip: string, key: string) =>
+    own.app.inject({
+      method: 'POST',
+      url: '/api/lockers/cabinet/status',
+      headers: { 'api-key': key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ cabinets: [{ key: 1, front_status: 'open' }] }),
+      remoteAddress: ip,
+    });
   const statuses: number[] = [];
   for (let i = 0; i < BUDGET * 3 + 2; i++) statuses.push((await report(`203.0.113.${i + 1}`, `guess-${i}-0123456789`)).statusCode);
   assert.deepEqual(statuses.slice(0, BUDGET * 3), Array<number>(BUDGET * 3).fill(401));
@@ -137,7 +159,9 @@ test('health probes are never refused, whatever their address failed before', as
 test("guessing a locker's api-key on L7 is stopped with 429", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const report = (key: string): Probe => ({
-    method: 'POST', url: '/api/lockers/cabinet/status', headers: { 'api-key': key, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/api/lockers/cabinet/status',
+    headers: { 'api-key': key, 'content-type': 'application/json' },
     payload: JSON.stringify({ cabinets: [{ key: 1, front_status: 'open' }] }),
   });
   await guessingIsStopped(w, 401, (i) => report(`${w.lockerKey}${i}`), report(w.lockerKey), 200);
@@ -146,7 +170,9 @@ test("guessing a locker's api-key on L7 is stopped with 429", async () => {
 test("guessing an edge device's key on R1 is stopped with 429", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const playText = (key: string): Probe => ({
-    method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': key, 'content-type': 'application/json' },
+    method: 'POST',
+    url: '/webhooks/incoming/generic',
+    headers: { 'api-key': key, 'content-type': 'application/json' },
     payload: JSON.stringify({ edgeId: w.edgeId, text: 'Aisle 5', actor: 'Ann' }),
   });
   await guessingIsStopped(w, 403, (i) => playText(`${w.edgeKey}${i}`), playText(w.edgeKey), 200);
@@ -157,7 +183,9 @@ test('guessing R2 signatures is stopped with 429', async () => {
   const path = `/webhooks/incoming/messaging/${w.edgeId}`;
   const fields = { AccountSid: w.accountSid, Body: 'Aisle 5', From: '+15550001111', To: '+15550002222' };
   const webhook = (signature: string): Probe => ({
-    method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-signature': signature },
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-messaging-signature': signature },
     payload: new URLSearchParams(fields).toString(),
   });
   const right = messagingSignature(w.authToken, `${ctx.config.publicBaseUrl}${path}`, fields);

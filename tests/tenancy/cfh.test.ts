@@ -31,8 +31,14 @@ test("another organization's token: every operation on this organization's reque
   const victim = await makeWorld(ctx.db, ctx.clock);
   const intruder = await makeWorld(ctx.db, ctx.clock);
   const messageId = await openCfhRequest(ctx.app, victim);
-  const missing = new Map((await Promise.all(operations(victim, 'no-such-request-0000000', `Bearer ${intruder.token}`)
-    .map(async ([op, probe]) => [op, (await ctx.app.inject({ method: probe.method, url: probe.url, headers: probe.headers, payload: probe.payload })).body] as const))));
+  const missing = new Map(
+    await Promise.all(
+      operations(victim, 'no-such-request-0000000', `Bearer ${intruder.token}`).map(
+        async ([op, probe]) =>
+          [op, (await ctx.app.inject({ method: probe.method, url: probe.url, headers: probe.headers, payload: probe.payload })).body] as const,
+      ),
+    ),
+  );
   for (const [op, probe] of operations(victim, messageId, `Bearer ${intruder.token}`)) {
     const res = await probeRefusesCleanly(ctx.app, ctx.db, [victim], probe);
     if (op === 'C0') {
@@ -68,8 +74,20 @@ test('a revoked token, a token of no one, a missing or malformed Authorization h
   const messageId = await openCfhRequest(ctx.app, w);
   const revoked = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['cfh', 'radio'], { revoked: true });
   const headers = [
-    `Bearer ${revoked}`, null, '', 'Bearer', 'Bearer ', `Basic ${w.token}`, `Token ${w.token}`, `Bearer${w.token}`, `Bearer ${w.token}x`,
-    `Bearer ${w.token.slice(1)}`, `Bearer ${w.lockerKey}`, `Bearer ${w.edgeKey}`, `Bearer ${w.authToken}`, `Bearer ${w.token} ${w.token}`,
+    `Bearer ${revoked}`,
+    null,
+    '',
+    'Bearer',
+    'Bearer ',
+    `Basic ${w.token}`,
+    `Token ${w.token}`,
+    `Bearer${w.token}`,
+    `Bearer ${w.token}x`,
+    `Bearer ${w.token.slice(1)}`,
+    `Bearer ${w.lockerKey}`,
+    `Bearer ${w.edgeKey}`,
+    `Bearer ${w.authToken}`,
+    `Bearer ${w.token} ${w.token}`,
   ];
   for (const authorization of headers) {
     for (const [op, probe] of operations(w, messageId, authorization)) {
@@ -97,7 +115,9 @@ test("a request created with one organization's token is that organization's, wh
   const mine = await makeWorld(ctx.db, ctx.clock);
   const theirs = await makeWorld(ctx.db, ctx.clock);
   const res = await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${mine.token}` },
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${mine.token}` },
     payload: { location_id: mine.locationId, option_id: mine.optionId, organization_id: theirs.organizationId },
   });
   assert.equal(res.statusCode, 201, res.body);

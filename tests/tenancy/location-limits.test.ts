@@ -22,8 +22,18 @@ before(async () => {
   // Deliveries to an address no one listens on stay pending: W2 has one to send again.
   ctx = await testApp({ config: testConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }) });
   w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { call_button_cooldown_seconds: 0 } });
-  endpointId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, locationId: w.locationId, url: 'http://127.0.0.1:9/hook', secret: 'a-receiver-secret' });
-  const res = await ctx.app.inject({ method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId } });
+  endpointId = await provisionEndpoint(ctx.db, ctx.clock, {
+    organizationId: w.organizationId,
+    locationId: w.locationId,
+    url: 'http://127.0.0.1:9/hook',
+    secret: 'a-receiver-secret',
+  });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
+  });
   assert.equal(res.statusCode, 201, res.body);
   await deliverNow(ctx);
   const whole = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['webhooks']);
@@ -49,16 +59,40 @@ interface Target {
 }
 
 async function targetOf(): Promise<Target> {
-  const open = async () => (await ctx.app.inject({
-    method: 'POST', url: '/api/callforhelp/requests', headers: { authorization: `Bearer ${w.token}` }, payload: { location_id: w.locationId, option_id: w.optionId },
-  })).json<{ message_id: string }>().message_id;
-  const pressed = await ctx.app.inject({ method: 'POST', url: '/api/callbutton/press', headers: { authorization: `Hub ${w.hubToken}` }, payload: { device_key: w.deviceKey } });
+  const open = async () =>
+    (
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/api/callforhelp/requests',
+        headers: { authorization: `Bearer ${w.token}` },
+        payload: { location_id: w.locationId, option_id: w.optionId },
+      })
+    ).json<{ message_id: string }>().message_id;
+  const pressed = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callbutton/press',
+    headers: { authorization: `Hub ${w.hubToken}` },
+    payload: { device_key: w.deviceKey },
+  });
   assert.equal(pressed.statusCode, 200, pressed.body);
-  const played = await ctx.app.inject({ method: 'POST', url: '/webhooks/incoming/generic', headers: { 'api-key': w.edgeKey }, payload: { edgeId: w.edgeId, text: `Aisle ${freshId()}`, actor: 'Ann' } });
+  const played = await ctx.app.inject({
+    method: 'POST',
+    url: '/webhooks/incoming/generic',
+    headers: { 'api-key': w.edgeKey },
+    payload: { edgeId: w.edgeId, text: `Aisle ${freshId()}`, actor: 'Ann' },
+  });
   assert.equal(played.statusCode, 200, played.body);
   return {
-    locationId: w.locationId, optionId: w.optionId, edgeId: w.edgeId, deviceKey: w.deviceKey, messageId: await open(), toCancel: await open(),
-    buttonRequest: pressed.body, endpointId, deliveryId, played: played.json<{ message_id: string }>().message_id,
+    locationId: w.locationId,
+    optionId: w.optionId,
+    edgeId: w.edgeId,
+    deviceKey: w.deviceKey,
+    messageId: await open(),
+    toCancel: await open(),
+    buttonRequest: pressed.body,
+    endpointId,
+    deliveryId,
+    played: played.json<{ message_id: string }>().message_id,
   };
 }
 
@@ -66,8 +100,16 @@ async function targetOf(): Promise<Target> {
 function nothing(): Target {
   const id = () => crypto.randomBytes(16).toString('base64url');
   return {
-    locationId: freshId(), optionId: freshId(), edgeId: `no-edge-${freshId()}`, deviceKey: 'FE:ED:00:00:00:01', messageId: id(), toCancel: id(),
-    buttonRequest: id(), endpointId: freshId(), deliveryId: freshId(), played: crypto.randomUUID(),
+    locationId: freshId(),
+    optionId: freshId(),
+    edgeId: `no-edge-${freshId()}`,
+    deviceKey: 'FE:ED:00:00:00:01',
+    messageId: id(),
+    toCancel: id(),
+    buttonRequest: id(),
+    endpointId: freshId(),
+    deliveryId: freshId(),
+    played: crypto.randomUUID(),
   };
 }
 
@@ -90,7 +132,15 @@ function operations(authorization: string, hub: string, t: Target): [string, Pro
     ['C7', get(`/api/callforhelp/requests?location_id=${t.locationId}`)],
     ['C8', get(`/api/callforhelp/requests/stream?location_id=${t.locationId}`)],
     ['B1', post('/api/callbutton/press', { device_key: t.deviceKey }, hubHeaders)],
-    ['B2', { method: 'PUT', url: `/api/callbutton/${t.buttonRequest}`, headers: hubHeaders, payload: JSON.stringify({ device_key: t.deviceKey, update_type: 'close' }) }],
+    [
+      'B2',
+      {
+        method: 'PUT',
+        url: `/api/callbutton/${t.buttonRequest}`,
+        headers: hubHeaders,
+        payload: JSON.stringify({ device_key: t.deviceKey, update_type: 'close' }),
+      },
+    ],
     ['R1', post('/webhooks/incoming/generic', { edgeId: t.edgeId, text: `Hello ${freshId()}`, actor: 'Mallory', process: false })],
     ['R3', get(`/api/radio/transcripts?edge_id=${encodeURIComponent(t.edgeId)}`)],
     ['R3 audio', get(`/api/radio/messages/${t.played}/audio`)],
@@ -119,8 +169,11 @@ test("a token limited to another location of its organization gets, on every ope
   }
   for (const [op, probe] of operations(`Bearer ${limited}`, `Hub ${limited}`, await targetOf())) {
     const res = await probeRefusesCleanly(ctx.app, ctx.db, [w], probe);
-    assert.deepEqual({ status: res.statusCode, code: res.statusCode >= 400 ? res.json<{ code: string }>().code : '' }, theirs.get(op),
-      `${op}: as for another organization: ${describe(probe)} -> ${res.body.slice(0, 300)}`);
+    assert.deepEqual(
+      { status: res.statusCode, code: res.statusCode >= 400 ? res.json<{ code: string }>().code : '' },
+      theirs.get(op),
+      `${op}: as for another organization: ${describe(probe)} -> ${res.body.slice(0, 300)}`,
+    );
   }
 });
 
@@ -128,7 +181,12 @@ test('the same token limited to the right location does every one of those opera
   const limited = await provisionToken(ctx.db, ctx.clock, w.organizationId, [...ALL], { locationIds: [w.locationId] });
   for (const [op, probe] of operations(`Bearer ${limited}`, `Hub ${limited}`, await targetOf())) {
     if (STREAMS.has(op)) continue; // an accepted stream stays open: tests/cfh/streams.test.ts
-    const res = await ctx.app.inject({ method: probe.method, url: probe.url, headers: probe.headers ?? {}, ...(probe.payload === undefined ? {} : { payload: probe.payload }) });
+    const res = await ctx.app.inject({
+      method: probe.method,
+      url: probe.url,
+      headers: probe.headers ?? {},
+      ...(probe.payload === undefined ? {} : { payload: probe.payload }),
+    });
     assert.ok(res.statusCode >= 200 && res.statusCode < 300, `${op}: ${describe(probe)} -> ${res.statusCode} ${res.body.slice(0, 300)}`);
   }
 });

@@ -19,8 +19,17 @@ function secretOperations(w: World, openCode: string, query: string): Probe[] {
   return [
     { method: 'GET', url: `/api/lockers/locations/${w.locationId}${query}` },
     {
-      method: 'POST', url: `/api/lockers/orders${query}`, headers: json,
-      payload: JSON.stringify({ rearload: false, locker_id: w.lockerId, cabinet_id: w.cabinetIds[1], order_id: 1, organization_id: w.organizationId, location_id: w.locationId }),
+      method: 'POST',
+      url: `/api/lockers/orders${query}`,
+      headers: json,
+      payload: JSON.stringify({
+        rearload: false,
+        locker_id: w.lockerId,
+        cabinet_id: w.cabinetIds[1],
+        order_id: 1,
+        organization_id: w.organizationId,
+        location_id: w.locationId,
+      }),
     },
     { method: 'PUT', url: `/api/lockers/cabinets/${w.cabinetIds[0]}${query}`, headers: json, payload: JSON.stringify({ command: 'open', reason: 'x' }) },
     { method: 'PUT', url: `/api/lockers/orders/cabinets/${w.cabinetIds[0]}${query}`, headers: json, payload: '{}' },
@@ -59,27 +68,36 @@ test("an order binds a cabinet only with its own locker, location and organizati
   const b = await makeWorld(ctx.db, ctx.clock, { cabinets: 8 });
   let cabinetIndex = 0;
   const which = fc.constantFrom('a', 'b');
-  await fc.assert(fc.asyncProperty(fc.record({ cabinet: which, locker: which, location: which, organization: which }), async (pick) => {
-    const of = (side: 'a' | 'b') => (side === 'a' ? a : b);
-    const owner = of(pick.cabinet);
-    const cabinetId = owner.cabinetIds[cabinetIndex % 8] as number;
-    const probe: Probe = {
-      method: 'POST', url: withSecret('/api/lockers/orders'), headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({
-        rearload: false, cabinet_id: cabinetId, order_id: 7, locker_id: of(pick.locker).lockerId,
-        location_id: of(pick.location).locationId, organization_id: of(pick.organization).organizationId,
-      }),
-    };
-    const res = await probeRefusesCleanly(ctx.app, ctx.db, [a, b], probe);
-    const together = pick.locker === pick.cabinet && pick.location === pick.cabinet && pick.organization === pick.cabinet;
-    if (together) {
-      assert.equal(res.statusCode, 201, describe(probe));
-      assert.equal(res.json<{ organization_id: number }>().organization_id, owner.organizationId);
-      cabinetIndex++; // that cabinet is taken now
-    } else {
-      assert.equal(res.statusCode, 422, `${describe(probe)} -> ${res.body}`);
-    }
-  }), { numRuns: runs(40) });
+  await fc.assert(
+    fc.asyncProperty(fc.record({ cabinet: which, locker: which, location: which, organization: which }), async (pick) => {
+      const of = (side: 'a' | 'b') => (side === 'a' ? a : b);
+      const owner = of(pick.cabinet);
+      const cabinetId = owner.cabinetIds[cabinetIndex % 8] as number;
+      const probe: Probe = {
+        method: 'POST',
+        url: withSecret('/api/lockers/orders'),
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          rearload: false,
+          cabinet_id: cabinetId,
+          order_id: 7,
+          locker_id: of(pick.locker).lockerId,
+          location_id: of(pick.location).locationId,
+          organization_id: of(pick.organization).organizationId,
+        }),
+      };
+      const res = await probeRefusesCleanly(ctx.app, ctx.db, [a, b], probe);
+      const together = pick.locker === pick.cabinet && pick.location === pick.cabinet && pick.organization === pick.cabinet;
+      if (together) {
+        assert.equal(res.statusCode, 201, describe(probe));
+        assert.equal(res.json<{ organization_id: number }>().organization_id, owner.organizationId);
+        cabinetIndex++; // that cabinet is taken now
+      } else {
+        assert.equal(res.statusCode, 422, `${describe(probe)} -> ${res.body}`);
+      }
+    }),
+    { numRuns: runs(40) },
+  );
 });
 
 test("a locker's api-key changes its own cabinets only: a report naming keys only another locker has is 422 and changes neither", async () => {
@@ -91,16 +109,27 @@ test("a locker's api-key changes its own cabinets only: a report naming keys onl
     locker_info: fc.record({ ip: fc.constantFrom('10.0.0.66'), firmware: fc.constantFrom('evil-1.0') }),
     event: fc.constant({ type: 'intrusion' }),
   });
-  await fc.assert(fc.asyncProperty(report, async (body) => {
-    const aBefore = await ownState(ctx.db, a);
-    const probe: Probe = { method: 'POST', url: '/api/lockers/cabinet/status', headers: { 'api-key': b.lockerKey, 'content-type': 'application/json' }, payload: JSON.stringify(body) };
-    const res = await probeRefusesCleanly(ctx.app, ctx.db, [a, b], probe);
-    assert.equal(await ownState(ctx.db, a), aBefore, `locker A is never changed by locker B's key: ${describe(probe)}`);
-    const keys = new Set(body.cabinets.map((c) => c.key));
-    const onlyOwn = [...keys].every((k) => k === 1) && keys.size === body.cabinets.length;
-    assert.equal(res.statusCode, onlyOwn ? 200 : 422, `${describe(probe)} -> ${res.body}`);
-  }), { numRuns: runs(40) });
-  const [lockerA] = await ctx.db.query<{ ip: string | null; firmware: string | null; last_seen_at: string | null }>('SELECT ip, firmware, last_seen_at FROM lockers WHERE id = $1', [a.lockerId]);
+  await fc.assert(
+    fc.asyncProperty(report, async (body) => {
+      const aBefore = await ownState(ctx.db, a);
+      const probe: Probe = {
+        method: 'POST',
+        url: '/api/lockers/cabinet/status',
+        headers: { 'api-key': b.lockerKey, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      };
+      const res = await probeRefusesCleanly(ctx.app, ctx.db, [a, b], probe);
+      assert.equal(await ownState(ctx.db, a), aBefore, `locker A is never changed by locker B's key: ${describe(probe)}`);
+      const keys = new Set(body.cabinets.map((c) => c.key));
+      const onlyOwn = [...keys].every((k) => k === 1) && keys.size === body.cabinets.length;
+      assert.equal(res.statusCode, onlyOwn ? 200 : 422, `${describe(probe)} -> ${res.body}`);
+    }),
+    { numRuns: runs(40) },
+  );
+  const [lockerA] = await ctx.db.query<{ ip: string | null; firmware: string | null; last_seen_at: string | null }>(
+    'SELECT ip, firmware, last_seen_at FROM lockers WHERE id = $1',
+    [a.lockerId],
+  );
   assert.deepEqual(lockerA, { ip: null, firmware: null, last_seen_at: null });
 });
 
@@ -118,13 +147,18 @@ test("the api-key is the locker's alone: another locker's, an edge device's or a
     [{ 'api-key': old.lockerKey }, 422],
   ];
   for (const [headers, status] of cases) {
-    const probe: Probe = { method: 'POST', url: `/api/lockers/cabinet/status?secret_token=${TEST_SECRET}`, headers: { ...headers, 'content-type': 'application/json' }, payload: body };
+    const probe: Probe = {
+      method: 'POST',
+      url: `/api/lockers/cabinet/status?secret_token=${TEST_SECRET}`,
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: body,
+    };
     const res = await probeRefusesCleanly(ctx.app, ctx.db, [a, old], probe);
     assert.equal(res.statusCode, status, describe(probe));
   }
 });
 
-test('a refused request answers the same whatever exists: an unknown open code and a completed order\'s code are both 404 on L5', async () => {
+test("a refused request answers the same whatever exists: an unknown open code and a completed order's code are both 404 on L5", async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const code = await placeOrder(ctx.app, w, 0, 42);
   const done = await ctx.app.inject({ method: 'PUT', url: withSecret(`/api/lockers/orders/customer/${code}`) });

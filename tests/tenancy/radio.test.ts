@@ -20,13 +20,15 @@ before(async () => {
 const siblingEdge = (w: World) => anotherEdge(ctx.db, ctx.clock, w, ['transcript']);
 
 const play = (edgeId: string, headers: Record<string, string>): Probe => ({
-  method: 'POST', url: '/webhooks/incoming/generic', headers: { 'content-type': 'application/json', ...headers },
+  method: 'POST',
+  url: '/webhooks/incoming/generic',
+  headers: { 'content-type': 'application/json', ...headers },
   payload: JSON.stringify({ edgeId, text: 'Cleanup in aisle 5', actor: 'Mallory', process: true }),
 });
 
 const transcripts = (edgeId: string, headers: Record<string, string>): Probe => ({ method: 'GET', url: `/api/radio/edges/${edgeId}/transcripts`, headers });
 
-test('R1 and the transcripts refuse with 403 every credential that is not the edge device\'s or its organization\'s radio token (R3 and its audio: 404 to another organization\'s token), and play nothing', async () => {
+test("R1 and the transcripts refuse with 403 every credential that is not the edge device's or its organization's radio token (R3 and its audio: 404 to another organization's token), and play nothing", async () => {
   const victim = await makeWorld(ctx.db, ctx.clock, { voiceHandlers: ['transcript'] });
   const intruder = await makeWorld(ctx.db, ctx.clock);
   const sibling = await siblingEdge(victim);
@@ -55,7 +57,9 @@ test('R1 and the transcripts refuse with 403 every credential that is not the ed
       { ...transcripts(victim.edgeId, headers), url: `/api/radio/messages/${messageId}/audio` },
     ];
     for (const probe of [
-      play(victim.edgeId, headers), transcripts(victim.edgeId, headers), { ...transcripts(victim.edgeId, headers), url: `/api/radio/edges/${victim.edgeId}/transcripts/${messageId}/audio` },
+      play(victim.edgeId, headers),
+      transcripts(victim.edgeId, headers),
+      { ...transcripts(victim.edgeId, headers), url: `/api/radio/edges/${victim.edgeId}/transcripts/${messageId}/audio` },
       ...r3,
     ]) {
       const res = await probeRefusesCleanly(ctx.app, ctx.db, [victim, intruder], probe);
@@ -84,7 +88,8 @@ const form = (fields: Fields) => new URLSearchParams(fields).toString();
 
 function webhook(edgeId: string, fields: Fields, signature: string | null, header = 'x-messaging-signature'): Probe {
   return {
-    method: 'POST', url: `/webhooks/incoming/messaging/${edgeId}`,
+    method: 'POST',
+    url: `/webhooks/incoming/messaging/${edgeId}`,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature === null ? {} : { [header]: signature }) },
     payload: form(fields),
   };
@@ -101,12 +106,24 @@ test("R2 refuses with 403 another organization's account, an unknown account, a 
   const theirs = fields(intruder.accountSid);
   const unknownSid = `AC${crypto.randomBytes(16).toString('hex')}`;
   const cases: [string, Probe][] = [
-    ["another organization's account, correctly signed by it", webhook(victim.edgeId, theirs, messagingSignature(intruder.authToken, url(victim.edgeId), theirs))],
+    [
+      "another organization's account, correctly signed by it",
+      webhook(victim.edgeId, theirs, messagingSignature(intruder.authToken, url(victim.edgeId), theirs)),
+    ],
     ['an unknown account', webhook(victim.edgeId, fields(unknownSid), messagingSignature(victim.authToken, url(victim.edgeId), fields(unknownSid)))],
-    ["the right account signed with another organization's token", webhook(victim.edgeId, mine, messagingSignature(intruder.authToken, url(victim.edgeId), mine))],
+    [
+      "the right account signed with another organization's token",
+      webhook(victim.edgeId, mine, messagingSignature(intruder.authToken, url(victim.edgeId), mine)),
+    ],
     ["a signature made for a sibling edge device's URL", webhook(victim.edgeId, mine, messagingSignature(victim.authToken, url(sibling.edgeId), mine))],
-    ['a signature over other fields', webhook(victim.edgeId, { ...mine, Body: 'Open the safe' }, messagingSignature(victim.authToken, url(victim.edgeId), mine))],
-    ['a signature for another base URL', webhook(victim.edgeId, mine, messagingSignature(victim.authToken, `https://evil.example${'/webhooks/incoming/messaging/'}${victim.edgeId}`, mine))],
+    [
+      'a signature over other fields',
+      webhook(victim.edgeId, { ...mine, Body: 'Open the safe' }, messagingSignature(victim.authToken, url(victim.edgeId), mine)),
+    ],
+    [
+      'a signature for another base URL',
+      webhook(victim.edgeId, mine, messagingSignature(victim.authToken, `https://evil.example${'/webhooks/incoming/messaging/'}${victim.edgeId}`, mine)),
+    ],
     ['no signature', webhook(victim.edgeId, mine, null)],
     ['an empty signature', webhook(victim.edgeId, mine, '')],
     ['the auth token itself as the signature', webhook(victim.edgeId, mine, victim.authToken)],
@@ -120,11 +137,16 @@ test("R2 refuses with 403 another organization's account, an unknown account, a 
   assert.equal(right.statusCode, 200, right.body);
 });
 
-test("R2 to an unknown edge device is 404 only once the signature is right; a bad signature is 403 whether the edge exists or not", async () => {
+test('R2 to an unknown edge device is 404 only once the signature is right; a bad signature is 403 whether the edge exists or not', async () => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const fields: Fields = { AccountSid: w.accountSid, Body: 'Aisle 5', From: '+15550001111', To: '+15550002222' };
   const path = (edgeId: string) => `${ctx.config.publicBaseUrl}/webhooks/incoming/messaging/${edgeId}`;
-  const signedUnknown = await probeRefusesCleanly(ctx.app, ctx.db, [w], webhook('no-such-edge', fields, messagingSignature(w.authToken, path('no-such-edge'), fields)));
+  const signedUnknown = await probeRefusesCleanly(
+    ctx.app,
+    ctx.db,
+    [w],
+    webhook('no-such-edge', fields, messagingSignature(w.authToken, path('no-such-edge'), fields)),
+  );
   assert.equal(signedUnknown.statusCode, 404);
   const badUnknown = await ctx.app.inject(webhook('no-such-edge', fields, 'AAAAAAAAAAAAAAAAAAAAAAAAAAA='));
   const badKnown = await ctx.app.inject(webhook(w.edgeId, fields, 'AAAAAAAAAAAAAAAAAAAAAAAAAAA='));

@@ -16,7 +16,12 @@ before(async () => {
 async function worldWithEndpoint(t: Parameters<typeof Receiver.start>[0], events?: ('callforhelp' | 'locker' | 'radio' | 'device')[]) {
   const w = await makeWorld(ctx.db, ctx.clock);
   const receiver = await Receiver.start(t);
-  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret, ...(events ? { events } : {}) });
+  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, {
+    organizationId: w.organizationId,
+    url: receiver.url,
+    secret: receiver.secret,
+    ...(events ? { events } : {}),
+  });
   return { w, receiver, endpointId };
 }
 
@@ -26,7 +31,7 @@ async function storeNumber(w: World, value: string): Promise<void> {
   });
 }
 
-test('a CFH request\'s steps arrive once each, in order, signed, in the payload of section 11', async (t) => {
+test("a CFH request's steps arrive once each, in order, signed, in the payload of section 11", async (t) => {
   const { w, receiver, endpointId } = await worldWithEndpoint(t);
   await storeNumber(w, '010');
   const client = cfhClient(ctx.app, w.token);
@@ -42,7 +47,7 @@ test('a CFH request\'s steps arrive once each, in order, signed, in the payload 
   await deliverNow(ctx);
   assert.deepEqual(receiver.statuses(), ['created', 'claimed', 'on_the_way', 'completed']);
   for (const d of receiver.received) {
-    assert.equal(d.signed, true, 'the signature checks out with the receiver\'s own code');
+    assert.equal(d.signed, true, "the signature checks out with the receiver's own code");
     assert.equal(d.headers['content-type'], 'application/json');
     assert.equal(d.headers['x-event-id'], d.body.uuid);
     assert.match(String(d.headers['x-timestamp']), /^\d{10}$/);
@@ -51,41 +56,85 @@ test('a CFH request\'s steps arrive once each, in order, signed, in the payload 
   assert.equal(new Set(receiver.received.map((d) => d.body.uuid)).size, 4, 'four distinct events');
   assert.equal(receiver.connections, 1, 'the four went over one kept connection');
   assert.deepEqual(receiver.received[0]?.body, {
-    uuid: receiver.received[0]?.body.uuid, type: 'callforhelp', status: 'created', created_at: iso(created),
+    uuid: receiver.received[0]?.body.uuid,
+    type: 'callforhelp',
+    status: 'created',
+    created_at: iso(created),
     details: {
-      type: 'api', name: null, option_text: 'Help', option_prompt: 'Someone is coming', message_id: record.message_id, claimed_by: null,
-      request_from: null, staff_action: 'claim_and_on_the_way', reminder_count: null,
+      type: 'api',
+      name: null,
+      option_text: 'Help',
+      option_prompt: 'Someone is coming',
+      message_id: record.message_id,
+      claimed_by: null,
+      request_from: null,
+      staff_action: 'claim_and_on_the_way',
+      reminder_count: null,
     },
-    internal_location_id: w.locationId, internal_id: record.id, store_number: '010', organization_id: w.organizationId,
+    internal_location_id: w.locationId,
+    internal_id: record.id,
+    store_number: '010',
+    organization_id: w.organizationId,
     message: 'Customer needs help: Someone is coming',
   });
   assert.deepEqual(Object.keys(receiver.received[0]?.body ?? {}), [
-    'uuid', 'type', 'status', 'created_at', 'details', 'internal_location_id', 'internal_id', 'store_number', 'organization_id', 'message',
+    'uuid',
+    'type',
+    'status',
+    'created_at',
+    'details',
+    'internal_location_id',
+    'internal_id',
+    'store_number',
+    'organization_id',
+    'message',
   ]);
-  const [logged] = await ctx.db.query<{ uuids: string[] }>('SELECT array_agg(uuid::text ORDER BY id) AS uuids FROM events WHERE organization_id = $1', [w.organizationId]);
-  assert.deepEqual(receiver.received.map((d) => d.body.uuid), logged?.uuids, 'the uuids of the event log');
+  const [logged] = await ctx.db.query<{ uuids: string[] }>('SELECT array_agg(uuid::text ORDER BY id) AS uuids FROM events WHERE organization_id = $1', [
+    w.organizationId,
+  ]);
+  assert.deepEqual(
+    receiver.received.map((d) => d.body.uuid),
+    logged?.uuids,
+    'the uuids of the event log',
+  );
 
   // Nothing is sent twice, and W1 shows each delivered on its first attempt.
   await deliverNow(ctx);
   assert.equal(receiver.requests, 4);
   const deliveries = await deliveriesOf(ctx.app, await provisionToken(ctx.db, ctx.clock, w.organizationId, ['webhooks']), endpointId);
-  assert.deepEqual(deliveries.map((d) => [d.status, d.state, d.attempts.length, d.attempts[0]?.status_code]), [
-    ['completed', 'delivered', 1, 200], ['on_the_way', 'delivered', 1, 200], ['claimed', 'delivered', 1, 200], ['created', 'delivered', 1, 200],
-  ]);
+  assert.deepEqual(
+    deliveries.map((d) => [d.status, d.state, d.attempts.length, d.attempts[0]?.status_code]),
+    [
+      ['completed', 'delivered', 1, 200],
+      ['on_the_way', 'delivered', 1, 200],
+      ['claimed', 'delivered', 1, 200],
+      ['created', 'delivered', 1, 200],
+    ],
+  );
 });
 
 test('locker steps arrive once each, in the order they happened', async (t) => {
   const { w, receiver } = await worldWithEndpoint(t);
   const order = await ctx.app.inject({
-    method: 'POST', url: withSecret('/api/lockers/orders'),
-    payload: { rearload: false, locker_id: w.lockerId, cabinet_id: w.cabinetIds[0], order_id: 77, organization_id: w.organizationId, location_id: w.locationId },
+    method: 'POST',
+    url: withSecret('/api/lockers/orders'),
+    payload: {
+      rearload: false,
+      locker_id: w.lockerId,
+      cabinet_id: w.cabinetIds[0],
+      order_id: 77,
+      organization_id: w.organizationId,
+      location_id: w.locationId,
+    },
   });
   assert.equal(order.statusCode, 201, order.body);
   const { open_code: openCode, id: orderRowId } = order.json<{ open_code: string; id: number }>();
   const agree = await ctx.app.inject({ method: 'POST', url: withSecret(`/api/lockers/cabinets/customers/${openCode}`), payload: { command: 'agree' } });
   assert.equal(agree.statusCode, 200, agree.body);
   const closed = await ctx.app.inject({
-    method: 'POST', url: '/api/lockers/cabinet/status', headers: { 'api-key': w.lockerKey },
+    method: 'POST',
+    url: '/api/lockers/cabinet/status',
+    headers: { 'api-key': w.lockerKey },
     payload: { cabinets: [{ key: 1, front_status: 'closed', rear_status: 'closed' }] },
   });
   assert.equal(closed.statusCode, 200, closed.body);
@@ -93,10 +142,19 @@ test('locker steps arrive once each, in the order they happened', async (t) => {
   assert.equal(done.statusCode, 200, done.body);
 
   await deliverNow(ctx);
-  const logged = await ctx.db.query<{ status: string }>("SELECT status FROM events WHERE organization_id = $1 AND type = 'locker' ORDER BY id", [w.organizationId]);
-  assert.deepEqual(receiver.statuses(), logged.map((e) => e.status), 'every locker event once, in the order written');
+  const logged = await ctx.db.query<{ status: string }>("SELECT status FROM events WHERE organization_id = $1 AND type = 'locker' ORDER BY id", [
+    w.organizationId,
+  ]);
+  assert.deepEqual(
+    receiver.statuses(),
+    logged.map((e) => e.status),
+    'every locker event once, in the order written',
+  );
   const steps = ['order_created', 'cabinet_opened', 'cabinet_closed', 'order_completed'];
-  assert.deepEqual(receiver.statuses().filter((s) => steps.includes(s)), steps);
+  assert.deepEqual(
+    receiver.statuses().filter((s) => steps.includes(s)),
+    steps,
+  );
   assert.ok(receiver.received.every((d) => d.signed && d.body.type === 'locker'));
   const created = receiver.received[0]?.body as Record<string, unknown>;
   assert.equal(created.internal_id, orderRowId);
@@ -118,7 +176,8 @@ test('an endpoint gets only the types it takes, of its organization, and of its 
   await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   await createRequest(cfhClient(ctx.app, other.token), { location_id: other.locationId, option_id: other.optionId });
   const order = await ctx.app.inject({
-    method: 'POST', url: withSecret('/api/lockers/orders'),
+    method: 'POST',
+    url: withSecret('/api/lockers/orders'),
     payload: { rearload: false, locker_id: w.lockerId, cabinet_id: w.cabinetIds[1], order_id: 5, organization_id: w.organizationId, location_id: w.locationId },
   });
   assert.equal(order.statusCode, 201, order.body);

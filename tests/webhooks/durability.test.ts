@@ -42,7 +42,10 @@ test('events written before a restart are delivered after it, and an attempt cut
   const uuids = receiver.received.map((r) => r.body.uuid);
   assert.equal(new Set(uuids).size, 2, 'both events arrived');
   const deliveries = await deliveriesOf(second.app, token, endpointId);
-  assert.deepEqual(deliveries.map((d) => d.state), ['delivered', 'delivered']);
+  assert.deepEqual(
+    deliveries.map((d) => d.state),
+    ['delivered', 'delivered'],
+  );
   assert.equal(deliveries[1]?.attempts.length, 1, 'the attempt cut short by the stop was given back, not logged as failed');
 });
 
@@ -63,7 +66,7 @@ function otherInstance(t: { after: (fn: () => Promise<void>) => void }, db: Db):
   return deliverer;
 }
 
-test('a dead instance\'s run is claimed again once one lease has run out, however long the run', async (t) => {
+test("a dead instance's run is claimed again once one lease has run out, however long the run", async (t) => {
   const { ctx, receiver, endpointId, token } = await oneStoresFourEvents(t, 'hang');
   // It claims once (its poll would otherwise claim the store again once its leases run out).
   otherInstance(t, ctx.db).start();
@@ -79,7 +82,10 @@ test('a dead instance\'s run is claimed again once one lease has run out, howeve
   assert.equal(uuids.length, 5, 'the first event again, then the other three');
   assert.deepEqual(uuids.slice(1), [...new Set(uuids)], 'in the order they were written');
   const deliveries = await deliveriesOf(ctx.app, token, endpointId);
-  assert.deepEqual(deliveries.map((d) => d.state), ['delivered', 'delivered', 'delivered', 'delivered']);
+  assert.deepEqual(
+    deliveries.map((d) => d.state),
+    ['delivered', 'delivered', 'delivered', 'delivered'],
+  );
 });
 
 test('a run that outlasts its lease renews it as it goes: no other instance takes its store meanwhile', async (t) => {
@@ -91,13 +97,16 @@ test('a run that outlasts its lease renews it as it goes: no other instance take
   clock.advance(40_000);
   await receiver.waitFor(2);
   clock.advance(55_000);
-  assert.equal(await ctx.webhooks.runDue(), 0, 'the store is still the run\'s');
+  assert.equal(await ctx.webhooks.runDue(), 0, "the store is still the run's");
   assert.equal(await run, 4);
   const uuids = receiver.received.map((r) => r.body.uuid);
   assert.equal(uuids.length, 4, 'each event once');
   assert.equal(new Set(uuids).size, 4);
   const deliveries = await deliveriesOf(ctx.app, token, endpointId);
-  assert.deepEqual(deliveries.map((d) => [d.state, d.attempts.length]), Array(4).fill(['delivered', 1]));
+  assert.deepEqual(
+    deliveries.map((d) => [d.state, d.attempts.length]),
+    Array(4).fill(['delivered', 1]),
+  );
 });
 
 test('a run that stalled past its lease stops: what another instance claimed meanwhile is sent once, by it', async (t) => {
@@ -111,7 +120,10 @@ test('a run that stalled past its lease stops: what another instance claimed mea
   assert.ok((await takenOver) >= 3, 'the other instance claimed the store and sent the rest');
   const uuids = receiver.received.map((r) => r.body.uuid);
   const deliveries = await deliveriesOf(ctx.app, token, endpointId);
-  assert.deepEqual(deliveries.map((d) => d.state), ['delivered', 'delivered', 'delivered', 'delivered']);
+  assert.deepEqual(
+    deliveries.map((d) => d.state),
+    ['delivered', 'delivered', 'delivered', 'delivered'],
+  );
   // The first event may arrive twice (in flight when the lease ran out: at least once); no other does.
   const later = uuids.filter((u) => u !== uuids[0]);
   assert.equal(later.length, 3, `the other three once each: ${uuids.length} requests`);
@@ -122,7 +134,7 @@ async function secondHandle(): Promise<Db> {
   return openDb({ url: await testDatabaseUrl(), poolSize: 5 });
 }
 
-test('two instances deliver each event once, each store\'s in order', async (t) => {
+test("two instances deliver each event once, each store's in order", async (t) => {
   const db = await testDb();
   const other = await secondHandle();
   t.after(() => other.close());
@@ -148,10 +160,12 @@ test('two instances deliver each event once, each store\'s in order', async (t) 
     });
   }
   const ctx = await webhookApp({ clock, t });
-  await Promise.all(worlds.map(async (w) => {
-    const client = cfhClient(ctx.app, w.token);
-    for (let n = 0; n < 10; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
-  }));
+  await Promise.all(
+    worlds.map(async (w) => {
+      const client = cfhClient(ctx.app, w.token);
+      for (let n = 0; n < 10; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+    }),
+  );
   await receiver.waitFor(30, 30_000);
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(receiver.requests, 30, 'no event twice');
@@ -159,6 +173,10 @@ test('two instances deliver each event once, each store\'s in order', async (t) 
   assert.ok(receiver.received.every((r) => r.signed));
   for (const w of worlds) {
     const ids = receiver.received.filter((r) => r.body.internal_location_id === w.locationId).map((r) => r.body.internal_id as number);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'a store\'s events in the order they were written');
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      "a store's events in the order they were written",
+    );
   }
 });

@@ -75,13 +75,19 @@ test('a receiver that answers 500 is retried with backoff for a day, then failed
     assert.ok(Number.isInteger(a.duration_ms) && a.duration_ms >= 0);
   }
   const gaps = d.attempts.slice(1).map((a, i) => Date.parse(a.at) - Date.parse(d.attempts[i]?.at ?? ''));
-  assert.ok(gaps.every((g) => g > 0), 'attempts are apart');
+  assert.ok(
+    gaps.every((g) => g > 0),
+    'attempts are apart',
+  );
 });
 
 test('a connection reset is a failed attempt without a status', async (t) => {
   const d = await retriedUntilSettled(t, 'reset');
   assert.equal(d.state, 'failed');
-  assert.ok(d.attempts.every((a) => a.status_code === null && typeof a.error === 'string' && a.error.length > 0), JSON.stringify(d.attempts[0]));
+  assert.ok(
+    d.attempts.every((a) => a.status_code === null && typeof a.error === 'string' && a.error.length > 0),
+    JSON.stringify(d.attempts[0]),
+  );
 });
 
 test('a redirect is not followed: the attempt failed with its status', async (t) => {
@@ -93,7 +99,10 @@ test('a redirect is not followed: the attempt failed with its status', async (t)
 test('a huge answer is read only up to the cap and fails the attempt', async (t) => {
   const d = await retriedUntilSettled(t, 'huge');
   assert.equal(d.state, 'failed');
-  assert.ok(d.attempts.every((a) => a.status_code === 200 && /over 65536 bytes/.test(a.error ?? '')), JSON.stringify(d.attempts[0]));
+  assert.ok(
+    d.attempts.every((a) => a.status_code === 200 && /over 65536 bytes/.test(a.error ?? '')),
+    JSON.stringify(d.attempts[0]),
+  );
 });
 
 test('a receiver that hangs is cut off at the time limit and retried', async (t) => {
@@ -102,7 +111,10 @@ test('a receiver that hangs is cut off at the time limit and retried', async (t)
   t.after(() => deliverer.stop());
   const d = await retriedUntilSettled(t, 'hang', deliverer);
   assert.equal(d.state, 'failed');
-  assert.ok(d.attempts.every((a) => a.status_code === null && /no complete answer within 0.2 s/.test(a.error ?? '')), JSON.stringify(d.attempts[0]));
+  assert.ok(
+    d.attempts.every((a) => a.status_code === null && /no complete answer within 0.2 s/.test(a.error ?? '')),
+    JSON.stringify(d.attempts[0]),
+  );
 });
 
 test('a receiver that recovers gets the delivery at its next retry', async (t) => {
@@ -117,11 +129,14 @@ test('a receiver that recovers gets the delivery at its next retry', async (t) =
   await ctx.webhooks.runDue();
   const d = await onlyDelivery(token, endpointId);
   assert.equal(d.state, 'delivered');
-  assert.deepEqual(d.attempts.map((a) => a.status_code), [500, 200]);
+  assert.deepEqual(
+    d.attempts.map((a) => a.status_code),
+    [500, 200],
+  );
   assert.equal(new Set(receiver.received.map((r) => r.body.uuid)).size, 1, 'the same event both times');
 });
 
-test('a slow endpoint delays neither another endpoint nor the service\'s requests', async (t) => {
+test("a slow endpoint delays neither another endpoint nor the service's requests", async (t) => {
   const w = await makeWorld(ctx.db, ctx.clock);
   const slow = await Receiver.start(t, 'hang');
   const fast = await Receiver.start(t, 'ok');
@@ -141,5 +156,5 @@ test('a slow endpoint delays neither another endpoint nor the service\'s request
   await fanOut(ctx);
   await fast.waitFor(4);
   assert.deepEqual(fast.statuses(), ['created', 'created', 'created', 'created']);
-  assert.equal(slow.requests, 1, 'the slow endpoint has one attempt in flight, the rest of its store\'s events wait their turn');
+  assert.equal(slow.requests, 1, "the slow endpoint has one attempt in flight, the rest of its store's events wait their turn");
 });

@@ -46,10 +46,19 @@ test('an endpoint is applied idempotently, keeps its secret for signing, and def
   assert.equal(summary.webhooks, 1);
   const read = () => db.query('SELECT * FROM webhook_endpoints WHERE id = $1', [id]);
   const [first] = await read();
-  assert.deepEqual({ ...first, created_at: null, updated_at: null }, {
-    id, organization_id: w.organizationId, location_id: w.locationId, url: 'https://example.com/hook', secret: 's'.repeat(40),
-    events: ['callforhelp', 'locker', 'radio', 'device'], created_at: null, updated_at: null,
-  });
+  assert.deepEqual(
+    { ...first, created_at: null, updated_at: null },
+    {
+      id,
+      organization_id: w.organizationId,
+      location_id: w.locationId,
+      url: 'https://example.com/hook',
+      secret: 's'.repeat(40),
+      events: ['callforhelp', 'locker', 'radio', 'device'],
+      created_at: null,
+      updated_at: null,
+    },
+  );
   clock.advance(1_000);
   await applyProvisioning(db, clock, file);
   assert.deepEqual(await read(), [first], 'applied again: unchanged, updated_at included');

@@ -23,14 +23,17 @@ async function setUp(t: Teardown, requests = 1) {
   return { w, receiver, endpointId, token };
 }
 
-test('W1 lists an endpoint\'s deliveries newest first, with attempts and no secret or URL', async (t) => {
+test("W1 lists an endpoint's deliveries newest first, with attempts and no secret or URL", async (t) => {
   const { receiver, endpointId, token } = await setUp(t, 2);
   const res = await listDeliveries(ctx.app, token, endpointId);
   assert.equal(res.statusCode, 200, res.body);
   const deliveries = res.json<DeliveryView[]>();
   assert.equal(deliveries.length, 2);
   assert.ok((deliveries[0]?.id ?? 0) > (deliveries[1]?.id ?? 0), 'newest first');
-  assert.deepEqual(deliveries.map((d) => d.event_uuid), receiver.received.map((r) => r.body.uuid).reverse());
+  assert.deepEqual(
+    deliveries.map((d) => d.event_uuid),
+    receiver.received.map((r) => r.body.uuid).reverse(),
+  );
   for (const d of deliveries) {
     assert.deepEqual(Object.keys(d).sort(), ['attempts', 'created_at', 'event_uuid', 'id', 'next_attempt_at', 'state', 'status', 'type']);
     assert.equal(d.type, 'callforhelp');
@@ -49,12 +52,21 @@ test('W1 pages with limit and cursor; a full page links to the next', async (t) 
   const first = await listDeliveries(ctx.app, token, endpointId, '?limit=2');
   assert.equal(first.statusCode, 200);
   const page1 = first.json<DeliveryView[]>();
-  assert.deepEqual(page1.map((d) => d.id), all.slice(0, 2).map((d) => d.id));
+  assert.deepEqual(
+    page1.map((d) => d.id),
+    all.slice(0, 2).map((d) => d.id),
+  );
   assert.equal(first.headers.link, `</api/webhooks/${endpointId}/deliveries?limit=2&cursor=${page1[1]?.id}>; rel="next"`);
   const second = await listDeliveries(ctx.app, token, endpointId, `?limit=2&cursor=${page1[1]?.id}`);
-  assert.deepEqual(second.json<DeliveryView[]>().map((d) => d.id), all.slice(2, 4).map((d) => d.id));
+  assert.deepEqual(
+    second.json<DeliveryView[]>().map((d) => d.id),
+    all.slice(2, 4).map((d) => d.id),
+  );
   const last = await listDeliveries(ctx.app, token, endpointId, `?limit=2&cursor=${all[3]?.id}`);
-  assert.deepEqual(last.json<DeliveryView[]>().map((d) => d.id), [all[4]?.id]);
+  assert.deepEqual(
+    last.json<DeliveryView[]>().map((d) => d.id),
+    [all[4]?.id],
+  );
   assert.equal(last.headers.link, undefined, 'the last page links nowhere');
   for (const bad of ['?limit=0', '?limit=201', '?limit=x', '?cursor=0', '?cursor=-1', '?cursor=abc']) {
     const res = await listDeliveries(ctx.app, token, endpointId, bad);
@@ -115,8 +127,10 @@ test('W1 and W2 need a bearer token with the webhooks scope', async (t) => {
   ];
   for (const call of calls) {
     for (const [auth, status, code] of [
-      [{}, 401, 'unauthorized'], [{ authorization: 'Bearer nope-nope-nope-nope' }, 401, 'unauthorized'],
-      [{ authorization: `Bearer ${revoked}` }, 401, 'unauthorized'], [{ authorization: `Bearer ${cfhOnly}` }, 403, 'insufficient_scope'],
+      [{}, 401, 'unauthorized'],
+      [{ authorization: 'Bearer nope-nope-nope-nope' }, 401, 'unauthorized'],
+      [{ authorization: `Bearer ${revoked}` }, 401, 'unauthorized'],
+      [{ authorization: `Bearer ${cfhOnly}` }, 403, 'insufficient_scope'],
     ] as const) {
       const res = await call(auth);
       assert.equal(res.statusCode, status, res.body);
@@ -126,7 +140,7 @@ test('W1 and W2 need a bearer token with the webhooks scope', async (t) => {
   }
 });
 
-test('another organization\'s endpoint and delivery are not found, and W2 changes nothing there', async (t) => {
+test("another organization's endpoint and delivery are not found, and W2 changes nothing there", async (t) => {
   const mine = await setUp(t);
   const theirs = await setUp(t);
   const [their] = await deliveriesOf(ctx.app, theirs.token, theirs.endpointId);
@@ -153,7 +167,10 @@ test('W1 and W2 are in the OpenAPI document with their operationIds, credential 
   const w2 = doc.paths['/api/webhooks/deliveries/{delivery_id}/redeliver']?.post;
   assert.equal(w1?.operationId, 'listWebhookDeliveries');
   assert.equal(w2?.operationId, 'redeliverWebhook');
-  for (const [op, ok] of [[w1, '200'], [w2, '202']] as const) {
+  for (const [op, ok] of [
+    [w1, '200'],
+    [w2, '202'],
+  ] as const) {
     assert.deepEqual(op?.security, [{ bearerToken: [] }]);
     for (const s of [ok, '401', '403', '404', '422', '429', '503']) assert.ok(op?.responses[s], `${op?.operationId} documents ${s}`);
   }

@@ -30,7 +30,10 @@ export interface Delivered {
 export function verifySignature(secret: string, headers: IncomingHttpHeaders, raw: string): boolean {
   const timestamp = String(headers['x-timestamp'] ?? '');
   const given = String(headers['x-signature'] ?? '');
-  const expected = crypto.createHmac('sha256', secret).update(timestamp + raw, 'utf8').digest('hex');
+  const expected = crypto
+    .createHmac('sha256', secret)
+    .update(timestamp + raw, 'utf8')
+    .digest('hex');
   return /^\d+$/.test(timestamp) && given.length === expected.length && crypto.timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 }
 
@@ -131,15 +134,29 @@ export class Receiver {
 
 /** Provisions a webhook endpoint of the organization; returns its id. */
 export async function provisionEndpoint(
-  db: Db, clock: Clock,
-  e: { organizationId: number; locationId?: number | null; url: string; secret: string; events?: ('callforhelp' | 'locker' | 'radio' | 'device')[]; id?: number },
+  db: Db,
+  clock: Clock,
+  e: {
+    organizationId: number;
+    locationId?: number | null;
+    url: string;
+    secret: string;
+    events?: ('callforhelp' | 'locker' | 'radio' | 'device')[];
+    id?: number;
+  },
 ): Promise<number> {
   const id = e.id ?? freshId();
   await applyProvisioning(db, clock, {
-    webhooks: [{
-      id, organization_id: e.organizationId, location_id: e.locationId ?? null, url: e.url, secret: e.secret,
-      ...(e.events === undefined ? {} : { events: e.events }),
-    }],
+    webhooks: [
+      {
+        id,
+        organization_id: e.organizationId,
+        location_id: e.locationId ?? null,
+        url: e.url,
+        secret: e.secret,
+        ...(e.events === undefined ? {} : { events: e.events }),
+      },
+    ],
   });
   return id;
 }

@@ -102,13 +102,52 @@ test('a kept connection is reused only to the address checked when it was made; 
 
 test('loopback, link-local, metadata, unique-local, private and CGNAT addresses are private in every form', () => {
   const refused = [
-    '127.0.0.1', '127.255.255.254', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.0.1', '100.64.0.1', '100.127.255.255',
-    '169.254.169.254', '169.254.0.1', '0.0.0.0', '0.1.2.3', '224.0.0.1', '255.255.255.255',
-    '::', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:10.0.0.1', '::127.0.0.1',
-    'fe80::1', 'fe80::1%eth0', 'febf::1', 'fc00::1', 'fd00:ec2::254', 'fdff:ffff::1', 'ff02::1',
-    '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::1', '2002:c0a8:101::', 'not an address', '',
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.0.1',
+    '100.64.0.1',
+    '100.127.255.255',
+    '169.254.169.254',
+    '169.254.0.1',
+    '0.0.0.0',
+    '0.1.2.3',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:169.254.169.254',
+    '::ffff:10.0.0.1',
+    '::127.0.0.1',
+    'fe80::1',
+    'fe80::1%eth0',
+    'febf::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    'fdff:ffff::1',
+    'ff02::1',
+    '64:ff9b::7f00:1',
+    '64:ff9b::a9fe:a9fe',
+    '2002:7f00:1::1',
+    '2002:c0a8:101::',
+    'not an address',
+    '',
   ];
-  const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808'];
+  const allowed = [
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '192.169.0.1',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ];
   for (const a of refused) assert.equal(isPrivateAddress(a), true, a);
   for (const a of allowed) assert.equal(isPrivateAddress(a), false, a);
 });
@@ -130,10 +169,14 @@ test('retries: the first within 30 s, doubling with jitter up to an hour, failed
   }
   const since = new Date('2026-01-01T00:00:00Z');
   const at = (ms: number) => new Date(since.getTime() + ms);
-  assert.deepEqual(settle({ statusCode: 204, error: null }, { failures: 3, retrySince: since }, at(1000), 0.5), { state: 'delivered', nextAttemptAt: null, failures: 3 });
+  assert.deepEqual(settle({ statusCode: 204, error: null }, { failures: 3, retrySince: since }, at(1000), 0.5), {
+    state: 'delivered',
+    nextAttemptAt: null,
+    failures: 3,
+  });
   assert.equal(settle({ statusCode: 500, error: null }, { failures: 0, retrySince: since }, at(23 * 3600_000), 0.5).state, 'pending');
   assert.equal(settle({ statusCode: 500, error: null }, { failures: 9, retrySince: since }, at(24 * 3600_000), 0.5).state, 'failed');
-  assert.equal(settle({ statusCode: 200, error: 'the answer\'s body is too large' }, { failures: 0, retrySince: since }, at(0), 0.5).state, 'pending');
+  assert.equal(settle({ statusCode: 200, error: "the answer's body is too large" }, { failures: 0, retrySince: since }, at(0), 0.5).state, 'pending');
   assert.equal(settle({ statusCode: 302, error: 'redirects are not followed' }, { failures: 0, retrySince: since }, at(0), 0.5).state, 'pending');
 });
 
@@ -142,6 +185,9 @@ test('WEBHOOK_ALLOW_PRIVATE is true or false; anything else stops the start nami
   assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate, true);
   assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'FALSE' }).webhookAllowPrivate, false);
   for (const bad of ['yes', '1', 'on', 'treu']) {
-    assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: bad }), (err: Error) => err.message.startsWith('WEBHOOK_ALLOW_PRIVATE: must be true or false'));
+    assert.throws(
+      () => loadConfig({ WEBHOOK_ALLOW_PRIVATE: bad }),
+      (err: Error) => err.message.startsWith('WEBHOOK_ALLOW_PRIVATE: must be true or false'),
+    );
   }
 });

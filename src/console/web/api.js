@@ -24,7 +24,11 @@ async function call(method, url, body, automatic = false) {
   const res = await fetch(url, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   let json = null;
-  try { json = text === '' ? null : JSON.parse(text); } catch { json = null; }
+  try {
+    json = text === '' ? null : JSON.parse(text);
+  } catch {
+    json = null;
+  }
   if (res.status === 401 && !url.endsWith('/console/api/session')) session.onSignedOut();
   if (!res.ok) throw new ApiError(res.status, json);
   return json;
@@ -39,7 +43,9 @@ export function toast(text, kind = 'ok') {
   el.textContent = text;
   el.className = `toast show ${kind}`;
   clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { el.className = 'toast'; }, 5000);
+  toast.timer = setTimeout(() => {
+    el.className = 'toast';
+  }, 5000);
 }
 
 /**
@@ -49,28 +55,72 @@ export function toast(text, kind = 'ok') {
 export function confirmDialog({ title, text, confirm = 'Confirm', danger = false, field = null }) {
   return new Promise((resolve) => {
     // choices [{ value, text }]: a select; otherwise a text field, with `options` as suggestions.
-    const input = field === null ? null : field.choices ? h('select', { id: 'dialog-field', required: field.required ?? false },
-      h('option', { value: '' }, 'Choose…'), field.choices.map((c) => h('option', { value: c.value }, c.text)))
-      : h('input', {
-        id: 'dialog-field', type: 'text', maxlength: field.maxLength ?? 200, required: field.required ?? false,
-        list: field.options ? 'dialog-options' : null, value: field.value ?? '', autocomplete: 'off',
-      });
-    const options = field?.options ? h('datalist', { id: 'dialog-options' }, field.options.map((o) => h('option', { value: o }))) : null;
-    const form = h('form', { method: 'dialog' },
+    const input =
+      field === null
+        ? null
+        : field.choices
+          ? h(
+              'select',
+              { id: 'dialog-field', required: field.required ?? false },
+              h('option', { value: '' }, 'Choose…'),
+              field.choices.map((c) => h('option', { value: c.value }, c.text)),
+            )
+          : h('input', {
+              id: 'dialog-field',
+              type: 'text',
+              maxlength: field.maxLength ?? 200,
+              required: field.required ?? false,
+              list: field.options ? 'dialog-options' : null,
+              value: field.value ?? '',
+              autocomplete: 'off',
+            });
+    const options = field?.options
+      ? h(
+          'datalist',
+          { id: 'dialog-options' },
+          field.options.map((o) => h('option', { value: o })),
+        )
+      : null;
+    const form = h(
+      'form',
+      { method: 'dialog' },
       h('h2', {}, title),
       text ? h('p', {}, text) : null,
-      input ? h('label', { for: 'dialog-field' }, field.label) : null, input, options,
-      h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary', onclick: () => { dialog.close(); } }, 'Cancel'),
-        h('button', { type: 'submit', class: danger ? 'danger' : 'primary', value: 'ok' }, confirm)));
+      input ? h('label', { for: 'dialog-field' }, field.label) : null,
+      input,
+      options,
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: () => {
+              dialog.close();
+            },
+          },
+          'Cancel',
+        ),
+        h('button', { type: 'submit', class: danger ? 'danger' : 'primary', value: 'ok' }, confirm),
+      ),
+    );
     const dialog = h('dialog', { class: 'confirm', 'aria-labelledby': 'dialog-title' }, form);
     form.querySelector('h2').id = 'dialog-title';
     let answer = null;
     form.addEventListener('submit', (e) => {
-      if (input && field.required && input.value.trim() === '') { e.preventDefault(); input.focus(); return; }
+      if (input && field.required && input.value.trim() === '') {
+        e.preventDefault();
+        input.focus();
+        return;
+      }
       answer = { value: input ? input.value.trim() : null };
     });
-    dialog.addEventListener('close', () => { dialog.remove(); resolve(answer); });
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(answer);
+    });
     document.body.append(dialog);
     dialog.showModal();
     (input ?? form.querySelector('button[type=submit]')).focus();

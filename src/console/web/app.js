@@ -26,7 +26,9 @@ let current = null; // { page, locationId, instance }
 let stream = null;
 let liveNow = false;
 
-session.onSignedOut = () => { if (me !== null) showSignIn('Your session has ended. Sign in again.'); };
+session.onSignedOut = () => {
+  if (me !== null) showSignIn('Your session has ended. Sign in again.');
+};
 
 async function boot() {
   let state;
@@ -54,28 +56,47 @@ function showSignIn(notice) {
   mount(who);
   const error = h('p', { class: 'error', role: 'alert', id: 'signin-error' }, notice ?? '');
   const token = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'current-password', maxlength: 512 });
-  const name = h('input', { id: 'name', name: 'name', type: 'text', required: true, autocomplete: 'name', maxlength: 80, value: localStorage.getItem('console-name') ?? '' });
-  const form = h('form', { class: 'signin card', onsubmit: async (e) => {
-    e.preventDefault();
-    error.textContent = '';
-    try {
-      await post('/console/api/session', { token: token.value, name: name.value.trim() });
-      localStorage.setItem('console-name', name.value.trim());
-      token.value = '';
-      await boot();
-    } catch (err) {
-      error.textContent = err instanceof ApiError && err.status === 401 ? 'That token is not valid for the console.'
-        : err instanceof ApiError && err.code === 'insufficient_scope' ? 'That token does not have the console scope.'
-        : err.message;
-      token.focus();
-    }
-  } },
-  h('h1', {}, 'Sign in to the console'),
-  h('p', { class: 'muted' }, 'Use an API token with the console scope. Your name is shown on the requests you claim.'),
-  h('label', { for: 'name' }, 'Your name'), name,
-  h('label', { for: 'token' }, 'API token'), token,
-  error,
-  h('button', { type: 'submit', class: 'primary' }, 'Sign in'));
+  const name = h('input', {
+    id: 'name',
+    name: 'name',
+    type: 'text',
+    required: true,
+    autocomplete: 'name',
+    maxlength: 80,
+    value: localStorage.getItem('console-name') ?? '',
+  });
+  const form = h(
+    'form',
+    {
+      class: 'signin card',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        error.textContent = '';
+        try {
+          await post('/console/api/session', { token: token.value, name: name.value.trim() });
+          localStorage.setItem('console-name', name.value.trim());
+          token.value = '';
+          await boot();
+        } catch (err) {
+          error.textContent =
+            err instanceof ApiError && err.status === 401
+              ? 'That token is not valid for the console.'
+              : err instanceof ApiError && err.code === 'insufficient_scope'
+                ? 'That token does not have the console scope.'
+                : err.message;
+          token.focus();
+        }
+      },
+    },
+    h('h1', {}, 'Sign in to the console'),
+    h('p', { class: 'muted' }, 'Use an API token with the console scope. Your name is shown on the requests you claim.'),
+    h('label', { for: 'name' }, 'Your name'),
+    name,
+    h('label', { for: 'token' }, 'API token'),
+    token,
+    error,
+    h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
+  );
   mount(main, form);
   (name.value === '' ? name : token).focus();
 }
@@ -88,18 +109,36 @@ function parseHash() {
 function renderHeader() {
   const { page, locationId } = parseHash();
   const loc = locationId ?? me.locations[0]?.id ?? null;
-  mount(nav, PAGES.map((p) => h('a', { href: `#/${p.id}/${loc ?? ''}`, 'aria-current': p === page ? 'page' : null }, p.title)));
-  const select = h('select', { id: 'location', 'aria-label': 'Store', onchange: () => { location.hash = `#/${parseHash().page.id}/${select.value}`; } },
-    me.locations.map((l) => h('option', { value: l.id, selected: l.id === loc }, l.name)));
-  mount(who,
+  mount(
+    nav,
+    PAGES.map((p) => h('a', { href: `#/${p.id}/${loc ?? ''}`, 'aria-current': p === page ? 'page' : null }, p.title)),
+  );
+  const select = h(
+    'select',
+    {
+      id: 'location',
+      'aria-label': 'Store',
+      onchange: () => {
+        location.hash = `#/${parseHash().page.id}/${select.value}`;
+      },
+    },
+    me.locations.map((l) => h('option', { value: l.id, selected: l.id === loc }, l.name)),
+  );
+  mount(
+    who,
     me.locations.length > 1 ? select : h('span', { class: 'store' }, me.locations[0]?.name ?? 'No store'),
     h('span', { id: 'live', class: liveNow ? 'live on' : 'live off', title: liveNow ? 'Live' : 'Connecting…' }, '●'),
     h('span', { class: 'muted name' }, me.staff_name),
-    h('button', { type: 'button', class: 'secondary', id: 'signout', onclick: signOutNow }, 'Sign out'));
+    h('button', { type: 'button', class: 'secondary', id: 'signout', onclick: signOutNow }, 'Sign out'),
+  );
 }
 
 async function signOutNow() {
-  try { await post('/console/api/session/end'); } catch { /* ended either way */ }
+  try {
+    await post('/console/api/session/end');
+  } catch {
+    /* ended either way */
+  }
   showSignIn('You are signed out.');
 }
 
@@ -107,8 +146,13 @@ function route() {
   if (me === null) return;
   const { page, locationId } = parseHash();
   const loc = locationId ?? me.locations[0]?.id;
-  if (loc === undefined) { mount(main, h('p', {}, 'This token sees no store.')); return; }
-  if (locationId === null) { history.replaceState(null, '', `#/${page.id}/${loc}`); }
+  if (loc === undefined) {
+    mount(main, h('p', {}, 'This token sees no store.'));
+    return;
+  }
+  if (locationId === null) {
+    history.replaceState(null, '', `#/${page.id}/${loc}`);
+  }
   renderHeader();
   if (current !== null && current.page === page && current.locationId === loc) return;
   current?.instance?.stop?.();
@@ -128,7 +172,10 @@ function closeStream() {
 function setLive(ok) {
   liveNow = ok;
   const dot = document.getElementById('live');
-  if (dot) { dot.className = ok ? 'live on' : 'live off'; dot.title = ok ? 'Live' : 'Reconnecting…'; }
+  if (dot) {
+    dot.className = ok ? 'live on' : 'live off';
+    dot.title = ok ? 'Live' : 'Reconnecting…';
+  }
 }
 
 /** One stream per shown location; the browser reconnects on its own while the service restarts. */
@@ -137,7 +184,10 @@ function openStream(loc) {
   closeStream();
   const source = new EventSource(`/console/api/locations/${loc}/stream`);
   stream = { loc, close: () => source.close() };
-  source.addEventListener('ready', () => { setLive(true); current?.instance?.refresh?.({ kinds: null }); });
+  source.addEventListener('ready', () => {
+    setLive(true);
+    current?.instance?.refresh?.({ kinds: null });
+  });
   source.addEventListener('change', (e) => current?.instance?.refresh?.(JSON.parse(e.data)));
   source.addEventListener('error', () => {
     setLive(false);
@@ -149,7 +199,9 @@ function openStream(loc) {
       try {
         const state = await get('/console/api/session', { automatic: true });
         if (!state.signed_in) return showSignIn('Your session has ended. Sign in again.');
-      } catch { /* the service is still away */ }
+      } catch {
+        /* the service is still away */
+      }
       if (current?.locationId === loc) openStream(loc);
     }, 2000);
   });

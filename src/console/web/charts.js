@@ -14,7 +14,9 @@ export function columns({ title, rows, x, series, height = 220 }) {
   const step = (width - 48) / Math.max(1, rows.length);
   const group = Math.min(step - 6, 14 * series.length + 16);
   const bar = Math.max(2, group / series.length);
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart', 'aria-label': title, preserveAspectRatio: 'xMinYMin meet' },
+  const svg = s(
+    'svg',
+    { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart', 'aria-label': title, preserveAspectRatio: 'xMinYMin meet' },
     s('title', {}, title),
     s('line', { x1: 40, x2: width, y1: plot + 4, y2: plot + 4, class: 'axis' }),
     s('text', { x: 36, y: 14, 'text-anchor': 'end', class: 'tick' }, String(max)),
@@ -24,11 +26,18 @@ export function columns({ title, rows, x, series, height = 220 }) {
       const parts = series.map((se, j) => {
         const v = r[se.key] ?? 0;
         const hgt = (v / max) * (plot - 8);
-        return v > 0 ? s('rect', { x: left + j * bar, y: plot + 4 - hgt, width: Math.max(1, bar - 1), height: hgt, fill: COLORS[j % COLORS.length] }, s('title', {}, `${r[x]}: ${v} ${se.label}`)) : null;
+        return v > 0
+          ? s(
+              'rect',
+              { x: left + j * bar, y: plot + 4 - hgt, width: Math.max(1, bar - 1), height: hgt, fill: COLORS[j % COLORS.length] },
+              s('title', {}, `${r[x]}: ${v} ${se.label}`),
+            )
+          : null;
       });
       const showLabel = rows.length <= 14 || i % Math.ceil(rows.length / 10) === 0;
       return [parts, showLabel ? s('text', { x: left + group / 2, y: height - 6, 'text-anchor': 'middle', class: 'tick' }, String(r[x]).slice(5)) : null];
-    }));
+    }),
+  );
   return figure(title, svg, series);
 }
 
@@ -39,7 +48,9 @@ export function bars({ title, rows, series, unit = '' }) {
   const width = 520;
   const labelW = 200;
   const height = Math.max(30, rows.length * line + 8);
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart', 'aria-label': title },
+  const svg = s(
+    'svg',
+    { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart', 'aria-label': title },
     s('title', {}, title),
     rows.map((r, i) => [
       s('text', { x: labelW - 8, y: i * line + 19, 'text-anchor': 'end', class: 'label' }, truncate(r.label, 24)),
@@ -52,7 +63,8 @@ export function bars({ title, rows, series, unit = '' }) {
           s('text', { x: labelW + w + 6, y: y + 14, class: 'value' }, v === null || v === undefined ? '—' : `${formatValue(v)}${unit}`),
         ];
       }),
-    ]));
+    ]),
+  );
   return figure(title, svg, series.length > 1 ? series : []);
 }
 
@@ -66,8 +78,17 @@ function truncate(text, n) {
 }
 
 function figure(title, svg, legend) {
-  return h('figure', { class: 'chart-card card' },
+  return h(
+    'figure',
+    { class: 'chart-card card' },
     h('figcaption', {}, title),
     svg,
-    legend.length > 0 ? h('ul', { class: 'legend' }, legend.map((se, j) => h('li', {}, h('span', { class: 'swatch', style: null, dataset: { color: j } }), se.label))) : null);
+    legend.length > 0
+      ? h(
+          'ul',
+          { class: 'legend' },
+          legend.map((se, j) => h('li', {}, h('span', { class: 'swatch', style: null, dataset: { color: j } }), se.label)),
+        )
+      : null,
+  );
 }

@@ -45,8 +45,13 @@ export function focusIn(root) {
 export function restoreFocus(root, was) {
   if (was === null || root.contains(document.activeElement)) return;
   const candidates = was.id ? [document.getElementById(was.id)] : [...root.getElementsByTagName(was.tag)];
-  const again = candidates.find((c) => c instanceof HTMLElement && root.contains(c) && c.textContent === was.text
-    && (c.closest('[data-message-id]')?.getAttribute('data-message-id') ?? null) === was.item);
+  const again = candidates.find(
+    (c) =>
+      c instanceof HTMLElement &&
+      root.contains(c) &&
+      c.textContent === was.text &&
+      (c.closest('[data-message-id]')?.getAttribute('data-message-id') ?? null) === was.item,
+  );
   again?.focus();
 }
 

@@ -58,9 +58,12 @@ export function batchOf(line: string): { table: string; rows: string } | null {
 
 function checkHeader(file: string, value: unknown): Header {
   const h = value as Partial<Header> | null;
-  if (h === null || typeof h !== 'object' || h.format !== FORMAT) throw new BackupFileError(`${file} is not a storeops backup (npm run backup -- FILE makes one)`);
+  if (h === null || typeof h !== 'object' || h.format !== FORMAT)
+    throw new BackupFileError(`${file} is not a storeops backup (npm run backup -- FILE makes one)`);
   if (h.version !== VERSION) {
-    throw new BackupFileError(`${file} is a backup of format version ${String(h.version)}, and this release reads version ${VERSION}: restore it with the release that made it, or a newer one`);
+    throw new BackupFileError(
+      `${file} is a backup of format version ${String(h.version)}, and this release reads version ${VERSION}: restore it with the release that made it, or a newer one`,
+    );
   }
   if (!Array.isArray(h.migrations) || !Array.isArray(h.tables) || typeof h.made_at !== 'string') throw new BackupFileError(`${file}: its header is incomplete`);
   return h as Header;
@@ -70,7 +73,8 @@ function gzipMessage(file: string, err: Error): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return `${file} does not exist`;
   if (code === 'EACCES') return `${file} cannot be read by this user`;
-  if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(err.message)) return `${file} is cut short (its compressed data ends early): the backup was interrupted, or the copy is incomplete`;
+  if (code === 'Z_BUF_ERROR' || /unexpected end/i.test(err.message))
+    return `${file} is cut short (its compressed data ends early): the backup was interrupted, or the copy is incomplete`;
   if (code?.startsWith('Z_')) return `${file} is not a storeops backup or is damaged (${err.message})`;
   return `${file}: ${err.message}`;
 }
@@ -141,7 +145,8 @@ export async function* readBackup(file: string): AsyncGenerator<Entry> {
       continue;
     }
     const trailer = parseLine(file, line, n) as Partial<Trailer>;
-    if (trailer.end !== true || typeof trailer.counts !== 'object' || trailer.counts === null) throw new BackupFileError(`${file}: line ${n} is neither rows nor the end line: the file is damaged`);
+    if (trailer.end !== true || typeof trailer.counts !== 'object' || trailer.counts === null)
+      throw new BackupFileError(`${file}: line ${n} is neither rows nor the end line: the file is damaged`);
     ended = true;
     yield { kind: 'end', trailer: { end: true, counts: trailer.counts, sequences: trailer.sequences ?? {} } };
   }

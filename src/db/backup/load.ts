@@ -18,9 +18,12 @@ export function migrationsFor(wanted: readonly BackupMigration[], source: string
   for (const m of wanted) {
     const here = known.get(m.version);
     if (here === undefined) {
-      throw new LoadError(`${source} was made by a newer release of storeops (its migration ${String(m.version).padStart(3, '0')}_${m.name} is unknown to this one): use that release or a later one`);
+      throw new LoadError(
+        `${source} was made by a newer release of storeops (its migration ${String(m.version).padStart(3, '0')}_${m.name} is unknown to this one): use that release or a later one`,
+      );
     }
-    if (here.name !== m.name) throw new LoadError(`${source} has migration ${m.version} as ${m.name}, and this release as ${here.name}: it was not made by a release of this storeops`);
+    if (here.name !== m.name)
+      throw new LoadError(`${source} has migration ${m.version} as ${m.name}, and this release as ${here.name}: it was not made by a release of this storeops`);
   }
   const versions = new Set(wanted.map((m) => m.version));
   return [...known.values()].filter((m) => versions.has(m.version));
@@ -86,7 +89,9 @@ async function largestXid(q: Queryable): Promise<bigint> {
      WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped AND a.atttypid = 'xid8'::regtype`,
   );
   if (columns.length === 0) return 0n;
-  const [row] = await q.query<{ v: string | null }>(`SELECT max(v)::text AS v FROM (${columns.map((c) => `SELECT max(${ident(c.column)}) AS v FROM ${ident(c.table)}`).join(' UNION ALL ')}) s`);
+  const [row] = await q.query<{ v: string | null }>(
+    `SELECT max(v)::text AS v FROM (${columns.map((c) => `SELECT max(${ident(c.column)}) AS v FROM ${ident(c.table)}`).join(' UNION ALL ')}) s`,
+  );
   return BigInt(row?.v ?? '0');
 }
 

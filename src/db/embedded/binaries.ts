@@ -62,7 +62,8 @@ export function findBinaries(linkDir: string, name: string = platformPackage()):
   const root = packageRoot(name);
   const bin = (program: string) => path.join(root, 'native', 'bin', process.platform === 'win32' ? `${program}.exe` : program);
   for (const program of ['initdb', 'postgres']) {
-    if (!fs.existsSync(bin(program))) throw new BinariesError(`the embedded PostgreSQL server's ${program} is missing from ${name} (${bin(program)}): run \`npm ci\` again`);
+    if (!fs.existsSync(bin(program)))
+      throw new BinariesError(`the embedded PostgreSQL server's ${program} is missing from ${name} (${bin(program)}): run \`npm ci\` again`);
   }
   const version = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
   return { initdb: bin('initdb'), postgres: bin('postgres'), libraryPath: libraryLinks(root, linkDir), source: `${name}@${version}` };

@@ -35,7 +35,9 @@ function prepareDataDir(dataDir: string): void {
     fs.mkdirSync(dataDir, { recursive: true });
     fs.accessSync(dataDir, fs.constants.W_OK);
   } catch (err) {
-    throw new DataDirError(`DATA_DIR ${dataDir} cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give this user that directory, or set DATA_DIR to one it can write`);
+    throw new DataDirError(
+      `DATA_DIR ${dataDir} cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give this user that directory, or set DATA_DIR to one it can write`,
+    );
   }
   if (holdsPgliteData(dataDir)) {
     throw new DataDirError(

@@ -40,7 +40,9 @@ export function serverUser(dataDir: string): ServerUser | null {
   const found = lookup(SERVER_USER);
   if (found !== null) return found;
   try {
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', SERVER_USER], { stdio: 'pipe' });
+    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', SERVER_USER], {
+      stdio: 'pipe',
+    });
   } catch (err) {
     if (lookup(SERVER_USER) === null) {
       throw new ServerUserError(

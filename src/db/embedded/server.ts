@@ -57,7 +57,10 @@ function majorOf(binaries: ServerBinaries): string {
 /** What a failed program said last: its last two lines of note (PostgreSQL logs the cause, then
  * the FATAL that follows from it), without their timestamps. */
 function lastWords(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const noted = lines.filter((l) => /FATAL|ERROR|PANIC|LOG|error/i.test(l)).slice(-2);
   const chosen = noted.length > 0 ? noted : lines.slice(-1);
   return chosen.map((l) => l.replace(/^\S+ \S+ \S+ \[\d+\] [A-Z]+:\s+/, '')).join('; ') || 'no output';
@@ -85,7 +88,9 @@ function initdb(dataDir: string, binaries: ServerBinaries, user: ServerUser | nu
   });
   if (result.status !== 0) {
     fs.rmSync(staging, { recursive: true, force: true });
-    throw new ServerStartError(`initdb of the embedded PostgreSQL server in ${target} failed: ${lastWords(`${result.stdout}\n${result.stderr}${result.error ? `\n${result.error.message}` : ''}`)}`);
+    throw new ServerStartError(
+      `initdb of the embedded PostgreSQL server in ${target} failed: ${lastWords(`${result.stdout}\n${result.stderr}${result.error ? `\n${result.error.message}` : ''}`)}`,
+    );
   }
   fs.renameSync(staging, target);
 }
@@ -184,7 +189,9 @@ export async function startEmbeddedServer(opts: EmbeddedServerOptions): Promise<
     // The server's user must be able to pass through DATA_DIR (not to list it).
     fs.chmodSync(dataDir, fs.statSync(dataDir).mode | 0o011);
     if (!canEnter(user, dataDir)) {
-      throw new ServerStartError(`the embedded PostgreSQL server runs as the user ${user.name}, who cannot reach DATA_DIR ${dataDir}: let it through the parent directories (chmod o+x), or choose another DATA_DIR`);
+      throw new ServerStartError(
+        `the embedded PostgreSQL server runs as the user ${user.name}, who cannot reach DATA_DIR ${dataDir}: let it through the parent directories (chmod o+x), or choose another DATA_DIR`,
+      );
     }
   }
   const dir = serverDir(dataDir);
@@ -231,7 +238,9 @@ export async function startEmbeddedServer(opts: EmbeddedServerOptions): Promise<
     fs.closeSync(log);
   }
   child.unref();
-  const spawnFailed = new Promise<never>((_, reject) => child.once('error', (err) => reject(new ServerStartError(`could not run ${binaries.postgres}: ${err.message}`))));
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.once('error', (err) => reject(new ServerStartError(`could not run ${binaries.postgres}: ${err.message}`))),
+  );
   await Promise.race([waitUntilReady(child, dataDir, logFile, logOffset), spawnFailed]);
   const pid = child.pid as number;
   const ended = new Promise<void>((resolve) => {

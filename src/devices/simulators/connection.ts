@@ -31,7 +31,8 @@ const PROBE_TOPIC = 'storeops/probe/not-a-device-topic';
 
 /** The one line a refused or failed connection gets (mqtt.js: a CONNACK refusal has its code). */
 function connectionError(err: Error & { code?: unknown }, opts: { url: string; username: string }): string {
-  if (err.code === 4 || err.code === 134) return `the broker at ${opts.url} refused the login of ${opts.username}: bad username or password (is --key this device's key, and is it provisioned?)`;
+  if (err.code === 4 || err.code === 134)
+    return `the broker at ${opts.url} refused the login of ${opts.username}: bad username or password (is --key this device's key, and is it provisioned?)`;
   if (err.code === 5 || err.code === 135) return `the broker at ${opts.url} refused the login of ${opts.username}: not authorized`;
   return `cannot reach the broker at ${opts.url}: ${err.message}`;
 }
@@ -49,7 +50,9 @@ function probeBroker(client: MqttClient, url: string, print: Print): void {
       return;
     }
     client.unsubscribe(PROBE_TOPIC);
-    print(`the broker at ${url} is not this service's: it let this device subscribe outside its topics (another MQTT server on that port? give --mqtt, or run with the service's MQTT_PORT)`);
+    print(
+      `the broker at ${url} is not this service's: it let this device subscribe outside its topics (another MQTT server on that port? give --mqtt, or run with the service's MQTT_PORT)`,
+    );
   });
 }
 
@@ -68,7 +71,12 @@ export function connectDevice(opts: {
   const { print } = opts;
   // A persistent session: a broker that keeps sessions queues what comes while this device is away.
   const client = mqtt.connect(opts.url, {
-    username: opts.username, password: opts.password, clientId: opts.clientId, clean: opts.persistentSession === false, reconnectPeriod: 2_000, connectTimeout: 10_000,
+    username: opts.username,
+    password: opts.password,
+    clientId: opts.clientId,
+    clean: opts.persistentSession === false,
+    reconnectPeriod: 2_000,
+    connectTimeout: 10_000,
   });
   const seen = new Set<string>();
   let chain = Promise.resolve();
@@ -109,7 +117,9 @@ export function connectDevice(opts: {
     // Closed by the broker right after a good login, with no error: MQTT 3.1.1 cannot say why, and
     // the usual cause is the same client id connecting again (the broker keeps the newest).
     if (connected && !client.disconnecting) {
-      once(`the broker closed the connection: another connection with client id ${opts.clientId} took over (this device running twice?), or the broker stopped; retrying every 2 s`);
+      once(
+        `the broker closed the connection: another connection with client id ${opts.clientId} took over (this device running twice?), or the broker stopped; retrying every 2 s`,
+      );
     }
     connected = false;
   });

@@ -103,7 +103,8 @@ const safeName = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 10
 export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
   const print: Print = opts.print ?? ((line) => console.log(`[edge ${opts.edgeId}] ${line}`));
   fs.mkdirSync(opts.outDir, { recursive: true });
-  const playing = opts.play === false ? Promise.resolve({ player: null, note: 'not playing them' }) : workingPlayer(opts.player === undefined ? findPlayer() : opts.player);
+  const playing =
+    opts.play === false ? Promise.resolve({ player: null, note: 'not playing them' }) : workingPlayer(opts.player === undefined ? findPlayer() : opts.player);
   void playing.then(({ note }) => print(`saving announcements into ${opts.outDir} (${note})`));
 
   const now = opts.now ?? (() => new Date());
@@ -144,13 +145,20 @@ export function startEdgeSimulator(opts: EdgeSimulatorOptions): Simulator {
   });
   if (opts.say !== undefined && opts.say.length > 0) {
     const phrases = opts.say;
-    void simulator.ready.then(async () => {
-      for (const text of phrases) {
-        const heard = { heard_id: crypto.randomUUID(), text, ...(opts.speaker === undefined ? {} : { speaker: opts.speaker }), heard_at: now().toISOString() };
-        await simulator.publish(edgeHeardTopic(opts.edgeId), heard);
-        print(`said "${text}"${opts.speaker === undefined ? '' : ` as ${opts.speaker}`} (heard_id ${heard.heard_id})`);
-      }
-    }).catch((err: unknown) => print(`could not say it: ${(err as Error).message}`));
+    void simulator.ready
+      .then(async () => {
+        for (const text of phrases) {
+          const heard = {
+            heard_id: crypto.randomUUID(),
+            text,
+            ...(opts.speaker === undefined ? {} : { speaker: opts.speaker }),
+            heard_at: now().toISOString(),
+          };
+          await simulator.publish(edgeHeardTopic(opts.edgeId), heard);
+          print(`said "${text}"${opts.speaker === undefined ? '' : ` as ${opts.speaker}`} (heard_id ${heard.heard_id})`);
+        }
+      })
+      .catch((err: unknown) => print(`could not say it: ${(err as Error).message}`));
   }
   return simulator;
 }

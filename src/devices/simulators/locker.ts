@@ -75,7 +75,10 @@ export function startLockerSimulator(opts: LockerSimulatorOptions): Simulator {
         moved = true;
         print(`command ${id}: ${command} cabinet ${cabinetKey} ${door} door -> ${state[door]}`);
       } else {
-        const detail = Object.entries(body).filter(([k]) => !['command_id', 'command', 'cabinet_key', 'issued_at'].includes(k)).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
+        const detail = Object.entries(body)
+          .filter(([k]) => !['command_id', 'command', 'cabinet_key', 'issued_at'].includes(k))
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(' ');
         print(`command ${id}: ${command} cabinet ${Number.isInteger(cabinetKey) ? cabinetKey : '?'}${detail ? ` (${detail})` : ''}`);
       }
       await client.publishAsync(lockerAckTopic(opts.lockerId), JSON.stringify({ command_id: id, status: 'ok' }), { qos: 1 });

@@ -63,7 +63,11 @@ export const FLITE_LEXICON_FILE = 'flite-lexicon.txt';
 
 /** Flite's options before the text and output, both builds: voice, rate and the lexicon file (null: none). */
 export const fliteArgs = (lexiconFile: string | null): string[] => [
-  '-voice', FLITE_VOICE, '--setf', `duration_stretch=${FLITE_DURATION_STRETCH}`, ...(lexiconFile === null ? [] : ['-add_lex', lexiconFile]),
+  '-voice',
+  FLITE_VOICE,
+  '--setf',
+  `duration_stretch=${FLITE_DURATION_STRETCH}`,
+  ...(lexiconFile === null ? [] : ['-add_lex', lexiconFile]),
 ];
 
 // Control characters are spoken as nothing by every engine (some would read them out, and a

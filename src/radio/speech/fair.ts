@@ -41,10 +41,12 @@ export class FairScheduler {
     return new Promise<T>((resolve, reject) => {
       const go = () => {
         this.#running++;
-        work().then(resolve, reject).finally(() => {
-          this.#running--;
-          this.#startNext();
-        });
+        work()
+          .then(resolve, reject)
+          .finally(() => {
+            this.#running--;
+            this.#startNext();
+          });
       };
       if (this.#running < this.#opts.concurrency && this.#queues.size === 0) {
         go();

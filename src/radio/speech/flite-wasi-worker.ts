@@ -54,7 +54,10 @@ let next: object | null = null;
 let current: InstanceType<typeof WASI> | null = null;
 const PREOPEN_FD = 3; // WASI numbers preopens from 3
 const forwarded = Object.fromEntries(
-  Object.keys(new WASI({ version: 'preview1' }).wasiImport).map((name) => [name, (...args: unknown[]) => (current?.wasiImport[name] as (...a: unknown[]) => unknown)(...args)]),
+  Object.keys(new WASI({ version: 'preview1' }).wasiImport).map((name) => [
+    name,
+    (...args: unknown[]) => (current?.wasiImport[name] as (...a: unknown[]) => unknown)(...args),
+  ]),
 );
 
 function prepare(): object {

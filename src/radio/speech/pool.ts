@@ -91,10 +91,13 @@ export class WorkerPool {
       return;
     }
     // Made once, before the first worker: every worker (recycled ones too) starts from it.
-    opts.shared().then((value) => {
-      this.#shared = value;
-      for (let i = 0; i < opts.size && !this.#closed; i++) this.#spawn();
-    }, (err: unknown) => this.#failInit(err instanceof Error ? err.message : String(err)));
+    opts.shared().then(
+      (value) => {
+        this.#shared = value;
+        for (let i = 0; i < opts.size && !this.#closed; i++) this.#spawn();
+      },
+      (err: unknown) => this.#failInit(err instanceof Error ? err.message : String(err)),
+    );
   }
 
   /** Resolves when every worker has started and warmed its engine; rejects if one cannot start. */

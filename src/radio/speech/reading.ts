@@ -5,11 +5,37 @@
 // unchanged (the "normalize" voice handler is what rewrites that).
 import { normalizeForSpeech } from '../normalize.ts';
 
-const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen',
-  'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const ORDINAL: Record<string, string> = {
-  one: 'first', two: 'second', three: 'third', five: 'fifth', eight: 'eighth', nine: 'ninth', twelve: 'twelfth',
+  one: 'first',
+  two: 'second',
+  three: 'third',
+  five: 'fifth',
+  eight: 'eighth',
+  nine: 'ninth',
+  twelve: 'twelfth',
 };
 
 function below1000(n: number): string {
@@ -26,7 +52,11 @@ function below1000(n: number): string {
 
 /** A whole number in words (up to 999,999,999; larger ones digit by digit). */
 export function numberToWords(n: number): string {
-  if (!Number.isSafeInteger(n) || n < 0 || n > 999_999_999) return String(n).split('').map((d) => ONES[Number(d)] ?? d).join(' ');
+  if (!Number.isSafeInteger(n) || n < 0 || n > 999_999_999)
+    return String(n)
+      .split('')
+      .map((d) => ONES[Number(d)] ?? d)
+      .join(' ');
   if (n < 1000) return below1000(n);
   const parts: string[] = [];
   const millions = Math.floor(n / 1_000_000);
@@ -64,19 +94,36 @@ export function readingOf(text: string): string {
   let t = normalizeForSpeech(text);
   // Times: "3:30 pm", "9:05am", "14:00".
   // A period that ends "p.m." or "pm." at the end of a sentence still ends the sentence (its fall in pitch and its pause).
-  t = t.replace(/\b(\d{1,2}):([0-5]\d)\s*(?:([ap])\.?\s?m\b(\.)?)?/gi, (m, h: string, mm: string, half: string | undefined, stop: string | undefined, at: number, all: string) =>
-    timeWords(Number(h), Number(mm), half) + sentenceEnd(stop, all, at + m.length));
-  t = t.replace(/\b(\d{1,2})\s*([ap])\.?m\b(\.)?/gi, (m, h: string, half: string, stop: string | undefined, at: number, all: string) =>
-    timeWords(Number(h), 0, half) + sentenceEnd(stop, all, at + m.length));
+  t = t.replace(
+    /\b(\d{1,2}):([0-5]\d)\s*(?:([ap])\.?\s?m\b(\.)?)?/gi,
+    (m, h: string, mm: string, half: string | undefined, stop: string | undefined, at: number, all: string) =>
+      timeWords(Number(h), Number(mm), half) + sentenceEnd(stop, all, at + m.length),
+  );
+  t = t.replace(
+    /\b(\d{1,2})\s*([ap])\.?m\b(\.)?/gi,
+    (m, h: string, half: string, stop: string | undefined, at: number, all: string) => timeWords(Number(h), 0, half) + sentenceEnd(stop, all, at + m.length),
+  );
   // Ordinals: "2nd floor".
   t = t.replace(/\b(\d{1,9})(st|nd|rd|th)\b/gi, (_m, n: string) => ordinalWords(Number(n)));
   // Decimals: "2.5 pounds" is "two point five".
-  t = t.replace(/\b(\d+)\.(\d+)\b/g, (_m, whole: string, frac: string) => `${numberToWords(Number(whole))} point ${frac.split('').map((d) => ONES[Number(d)]).join(' ')}`);
+  t = t.replace(
+    /\b(\d+)\.(\d+)\b/g,
+    (_m, whole: string, frac: string) =>
+      `${numberToWords(Number(whole))} point ${frac
+        .split('')
+        .map((d) => ONES[Number(d)])
+        .join(' ')}`,
+  );
   // Whole numbers, with or without thousands separators: "aisle 7", "1,250".
   t = t.replace(/\b\d{1,3}(?:,\d{3})+\b|\b\d+\b/g, (n) => {
     const digits = n.replace(/,/g, '');
     // A long number (a phone number, a code) is read digit by digit, as people do.
-    return digits.length > 9 || (digits.length > 1 && digits.startsWith('0')) ? digits.split('').map((d) => ONES[Number(d)]).join(' ') : numberToWords(Number(digits));
+    return digits.length > 9 || (digits.length > 1 && digits.startsWith('0'))
+      ? digits
+          .split('')
+          .map((d) => ONES[Number(d)])
+          .join(' ')
+      : numberToWords(Number(digits));
   });
   // A colon between two phrases is said as a comma: "Sam is on it, garden center", a short break
   // before the place. (Flite reads "it: garden" with a newline after as two sentences, a full stop

@@ -14,7 +14,10 @@ export function livePage(container, { title, url, kinds, render, pollMs = 0, tic
 
   // automatic: the page reads by itself (a live change, a poll), which does not keep the session alive.
   async function load(automatic = false) {
-    if (loading !== null) { again = true; return loading; }
+    if (loading !== null) {
+      again = true;
+      return loading;
+    }
     loading = (async () => {
       try {
         const data = await get(url(), { automatic });
@@ -29,7 +32,10 @@ export function livePage(container, { title, url, kinds, render, pollMs = 0, tic
         if (err.status !== 401 && !state.stopped) mount(body, h('p', { class: 'error', role: 'alert' }, err.message));
       } finally {
         loading = null;
-        if (again && !state.stopped) { again = false; load(true); }
+        if (again && !state.stopped) {
+          again = false;
+          load(true);
+        }
       }
     })();
     return loading;
@@ -70,9 +76,12 @@ export function ageText(seconds) {
  * scroll sideways; the hint under it shows only while the table is wider than its box.
  */
 export function scrollTable(label, table) {
-  return h('div', { class: 'table-wrap' },
+  return h(
+    'div',
+    { class: 'table-wrap' },
     h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': label }, table),
-    h('p', { class: 'scroll-hint muted' }, 'Scroll sideways for more →'));
+    h('p', { class: 'scroll-hint muted' }, 'Scroll sideways for more →'),
+  );
 }
 
 /** Marks each scroll box whose table is wider than it (the hint shows then). */

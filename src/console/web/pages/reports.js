@@ -12,9 +12,22 @@ export function reportsPage(container, { locationId }) {
   const to = h('input', { id: 'to', type: 'date', value: day(today), required: true });
   const csv = h('a', { class: 'button secondary', id: 'csv', download: true }, 'Export requests (CSV)');
   const body = h('div', { class: 'page-body' });
-  const form = h('form', { class: 'range', onsubmit: (e) => { e.preventDefault(); load(); } },
-    h('label', { for: 'from' }, 'From'), from, h('label', { for: 'to' }, 'To'), to,
-    h('button', { type: 'submit', class: 'primary' }, 'Show'), csv);
+  const form = h(
+    'form',
+    {
+      class: 'range',
+      onsubmit: (e) => {
+        e.preventDefault();
+        load();
+      },
+    },
+    h('label', { for: 'from' }, 'From'),
+    from,
+    h('label', { for: 'to' }, 'To'),
+    to,
+    h('button', { type: 'submit', class: 'primary' }, 'Show'),
+    csv,
+  );
   mount(container, h('h1', { id: 'page-title' }, 'Reports'), form, body);
   let stopped = false;
 
@@ -30,34 +43,92 @@ export function reportsPage(container, { locationId }) {
     }
   }
   load();
-  return { refresh() {}, stop() { stopped = true; } };
+  return {
+    refresh() {},
+    stop() {
+      stopped = true;
+    },
+  };
 }
 
 function render(body, { cfh, lockers, outcomes }) {
   const outcomeText = new Map(outcomes.map((o) => [o.key, o.text]));
-  const times = [['Claimed', cfh.time_to_claim], ['On the way', cfh.time_to_on_the_way], ['Completed', cfh.time_to_complete]];
+  const times = [
+    ['Claimed', cfh.time_to_claim],
+    ['On the way', cfh.time_to_on_the_way],
+    ['Completed', cfh.time_to_complete],
+  ];
   // Requests of no button or display (from an integration) are not a button.
   const buttons = cfh.by_device.filter((g) => g.key !== 'none' && g.key !== null);
   const groups = (list) => list.map((g) => ({ label: g.name ?? g.key ?? '—', values: { requests: g.requests } }));
-  mount(body,
-    h('div', { class: 'figures' },
+  mount(
+    body,
+    h(
+      'div',
+      { class: 'figures' },
       figureBox('Requests', String(cfh.total)),
       figureBox('Median time to claim', duration(cfh.time_to_claim.median_s)),
       figureBox('Median time to complete', duration(cfh.time_to_complete.median_s)),
-      figureBox('Locker occupancy', lockers.occupancy === null || lockers.occupancy === undefined ? '—' : `${Math.round(lockers.occupancy * 100)} %`)),
-    h('div', { class: 'charts' },
-      columns({ title: 'Requests per day', rows: cfh.per_day, x: 'day', series: [{ key: 'requests', label: 'requests' }, { key: 'escalations', label: 'escalations' }, { key: 'timeouts', label: 'timeouts' }] }),
-      bars({ title: 'Response times (minutes from the request)', unit: ' min', series: [{ key: 'median', label: 'median' }, { key: 'p90', label: '90th percentile' }],
-        rows: times.map(([name, d]) => ({ label: name, values: { median: minutes(d.median_s), p90: minutes(d.p90_s) } })) }),
-      cfh.outcomes.length === 0 ? card('Outcomes', empty('No completed requests in this range.'))
-        : bars({ title: 'Outcomes', series: [{ key: 'count', label: 'requests' }], rows: cfh.outcomes.map((o) => ({ label: outcomeText.get(o.key) ?? label(o.key), values: { count: o.count } })) }),
-      cfh.by_employee.length === 0 ? card('Per employee', empty('No one claimed a request in this range.'))
-        : bars({ title: 'Per employee', series: [{ key: 'claimed', label: 'claimed' }, { key: 'completed', label: 'completed' }],
-          rows: cfh.by_employee.map((e) => ({ label: e.claimed_by, values: { claimed: e.claimed, completed: e.completed } })) }),
-      buttons.length === 0 ? card('Busiest buttons', empty('No button or display requests in this range.'))
+      figureBox('Locker occupancy', lockers.occupancy === null || lockers.occupancy === undefined ? '—' : `${Math.round(lockers.occupancy * 100)} %`),
+    ),
+    h(
+      'div',
+      { class: 'charts' },
+      columns({
+        title: 'Requests per day',
+        rows: cfh.per_day,
+        x: 'day',
+        series: [
+          { key: 'requests', label: 'requests' },
+          { key: 'escalations', label: 'escalations' },
+          { key: 'timeouts', label: 'timeouts' },
+        ],
+      }),
+      bars({
+        title: 'Response times (minutes from the request)',
+        unit: ' min',
+        series: [
+          { key: 'median', label: 'median' },
+          { key: 'p90', label: '90th percentile' },
+        ],
+        rows: times.map(([name, d]) => ({ label: name, values: { median: minutes(d.median_s), p90: minutes(d.p90_s) } })),
+      }),
+      cfh.outcomes.length === 0
+        ? card('Outcomes', empty('No completed requests in this range.'))
+        : bars({
+            title: 'Outcomes',
+            series: [{ key: 'count', label: 'requests' }],
+            rows: cfh.outcomes.map((o) => ({ label: outcomeText.get(o.key) ?? label(o.key), values: { count: o.count } })),
+          }),
+      cfh.by_employee.length === 0
+        ? card('Per employee', empty('No one claimed a request in this range.'))
+        : bars({
+            title: 'Per employee',
+            series: [
+              { key: 'claimed', label: 'claimed' },
+              { key: 'completed', label: 'completed' },
+            ],
+            rows: cfh.by_employee.map((e) => ({ label: e.claimed_by, values: { claimed: e.claimed, completed: e.completed } })),
+          }),
+      buttons.length === 0
+        ? card('Busiest buttons', empty('No button or display requests in this range.'))
         : bars({ title: 'Busiest buttons', series: [{ key: 'requests', label: 'requests' }], rows: groups(buttons.slice(0, 10)) }),
-      cfh.by_option.length === 0 ? null : bars({ title: 'Requests by option', series: [{ key: 'requests', label: 'requests' }], rows: groups(cfh.by_option.slice(0, 10)) }),
-      columns({ title: 'Locker orders per day', rows: lockers.per_day, x: 'day', series: [{ key: 'orders', label: 'orders' }, { key: 'completed', label: 'completed' }, { key: 'expired', label: 'expired' }, { key: 'canceled', label: 'canceled' }] })));
+      cfh.by_option.length === 0
+        ? null
+        : bars({ title: 'Requests by option', series: [{ key: 'requests', label: 'requests' }], rows: groups(cfh.by_option.slice(0, 10)) }),
+      columns({
+        title: 'Locker orders per day',
+        rows: lockers.per_day,
+        x: 'day',
+        series: [
+          { key: 'orders', label: 'orders' },
+          { key: 'completed', label: 'completed' },
+          { key: 'expired', label: 'expired' },
+          { key: 'canceled', label: 'canceled' },
+        ],
+      }),
+    ),
+  );
 }
 
 const minutes = (s) => (s === null || s === undefined ? null : s / 60);
