@@ -2,7 +2,7 @@
 // the service's HTTP API, and the plan of each hot statement, EXPLAIN (ANALYZE, BUFFERS) with the
 // parameters a request would give it (writes inside a transaction that is rolled back).
 import pg from 'pg';
-import type { Queryable, Tx } from '../src/db/db.ts';
+import { changeHandle, type Queryable, type Tx } from '../src/db/db.ts';
 import * as cfh from '../src/cfh/store.ts';
 import { applyStatusReport } from '../src/lockers/cabinet-store.ts';
 import * as lockers from '../src/lockers/store.ts';
@@ -39,14 +39,14 @@ async function timeP1(url: string, token: string): Promise<{ median: number; max
 /** Runs fn with a handle that EXPLAINs each of its statements instead of answering it. */
 async function explain(client: pg.Client, fn: (q: Tx) => Promise<unknown>): Promise<string[]> {
   const lines: string[] = [];
-  const q: Tx = {
-    signal: () => undefined,
-    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  const q = changeHandle(
+    async <R>(text: string, params?: readonly unknown[]): Promise<R[]> => {
       const res = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, params as unknown[]);
       lines.push(...res.rows.map((r) => r['QUERY PLAN']));
       return [];
     },
-  };
+    () => undefined,
+  );
   await client.query('BEGIN');
   try {
     await fn(q).catch(() => undefined); // an empty answer may surprise the caller; the plan is taken
@@ -59,13 +59,13 @@ async function explain(client: pg.Client, fn: (q: Tx) => Promise<unknown>): Prom
 /** The first statement fn sends, with its parameters. */
 async function firstStatement(fn: (q: Tx) => Promise<unknown>): Promise<{ text: string; params: unknown[] } | null> {
   let first: { text: string; params: unknown[] } | null = null;
-  const q: Tx = {
-    signal: () => undefined,
-    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+  const q = changeHandle(
+    async <R>(text: string, params?: readonly unknown[]): Promise<R[]> => {
       first ??= { text, params: [...(params ?? [])] };
       return [];
     },
-  };
+    () => undefined,
+  );
   await fn(q).catch(() => undefined);
   return first;
 }

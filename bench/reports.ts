@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { Queryable } from '../src/db/db.ts';
+import { queryable, type Queryable } from '../src/db/db.ts';
 import * as reportStore from '../src/reports/store.ts';
 import { freshPostgres } from './database.ts';
 import { serviceNodeFlags, startServer, type Server } from './server.ts';
@@ -91,13 +91,11 @@ async function timed(url: string, token: string): Promise<{ ms: number; body: st
 /** The plan of a report's statement, as PostgreSQL would run it with these parameters. */
 async function plan(client: pg.Client, read: (q: Queryable) => Promise<unknown>): Promise<string[]> {
   let lines: string[] = [];
-  const explaining: Queryable = {
-    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-      const res = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params as unknown[]);
-      lines = res.rows.map((r) => r['QUERY PLAN']);
-      return [];
-    },
-  };
+  const explaining = queryable(async <R>(text: string, params?: readonly unknown[]): Promise<R[]> => {
+    const res = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params as unknown[]);
+    lines = res.rows.map((r) => r['QUERY PLAN']);
+    return [];
+  });
   await read(explaining);
   return lines;
 }

@@ -12,7 +12,7 @@ import { acceptPress, lockButton, recordVoltage, type ButtonRow } from './button
 import * as store from './store.ts';
 
 export interface ButtonDeps extends CfhDeps {
-  db: Pick<Db, 'query' | 'statement' | 'tx'>;
+  db: Pick<Db, 'query' | 'run' | 'statement' | 'tx'>;
   /** DEVICE_OFFLINE_SECONDS: how long a sighting keeps a device online. */
   offlineSeconds: number;
 }

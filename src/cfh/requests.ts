@@ -11,7 +11,7 @@ import type { RequestRow, StatusRow } from './rows.ts';
 import * as store from './store.ts';
 
 export interface CfhDeps {
-  db: Pick<Db, 'query' | 'statement' | 'tx'>;
+  db: Pick<Db, 'query' | 'run' | 'statement' | 'tx'>;
   clock: Clock;
   /** CFH_TIMEOUT_SECONDS: the timeout of a location without one of its own. */
   timeoutSeconds: number;

@@ -5,6 +5,7 @@ import { APPLICATION_NAME } from '../version.ts';
 import { pgTimestamptzToIso } from './timestamps.ts';
 import { postgresNotifier } from './notify.ts';
 import { SignalHub, type CommitSignals, type Signal } from './signals.ts';
+import type { Sql } from './sql.ts';
 
 export type { CommitSignals, Signal } from './signals.ts';
 
@@ -12,6 +13,31 @@ export type Row = Record<string, unknown>;
 
 export interface Queryable {
   query<R = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a statement built with `sql`; in a change, its commit wakes the fragments' signals. */
+  run<R = Row>(statement: Sql): Promise<R[]>;
+}
+
+type QueryFn = Queryable['query'];
+
+/** A Queryable over `query`: statements built with `sql` are numbered and run through it; their
+ * signals go to `signal` (a change's), and outside a change a statement that signals is refused. */
+export function queryable(query: QueryFn, signal?: (s: Signal) => void): Queryable {
+  return {
+    query,
+    async run<R>(statement: Sql): Promise<R[]> {
+      if (statement.signals.size > 0) {
+        if (signal === undefined) throw new Error('a statement that wakes listeners runs in db.statement() or db.tx()');
+        statement.signals.forEach(signal);
+      }
+      const { text, values } = statement.toQuery();
+      return query<R>(text, values);
+    },
+  };
+}
+
+/** A change's handle over `query`, its signals collected by `signal`. */
+export function changeHandle(query: QueryFn, signal: (s: Signal) => void): Tx {
+  return { ...queryable(query, signal), signal };
 }
 
 /** A handle on a change being made: its queries, and what its commit wakes. */
@@ -85,13 +111,11 @@ function statementNames(): (text: string, params: readonly unknown[] | undefined
 }
 
 function wrap(client: pg.Pool | pg.PoolClient, nameOf: ReturnType<typeof statementNames>): Queryable {
-  return {
-    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-      const name = nameOf(text, params);
-      const result = await client.query(name === undefined ? { text, values: params as unknown[] | undefined } : { name, text, values: params as unknown[] });
-      return result.rows as R[];
-    },
-  };
+  return queryable(async <R>(text: string, params?: readonly unknown[]): Promise<R[]> => {
+    const name = nameOf(text, params);
+    const result = await client.query(name === undefined ? { text, values: params as unknown[] | undefined } : { name, text, values: params as unknown[] });
+    return result.rows as R[];
+  });
 }
 
 function fromPool(pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd: () => Promise<void> }): Db {
@@ -102,22 +126,21 @@ function fromPool(pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd: () => Promi
   const root = wrap(pool, nameOf);
   return {
     query: root.query,
+    run: root.run,
     commits: hub,
     async statement<T>(fn: (q: Tx) => Promise<T>): Promise<T> {
       const signals = new Set<Signal>();
       let ran = false;
       let committed = false;
       try {
-        return await fn({
-          signal: (s) => void signals.add(s),
-          async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
-            if (ran) throw new Error('db.statement() runs one query; use db.tx() for more');
-            ran = true;
-            const rows = await root.query<R>(text, params);
-            committed = true;
-            return rows;
-          },
-        });
+        const query = async <R>(text: string, params?: readonly unknown[]): Promise<R[]> => {
+          if (ran) throw new Error('db.statement() runs one query; use db.tx() for more');
+          ran = true;
+          const rows = await root.query<R>(text, params);
+          committed = true;
+          return rows;
+        };
+        return await fn(changeHandle(query, (s) => void signals.add(s)));
       } finally {
         // Signals are read once fn is done, so it may signal after seeing what its statement wrote;
         // a failure of fn after the statement does not undo it.
@@ -139,7 +162,7 @@ function fromPool(pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd: () => Promi
       try {
         await client.query('BEGIN');
         const q = wrap(client, nameOf);
-        const result = await fn({ query: q.query, signal: (s) => void signals.add(s) });
+        const result = await fn(changeHandle(q.query, (s) => void signals.add(s)));
         await client.query('COMMIT');
         committed = true;
         return result;

@@ -2,7 +2,7 @@
 // opened as that release opened it, behind the Db interface, for `npm run migrate-data` to dump. Only
 // the converter loads PGlite (a dynamic import: the service never does).
 import pg from 'pg';
-import { typeParsers, type Db, type Tx } from '../db.ts';
+import { changeHandle, queryable, typeParsers, type Db, type Tx } from '../db.ts';
 import { SignalHub } from '../signals.ts';
 
 /**
@@ -34,7 +34,7 @@ export async function openPgliteDb(dir: string): Promise<Db> {
     inTurn(async () => {
       await client.query('BEGIN');
       try {
-        const result = await fn({ query, signal: () => {} });
+        const result = await fn(changeHandle(query, () => {}));
         await client.query('COMMIT');
         return result;
       } catch (err) {
@@ -43,9 +43,9 @@ export async function openPgliteDb(dir: string): Promise<Db> {
       }
     });
   return {
-    query: (text, params) => inTurn(() => query(text, params)),
+    ...queryable((text, params) => inTurn(() => query(text, params))),
     tx,
-    statement: (fn) => inTurn(() => fn({ query, signal: () => {} })),
+    statement: (fn) => inTurn(() => fn(changeHandle(query, () => {}))),
     commits: hub,
     ping: async () => void (await inTurn(() => query('SELECT 1'))),
     close: async () => {
