@@ -12,7 +12,8 @@ const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.
 /** Per read scenario: the statements one of its requests runs (C5's token is remembered for a second, so one statement). */
 const statements: Record<string, (q: Queryable, input: ScenarioInput) => Promise<unknown>> = {
   'L1 read': (q, { world }) => locationListingJson(q, pick(world.locations), new Date()),
-  'C5 read': (q, { world, messageIds }) => findStatus(q, { organizationId: world.organizationId, locationIds: null }, pick(messageIds)),
+  'C5 read': (q, { world, messageIds }) =>
+    findStatus(q, { kind: 'api_token', tokenId: 0, reach: { organizationId: world.organizationId, locationIds: null, scopes: ['cfh'] } }, pick(messageIds)),
 };
 
 export interface DatabaseCeiling {

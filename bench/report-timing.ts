@@ -3,6 +3,7 @@
 // parameters a request would give it (writes inside a transaction that is rolled back).
 import pg from 'pg';
 import { changeHandle, type Queryable, type Tx } from '../src/db/db.ts';
+import type { ApiTokenActor } from '../src/access/actor.ts';
 import * as cfh from '../src/cfh/store.ts';
 import { applyStatusReport } from '../src/lockers/cabinet-store.ts';
 import * as lockers from '../src/lockers/store.ts';
@@ -165,13 +166,14 @@ export async function historyReports(
     log(`history: P1 of store ${location} over ${name}: median ${p1[name]?.median} ms, max ${p1[name]?.max} ms (target < ${r.targetMs})`);
   }
   const now = new Date();
-  const scope = { organizationId: world.organizationId, locationIds: null };
+  // The bench token's reach (its id is not recorded: the statements below record no token).
+  const actor: ApiTokenActor = { kind: 'api_token', tokenId: 0, reach: { organizationId: world.organizationId, locationIds: null, scopes: ['cfh'] } };
   const staff = { name: 'Bench Staff', userId: 'U0BENCH', channelId: 'C0BENCH', from: 'provider_a' as const };
   const cabinet = input.freeCabinets[0] as ScenarioInput['freeCabinets'][number];
   const messageId = input.messageIds[0] as string;
   const statements: Record<string, (q: Tx) => Promise<unknown>> = {
     'L1 listing': (q) => lockers.locationListingJson(q, location, now),
-    'C5 status': (q) => cfh.findStatus(q, scope, messageId),
+    'C5 status': (q) => cfh.findStatus(q, actor, messageId),
     'L2 insert order': (q) =>
       lockers.insertOrder(q, { orderId: 1, ...cabinet, organizationId: world.organizationId, rearload: false, openCode: 'explain-1' }, now),
     'L6 complete order': (q) =>
@@ -214,8 +216,8 @@ export async function historyReports(
         },
         now,
       ),
-    'C1 claim': (q) => cfh.claim(q, scope, messageId, staff, null, 'claimed', now),
-    'C3 complete': (q) => cfh.complete(q, scope, messageId, staff, 'helped', null, 'completed', now, { checkOutcome: false }),
+    'C1 claim': (q) => cfh.claim(q, actor, messageId, staff, null, 'claimed', now),
+    'C3 complete': (q) => cfh.complete(q, actor, messageId, staff, 'helped', null, 'completed', now, { checkOutcome: false }),
     'P1 report, 31 days': (q: Queryable) =>
       reports.cfhFigures(q, world.organizationId, location, day(new Date(yesterday.getTime() - 30 * 86_400_000)), day(yesterday)),
   };

@@ -95,7 +95,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.setValidatorCompiler(validatorCompiler());
   app.decorate('apiTokens', apiTokenLookup(deps.db, deps.clock));
-  app.decorateRequest('principal', null);
+  app.decorateRequest('actor', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
   closeAfterEarlyAnswers(app);

@@ -2,6 +2,7 @@
 // scheduler with every feature's job kinds, event subscribers, and the HTTP app whose lifecycle
 // starts and stops them all (onReady / onClose). main.ts, the tests and the benchmark use it.
 import fs from 'node:fs';
+import { deviceActor } from './access/actor.ts';
 import { buildApp, type App } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -18,11 +19,11 @@ import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
 import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER, RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
-import { handleHeard, type RadioStaff, type VoiceCfh } from './radio/heard.ts';
+import { handleHeard, type RadioStaff, type VoiceCfh, type VoiceEdge } from './radio/heard.ts';
 import { HEARD_CONCURRENCY_PER_EDGE, HEARD_QUEUE_PER_EDGE, heardGate } from './radio/heard-gate.ts';
 import { radioJobs } from './radio/jobs.ts';
 import { followRequests } from './radio/voice-store.ts';
-import { claimRequest, markOnTheWay, type Caller, type CfhDeps } from './cfh/requests.ts';
+import { claimRequest, markOnTheWay, type CfhDeps } from './cfh/requests.ts';
 import type { Staff } from './cfh/rules.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
@@ -82,15 +83,15 @@ export interface Service {
 }
 
 /**
- * Voice actions claim through Call for Help's own use cases, as the radio on the edge device it was
- * heard on: no API token, request_from "radio".
+ * Voice actions claim through Call for Help's own use cases, as the edge device they were heard
+ * on: no API token, request_from "radio".
  */
 function voiceCfh(deps: CfhDeps): VoiceCfh {
-  const caller = (organizationId: number): Caller => ({ organizationId, tokenId: null, locationIds: null });
+  const actor = (edge: VoiceEdge) => deviceActor('edge_device', edge.edgeId, edge);
   const staff = (s: RadioStaff): Staff => ({ ...s, from: 'radio' });
   return {
-    claim: (organizationId, messageId, s) => claimRequest(deps, caller(organizationId), messageId, staff(s)),
-    onTheWay: (organizationId, messageId, s) => markOnTheWay(deps, caller(organizationId), messageId, staff(s)),
+    claim: (edge, messageId, s) => claimRequest(deps, actor(edge), messageId, staff(s)),
+    onTheWay: (edge, messageId, s) => markOnTheWay(deps, actor(edge), messageId, staff(s)),
   };
 }
 

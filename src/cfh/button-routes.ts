@@ -3,10 +3,9 @@
 // parses, calls its use case and renders the answer.
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerAuth, header, principalOf, type ApiTokens } from '../http/auth.ts';
+import { bearerAuth, header, tokenActorOf, type ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import { BODY_ERRORS, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
-import { callerOf } from './access.ts';
 import { PRESS_TEXT, pressButton, updateFromButton, type ButtonDeps } from './buttons.ts';
 import { createDisplayRequest } from './displays.ts';
 import { listRequests } from './list.ts';
@@ -93,7 +92,7 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
     async (request, reply) => {
       const body = request.body;
       const number = (v: number | string | undefined) => (v === undefined ? null : Number(v));
-      const result = await pressButton(deps, callerOf(principalOf(request)), {
+      const result = await pressButton(deps, tokenActorOf(request), {
         deviceKey: body.device_key,
         voltage: number(body.voltage),
         button: number(body.button),
@@ -131,7 +130,7 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
     },
     async (request) => {
       const { body } = request;
-      const row = await updateFromButton(deps, callerOf(principalOf(request)), request.params.message_id, {
+      const row = await updateFromButton(deps, tokenActorOf(request), request.params.message_id, {
         deviceKey: body.device_key,
         updateType: body.update_type,
         reason: body.reason ?? null,
@@ -209,7 +208,7 @@ export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps
       const to = q.to === undefined ? null : new Date(q.to);
       if (from !== null && to !== null && from > to)
         throw new AppError(422, 'validation_failed', 'to: must not be before from', { errors: { to: ['must not be before from'] } });
-      const page = await listRequests(deps, callerOf(principalOf(request)), {
+      const page = await listRequests(deps, tokenActorOf(request), {
         locationId: q.location_id,
         state: q.state ?? 'open',
         from,

@@ -1,6 +1,8 @@
 // SQL of call buttons (B1, B2) and displays (C9): finding the device, its voltage, and the
 // cooldowns, each a conditional update of one row so that concurrent presses queue on its lock
 // and only the first passes.
+import type { ApiTokenActor } from '../access/actor.ts';
+import { reachSqlAt, reachValues } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom } from '../events/log.ts';
 
@@ -17,15 +19,16 @@ export interface ButtonRow {
   cooldown_seconds: number;
 }
 
-/** The button of the organization (and the token's locations) with this MAC address, any case; locked. */
-export async function lockButton(q: Queryable, organizationId: number, locationIds: readonly number[] | null, deviceKey: string): Promise<ButtonRow | null> {
+/** The button within the hub's reach with this MAC address, any case; locked. */
+export async function lockButton(q: Queryable, hub: ApiTokenActor, deviceKey: string): Promise<ButtonRow | null> {
+  const [organizationId, locationIds] = reachValues(hub);
   const [row] = await q.query<ButtonRow>(
     `SELECT b.id, b.organization_id, b.location_id, b.option_id, b.name, b.device_key, b.chat_channel_id, b.battery_low,
        coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds
      FROM call_buttons b JOIN locations l ON l.id = b.location_id
-     WHERE b.organization_id = $1 AND upper(b.device_key) = upper($2) AND ($3::int[] IS NULL OR b.location_id = ANY ($3::int[]))
+     WHERE ${reachSqlAt('b', '$1', '$3')} AND upper(b.device_key) = upper($2)
      FOR UPDATE OF b`,
-    [organizationId, deviceKey, locationIds === null ? null : [...locationIds]],
+    [organizationId, deviceKey, locationIds],
   );
   return row ?? null;
 }

@@ -2,6 +2,7 @@
 // GET /help/{display_key}; choosing an option (or typing a short text) is C9, which creates a
 // request with source `display`. The display key is the credential: an unknown one is 404.
 import { Profanity } from '@2toad/profanity';
+import { deviceActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import { AppError, invalid } from '../http/errors.ts';
 import { sha256hex } from '../http/secrets.ts';
@@ -62,7 +63,7 @@ export async function createDisplayRequest(deps: CfhDeps, key: string, input: Di
     const row = await insertNewRequest(
       q,
       deps,
-      { organizationId: display.organization_id, tokenId: null, locationIds: null },
+      deviceActor('display', display.id, { organizationId: display.organization_id, locationId: display.location_id }),
       {
         locationId: display.location_id,
         optionId,

@@ -1,4 +1,4 @@
-// SQL of C7 (and of the location check C8 shares): a location's requests in keyset pages, newest first.
+// SQL of C7: a location's requests in keyset pages, newest first.
 import type { Queryable } from '../db/db.ts';
 import type { RequestRow } from './rows.ts';
 import { RECORD_COLUMNS } from './sql.ts';
@@ -7,11 +7,6 @@ export type ListState = 'open' | 'closed' | 'all';
 
 // Spelled out per state so the open listing reads the partial index of open requests.
 const STATE_FILTER: Record<ListState, string> = { open: 'AND NOT r.is_closed', closed: 'AND r.is_closed', all: '' };
-
-export async function locationOfOrganization(q: Queryable, locationId: number, organizationId: number): Promise<boolean> {
-  const rows = await q.query('SELECT 1 FROM locations WHERE id = $1 AND organization_id = $2', [locationId, organizationId]);
-  return rows.length > 0;
-}
 
 /** A page of the location's requests older than the cursor's (an id of the location), with staff_action. */
 export async function requestPage(

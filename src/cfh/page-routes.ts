@@ -6,11 +6,12 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { customerActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import { AppError } from '../http/errors.ts';
 import { displayPage } from './displays.ts';
 import { notFoundPageHtml, displayPageHtml, pageLanguage, trackingPageHtml } from './pages.ts';
-import { CUSTOMER, requestStatus } from './requests.ts';
+import { requestStatus } from './requests.ts';
 import { toStatusView } from './views.ts';
 
 /** What the deployed system's QR codes put before a display's key. */
@@ -89,7 +90,7 @@ export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Querya
       const asked = request.query.lang;
       const accept = request.headers['accept-language'];
       return orNotFound(reply, pageLanguage(asked, accept, 'en'), nonce, async () => {
-        const row = await requestStatus(deps, CUSTOMER, request.params.message_id);
+        const row = await requestStatus(deps, customerActor('message_id'), request.params.message_id);
         const lang = pageLanguage(asked, accept, row.language);
         const optionText = row.custom_text ?? (lang === 'fr' ? row.option_text_fr : row.option_text_en);
         return html(reply, 200, nonce, trackingPageHtml(lang, nonce, toStatusView(row, 'customer'), optionText, row.store_name));

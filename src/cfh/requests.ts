@@ -1,7 +1,10 @@
 // Call for Help's operations (C0-C5), each one's whole story: the rules it applies, the store
 // statements it makes, the answer it gives. Each change writes its event, and starts or ends its
-// timers, in the statement that makes it; a step that was refused writes none. The radio's voice
-// actions call claimRequest and markOnTheWay too, as a caller without a token.
+// timers, in the statement that makes it; a step that was refused writes none. Every step acts
+// as its actor (access/): it finds only requests within the actor's reach and records the token,
+// when there is one. The radio's voice actions call claimRequest and markOnTheWay too, as the
+// edge device that heard them; a customer holding a message_id cancels (C4) and reads (C5).
+import { tokenOf, type Actor, type OrganizationActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable, Tx } from '../db/db.ts';
 import { AppError, notFound } from '../http/errors.ts';
@@ -19,35 +22,10 @@ export interface CfhDeps {
   escalationSeconds: number;
 }
 
-/**
- * Whose call it is. Everything is looked up within the organization and the token's locations;
- * the token, when there is one, is recorded with each step. Callers without an API token: a call
- * button hub's is a token too; a customer holding a message_id (organizationId null: the
- * message_id is the credential); the radio (its edge device's organization and location).
- */
-export interface Caller {
-  organizationId: number | null;
-  tokenId: number | null;
-  /** The token's locations; null: every location of the organization. */
-  locationIds: readonly number[] | null;
-}
-
-/** A customer: no token, the message_id is the credential (C4, C5, C6). */
-export const CUSTOMER: Caller = { organizationId: null, tokenId: null, locationIds: null };
-
-/**
- * A device of the service acting for staff without an API token (the radio's voice actions: an
- * edge device's organization and location). Its steps name the employee and the channel through
- * `Staff` (`from: 'radio'`, the speaker's name).
- */
-export const deviceCaller = (organizationId: number, locationId: number): Caller => ({ organizationId, tokenId: null, locationIds: [locationId] });
-
-const scopeOf = (caller: Caller): store.Scope => ({ organizationId: caller.organizationId, locationIds: caller.locationIds });
-
-/** A caller that must belong to an organization (staff steps). */
-function organizationOf(caller: Caller): number {
-  if (caller.organizationId === null) throw new Error("a staff step needs the caller's organization");
-  return caller.organizationId;
+/** A staff step's actor must belong to an organization (a customer only cancels and reads). */
+function staffActor(actor: Actor): OrganizationActor {
+  if (actor.kind === 'customer') throw new Error("a staff step needs the actor's organization");
+  return actor;
 }
 
 export interface NewRequestInput {
@@ -67,20 +45,21 @@ function newMessageId(): string {
 }
 
 /**
- * Inserts a request in the caller's transaction (B1 and C9 check their device in the same one);
- * a 422 when the location or option is not the caller's.
+ * Inserts a request in the transaction of its use case (B1 and C9 check their device in the same one);
+ * a 422 when the location or option is not within the actor's reach.
  */
-export async function insertNewRequest(q: Tx, deps: CfhDeps, caller: Caller, input: NewRequestInput): Promise<RequestRow> {
+export async function insertNewRequest(q: Tx, deps: CfhDeps, actor: Actor, input: NewRequestInput): Promise<RequestRow> {
   const source = input.source ?? 'api';
+  const { reach } = staffActor(actor);
   const inserted = await store.insertRequest(
     q,
     {
       ...input,
       source,
       customText: input.customText ?? null,
-      organizationId: organizationOf(caller),
-      locationIds: caller.locationIds,
-      tokenId: caller.tokenId,
+      organizationId: reach.organizationId,
+      locationIds: reach.locationIds,
+      tokenId: tokenOf(actor),
       messageId: newMessageId(),
       requestFrom: source === 'call_button' ? 'call_button' : null,
       defaultTimeoutSeconds: deps.timeoutSeconds,
@@ -100,24 +79,24 @@ export async function insertNewRequest(q: Tx, deps: CfhDeps, caller: Caller, inp
   return inserted.row;
 }
 
-/** C0: the request, its "created" event and its timers, or a 422 when the location or option is not the caller's. */
-export async function createRequest(deps: CfhDeps, caller: Caller, input: NewRequestInput): Promise<RequestRow> {
+/** C0: the request, its "created" event and its timers, or a 422 when the location or option is not within the actor's reach. */
+export async function createRequest(deps: CfhDeps, actor: Actor, input: NewRequestInput): Promise<RequestRow> {
   // The checks run inside the insert's statement, so a valid request costs one round trip.
-  return deps.db.statement((q) => insertNewRequest(q, deps, caller, input));
+  return deps.db.statement((q) => insertNewRequest(q, deps, actor, input));
 }
 
 /** After a conditional update that changed nothing: refused (false) if the request exists, else 404. */
-async function refusedOrNotFound(deps: CfhDeps, caller: Caller, messageId: string): Promise<false> {
-  if (!(await store.exists(deps.db, scopeOf(caller), messageId))) throw notFound('CFH request');
+async function refusedOrNotFound(deps: CfhDeps, actor: Actor, messageId: string): Promise<false> {
+  if (!(await store.exists(deps.db, actor, messageId))) throw notFound('CFH request');
   return false;
 }
 
 /** C1: true if this call claimed the request; of concurrent claims (and a racing timeout) exactly one wins. */
-export async function claimRequest(deps: CfhDeps, caller: Caller, messageId: string, staff: Staff): Promise<boolean> {
-  organizationOf(caller);
+export async function claimRequest(deps: CfhDeps, actor: Actor, messageId: string, staff: Staff): Promise<boolean> {
+  staffActor(actor);
   const lead = eventLead({ status: 'claimed', by: staff.name });
-  const claimed = await deps.db.statement((q) => store.claim(q, scopeOf(caller), messageId, staff, caller.tokenId, lead, deps.clock.now()));
-  return claimed || refusedOrNotFound(deps, caller, messageId);
+  const claimed = await deps.db.statement((q) => store.claim(q, actor, messageId, staff, tokenOf(actor), lead, deps.clock.now()));
+  return claimed || refusedOrNotFound(deps, actor, messageId);
 }
 
 /**
@@ -125,18 +104,18 @@ export async function claimRequest(deps: CfhDeps, caller: Caller, messageId: str
  * the request is locked while it is made and written; claiming an unclaimed request on the way
  * records both steps.
  */
-export async function markOnTheWay(deps: CfhDeps, caller: Caller, messageId: string, staff: Staff): Promise<boolean> {
-  organizationOf(caller);
+export async function markOnTheWay(deps: CfhDeps, actor: Actor, messageId: string, staff: Staff): Promise<boolean> {
+  staffActor(actor);
   const now = deps.clock.now();
   return deps.db.tx(async (q) => {
-    const state = await store.lockForOnTheWay(q, scopeOf(caller), messageId);
+    const state = await store.lockForOnTheWay(q, actor, messageId);
     if (state === null) throw notFound('CFH request');
     const decision = decideOnTheWay(state, staff);
     if (!decision.allowed) return false;
     // A repeat is a success that changes nothing, so it records nothing either.
     if (decision.claims || decision.goes) {
       const leads = { claimed: eventLead({ status: 'claimed', by: staff.name }), onTheWay: eventLead({ status: 'on_the_way', by: staff.name }) };
-      await store.writeOnTheWay(q, state.id, decision, staff, caller.tokenId, leads, now);
+      await store.writeOnTheWay(q, state.id, decision, staff, tokenOf(actor), leads, now);
     }
     return true;
   });
@@ -146,11 +125,11 @@ export async function markOnTheWay(deps: CfhDeps, caller: Caller, messageId: str
  * C3: true if this call completed the request (any open one can be, by whoever helped). When the
  * location has outcomes, customer_status must be one of their keys (else 422, nothing changed).
  */
-export async function completeRequest(deps: CfhDeps, caller: Caller, messageId: string, staff: Staff, customerStatus: string): Promise<boolean> {
-  organizationOf(caller);
+export async function completeRequest(deps: CfhDeps, actor: Actor, messageId: string, staff: Staff, customerStatus: string): Promise<boolean> {
+  staffActor(actor);
   const lead = eventLead({ status: 'completed', by: staff.name });
   const result = await deps.db.statement((q) =>
-    store.complete(q, scopeOf(caller), messageId, staff, customerStatus, caller.tokenId, lead, deps.clock.now(), { checkOutcome: true }),
+    store.complete(q, actor, messageId, staff, customerStatus, tokenOf(actor), lead, deps.clock.now(), { checkOutcome: true }),
   );
   if (!result.found) throw notFound('CFH request');
   if (!result.outcomeOk) {
@@ -162,12 +141,12 @@ export async function completeRequest(deps: CfhDeps, caller: Caller, messageId: 
 }
 
 /** C4: the request, cancelled now or already; a completed request is a 409 (the customer was helped). */
-export async function cancelRequest(deps: CfhDeps, caller: Caller, messageId: string): Promise<RequestRow> {
+export async function cancelRequest(deps: CfhDeps, actor: Actor, messageId: string): Promise<RequestRow> {
   const lead = eventLead({ status: 'cancelled' });
-  const cancelled = await deps.db.statement((q) => store.cancel(q, scopeOf(caller), messageId, caller.tokenId, lead, deps.clock.now()));
+  const cancelled = await deps.db.statement((q) => store.cancel(q, actor, messageId, tokenOf(actor), lead, deps.clock.now()));
   if (cancelled !== null) return cancelled;
   // Closed is final, so what is read now is what refused the update.
-  const current = await store.findRecord(deps.db, scopeOf(caller), messageId);
+  const current = await store.findRecord(deps.db, actor, messageId);
   if (current === null) throw notFound('CFH request');
   if (cancelOfClosed(current) === 'conflict') {
     throw new AppError(409, 'cfh_request_completed', 'the request is already completed and cannot be cancelled');
@@ -176,8 +155,8 @@ export async function cancelRequest(deps: CfhDeps, caller: Caller, messageId: st
 }
 
 /** C5: the request and its option, in one read. */
-export async function requestStatus(deps: { db: Queryable }, caller: Caller, messageId: string): Promise<StatusRow> {
-  const row = await store.findStatus(deps.db, scopeOf(caller), messageId);
+export async function requestStatus(deps: { db: Queryable }, actor: Actor, messageId: string): Promise<StatusRow> {
+  const row = await store.findStatus(deps.db, actor, messageId);
   if (row === null) throw notFound('CFH request');
   return row;
 }

@@ -3,8 +3,8 @@
 // each route parses, calls its use case (requests.ts) and renders the answer.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
-import { callerOf, customerOrBearer, customerOrCaller } from './access.ts';
+import { actorOf, bearerAuth, tokenActorOf, type ApiTokens } from '../http/auth.ts';
+import { customerOrBearer } from './access.ts';
 import { BODY_ERRORS, errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { cancelRequest, claimRequest, completeRequest, createRequest, markOnTheWay, requestStatus, type CfhDeps } from './requests.ts';
 import { staffNameFor, type Staff } from './rules.ts';
@@ -54,7 +54,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
     },
     async (request, reply) => {
       const body = request.body;
-      const row = await createRequest(deps, callerOf(principalOf(request)), {
+      const row = await createRequest(deps, tokenActorOf(request), {
         locationId: body.location_id,
         optionId: body.option_id,
         deviceId: body.device_id ?? null,
@@ -80,7 +80,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       },
     },
     async (request) => {
-      return { success: await claimRequest(deps, callerOf(principalOf(request)), request.body.message_id, staffOf(request.body)) };
+      return { success: await claimRequest(deps, tokenActorOf(request), request.body.message_id, staffOf(request.body)) };
     },
   );
 
@@ -98,7 +98,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       },
     },
     async (request) => {
-      return { success: await markOnTheWay(deps, callerOf(principalOf(request)), request.body.message_id, staffOf(request.body)) };
+      return { success: await markOnTheWay(deps, tokenActorOf(request), request.body.message_id, staffOf(request.body)) };
     },
   );
 
@@ -117,7 +117,7 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
     },
     async (request) => {
       const body = request.body;
-      return { success: await completeRequest(deps, callerOf(principalOf(request)), body.message_id, staffOf(body), body.customer_status) };
+      return { success: await completeRequest(deps, tokenActorOf(request), body.message_id, staffOf(body), body.customer_status) };
     },
   );
 
@@ -141,11 +141,11 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       },
     },
     async (request) => {
-      const caller = customerOrCaller(request);
-      const record = toRecord(await cancelRequest(deps, caller, request.body.message_id));
-      if (caller.organizationId !== null) return record;
+      const actor = actorOf(request);
+      const record = toRecord(await cancelRequest(deps, actor, request.body.message_id));
+      if (actor.kind !== 'customer') return record;
       // The customer sees the claimer's name as the location shows it to customers (as in C5).
-      const status = await requestStatus(deps, caller, request.body.message_id);
+      const status = await requestStatus(deps, actor, request.body.message_id);
       return { ...record, claimed_by: staffNameFor(record.claimed_by, status.staff_name_format) };
     },
   );
@@ -165,8 +165,8 @@ export async function cfhRoutes(fastify: FastifyInstance, deps: CfhRouteDeps): P
       },
     },
     async (request) => {
-      const caller = customerOrCaller(request);
-      return toStatusView(await requestStatus(deps, caller, request.query.message_id), caller.organizationId === null ? 'customer' : 'staff');
+      const actor = actorOf(request);
+      return toStatusView(await requestStatus(deps, actor, request.query.message_id), actor.kind === 'customer' ? 'customer' : 'staff');
     },
   );
 }

@@ -1,4 +1,4 @@
-// SQL fragments Call for Help's stores share: the record's columns, the caller's scope, a change's
+// SQL fragments Call for Help's stores share: the record's columns, a change's
 // events (contract section 11, the CFH form) and the timers a change starts or ends.
 
 export const RECORD_COLUMNS = `r.id, r.device_id, r.is_claimed, r.claimed_at, r.claimed_by, r.organization_id, r.location_id,
@@ -10,13 +10,6 @@ export const STEP_COLUMNS = 'request_id, kind, at, token_id, actor_name, actor_u
 
 /** What a changed request returns for its event. */
 export const CHANGED = 'id, organization_id, location_id, option_id, message_id, claimed_by, source, callbutton_id, display_id, reminder_count, custom_text';
-
-/**
- * The caller's scope as a predicate on `alias`: its organization (null: a customer holding the
- * message_id, which is the credential) and its token's locations (null: all of them).
- */
-export const scoped = (alias: string, orgParam: string, locationsParam: string) =>
-  `(${orgParam}::int IS NULL OR ${alias}.organization_id = ${orgParam}) AND (${locationsParam}::int[] IS NULL OR ${alias}.location_id = ANY (${locationsParam}::int[]))`;
 
 /**
  * The SELECT of a change's events for insertEventsFrom: one per row of `from`, where `r` is the

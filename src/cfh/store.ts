@@ -1,7 +1,9 @@
 // SQL of Call for Help's steps. Each step is one statement where it can be: the change, its line in
 // the request's step log (cfh_request_events), its event in the event log and the timers it starts
-// or ends, in one round trip. Every lookup is by the unique message_id within the caller's scope
-// (sql.ts `scoped`), so a request of another organization is indistinguishable from none.
+// or ends, in one round trip. Every lookup is by the unique message_id within the actor's reach
+// (access/reach-sql.ts), so a request of another organization is indistinguishable from none.
+import type { Actor } from '../access/actor.ts';
+import { reachSqlAt, reachValues } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom } from '../events/log.ts';
 import type { OnTheWayState, Staff } from './rules.ts';
@@ -16,24 +18,15 @@ import {
   endUnclaimedTimers,
   eventsOf,
   RECORD_COLUMNS,
-  scoped,
   STEP_COLUMNS,
   timerKey,
 } from './sql.ts';
 
 export { CFH_TIMEOUT_JOB } from './sql.ts';
 
-/** Whose scope a lookup is in: an organization (null: anyone holding the message_id) and its token's locations (null: all). */
-export interface Scope {
-  organizationId: number | null;
-  locationIds: readonly number[] | null;
-}
-
-const scopeParams = (s: Scope) => [s.organizationId, s.locationIds === null ? null : [...s.locationIds]];
-
 export interface NewRequest {
   organizationId: number;
-  /** The token's locations: a location outside them is not found. */
+  /** The actor's locations: a location outside them is not found. */
   locationIds: readonly number[] | null;
   locationId: number;
   optionId: number;
@@ -68,7 +61,7 @@ export async function insertRequest(q: Tx, input: NewRequest, leads: { created: 
   const [result] = await q.query<RequestRow & { location_found: boolean; option_found: boolean }>(
     `WITH loc AS (
        SELECT id, cfh_timeout_seconds, cfh_escalation_seconds, cfh_reminder_seconds FROM locations
-       WHERE id = $1 AND organization_id = $3 AND ($13::int[] IS NULL OR id = ANY ($13::int[]))
+       WHERE id = $1 AND ${reachSqlAt('locations', '$3', '$13', 'id')}
      ), opt AS (
        SELECT id, text_en, prompt_en, staff_action, staff_action = 'none' AS records
        FROM cfh_options WHERE id = $2 AND organization_id = $3 AND (location_id IS NULL OR location_id = $1)
@@ -127,9 +120,9 @@ export async function insertRequest(q: Tx, input: NewRequest, leads: { created: 
   return { locationFound: location_found, optionFound: option_found, row: row.id === null ? null : row };
 }
 
-/** Whether the scope has a request of this message_id (what a refused step asks). */
-export async function exists(q: Queryable, scope: Scope, messageId: string): Promise<boolean> {
-  const rows = await q.query(`SELECT 1 FROM cfh_requests r WHERE message_id = $1 AND ${scoped('r', '$2', '$3')}`, [messageId, ...scopeParams(scope)]);
+/** Whether the actor reaches a request of this message_id (what a refused step asks). */
+export async function exists(q: Queryable, actor: Actor, messageId: string): Promise<boolean> {
+  const rows = await q.query(`SELECT 1 FROM cfh_requests r WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')}`, [messageId, ...reachValues(actor)]);
   return rows.length > 0;
 }
 
@@ -139,11 +132,11 @@ export async function exists(q: Queryable, scope: Scope, messageId: string): Pro
  * the previous one committed it: exactly one succeeds. The claim ends the escalation and timeout
  * timers and starts automatic completion and the claimed reminders.
  */
-export async function claim(q: Tx, scope: Scope, messageId: string, staff: Staff, tokenId: number | null, lead: string, now: Date): Promise<boolean> {
+export async function claim(q: Tx, actor: Actor, messageId: string, staff: Staff, tokenId: number | null, lead: string, now: Date): Promise<boolean> {
   const rows = await q.query(
     `WITH r AS (
        UPDATE cfh_requests r SET is_claimed = true, claimed_at = $4, claimed_by = $5, claimed_by_user_id = $6, claimed_from = $7, updated_at = $4
-       WHERE message_id = $1 AND ${scoped('r', '$2', '$3')} AND NOT is_claimed AND NOT is_closed
+       WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')} AND NOT is_claimed AND NOT is_closed
        RETURNING ${CHANGED}
      ), step AS (
        INSERT INTO cfh_request_events (${STEP_COLUMNS})
@@ -153,7 +146,7 @@ export async function claim(q: Tx, scope: Scope, messageId: string, staff: Staff
      ), ended AS (${endUnclaimedTimers('$4::timestamptz')}
      ), timers AS (${claimTimers('$4')})
      SELECT id FROM r`,
-    [messageId, ...scopeParams(scope), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, lead],
+    [messageId, ...reachValues(actor), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, lead],
   );
   return rows.length > 0;
 }
@@ -172,7 +165,7 @@ export interface CompleteResult {
  */
 export async function complete(
   q: Tx,
-  scope: Scope,
+  actor: Actor,
   messageId: string,
   staff: Staff,
   reason: string,
@@ -185,7 +178,7 @@ export async function complete(
     `WITH t AS (
        SELECT c.id, NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id)
          OR EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id AND x.key = $10) AS outcome_ok
-       FROM cfh_requests c WHERE c.message_id = $1 AND ${scoped('c', '$2', '$3')} AND ($13::int IS NULL OR c.callbutton_id = $13)
+       FROM cfh_requests c WHERE c.message_id = $1 AND ${reachSqlAt('c', '$2', '$3')} AND ($13::int IS NULL OR c.callbutton_id = $13)
      ), r AS (
        UPDATE cfh_requests c SET is_completed = true, completed_at = $4, completion_reason = $10, is_closed = true, closed_at = $4, updated_at = $4
        FROM t WHERE c.id = t.id AND t.outcome_ok AND NOT c.is_closed
@@ -199,7 +192,7 @@ export async function complete(
      SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk", EXISTS (SELECT 1 FROM r) AS completed`,
     [
       messageId,
-      ...scopeParams(scope),
+      ...reachValues(actor),
       now,
       staff.name,
       staff.userId,
@@ -217,11 +210,11 @@ export async function complete(
 }
 
 /** C2's transaction: the request locked, so the decision holds until it is written. */
-export async function lockForOnTheWay(q: Queryable, scope: Scope, messageId: string): Promise<(OnTheWayState & { id: number }) | null> {
+export async function lockForOnTheWay(q: Queryable, actor: Actor, messageId: string): Promise<(OnTheWayState & { id: number }) | null> {
   const [row] = await q.query<OnTheWayState & { id: number }>(
     `SELECT id, is_closed, is_claimed, is_on_the_way, claimed_by_user_id, claimed_from FROM cfh_requests r
-     WHERE message_id = $1 AND ${scoped('r', '$2', '$3')} FOR UPDATE`,
-    [messageId, ...scopeParams(scope)],
+     WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')} FOR UPDATE`,
+    [messageId, ...reachValues(actor)],
   );
   return row ?? null;
 }
@@ -270,7 +263,7 @@ export async function writeOnTheWay(
  */
 export async function cancel(
   q: Tx,
-  scope: Scope,
+  actor: Actor,
   messageId: string,
   tokenId: number | null,
   lead: string,
@@ -280,7 +273,7 @@ export async function cancel(
   const [canceled] = await q.query<RequestRow>(
     `WITH r AS (
        UPDATE cfh_requests r SET is_canceled = true, customer_canceled_at = $4, is_closed = true, closed_at = $4, is_claimed = false, updated_at = $4
-       WHERE message_id = $1 AND ${scoped('r', '$2', '$3')} AND NOT is_closed AND ($7::int IS NULL OR callbutton_id = $7)
+       WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')} AND NOT is_closed AND ($7::int IS NULL OR callbutton_id = $7)
        RETURNING *
      ), step AS (
        INSERT INTO cfh_request_events (request_id, kind, at, token_id, request_from) SELECT id, 'canceled', $4, $5, $8 FROM r
@@ -288,21 +281,21 @@ export async function cancel(
        ${insertEventsFrom(q, eventsOf({ status: "'cancelled'", lead: '$6::text', requestFrom: '$8::text', at: '$4::timestamptz' }))}
      ), ended AS (${endAllTimers('$4::timestamptz')})
      SELECT ${RECORD_COLUMNS} FROM r`,
-    [messageId, ...scopeParams(scope), now, tokenId, lead, opts.onlyButton ?? null, opts.requestFrom ?? null],
+    [messageId, ...reachValues(actor), now, tokenId, lead, opts.onlyButton ?? null, opts.requestFrom ?? null],
   );
   return canceled ?? null;
 }
 
-export async function findRecord(q: Queryable, scope: Scope, messageId: string): Promise<RequestRow | null> {
-  const [row] = await q.query<RequestRow>(`SELECT ${RECORD_COLUMNS} FROM cfh_requests r WHERE message_id = $1 AND ${scoped('r', '$2', '$3')}`, [
+export async function findRecord(q: Queryable, actor: Actor, messageId: string): Promise<RequestRow | null> {
+  const [row] = await q.query<RequestRow>(`SELECT ${RECORD_COLUMNS} FROM cfh_requests r WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')}`, [
     messageId,
-    ...scopeParams(scope),
+    ...reachValues(actor),
   ]);
   return row ?? null;
 }
 
 /** C5: the request, its option and its location's name format, one indexed read. */
-export async function findStatus(q: Queryable, scope: Scope, messageId: string): Promise<StatusRow | null> {
+export async function findStatus(q: Queryable, actor: Actor, messageId: string): Promise<StatusRow | null> {
   const [row] = await q.query<StatusRow>(
     `SELECT r.id AS request_id, r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
        r.created_at, r.updated_at, r.is_timeout, r.timeout_at, r.is_closed, r.closed_at, r.is_on_the_way, r.staff_on_the_way_at,
@@ -313,8 +306,8 @@ export async function findStatus(q: Queryable, scope: Scope, messageId: string):
        coalesce(l.staff_name_format, 'full') AS staff_name_format, coalesce(l.language, 'en') AS language,
        l.name AS store_name
      FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id JOIN locations l ON l.id = r.location_id
-     WHERE r.message_id = $1 AND ${scoped('r', '$2', '$3')}`,
-    [messageId, ...scopeParams(scope)],
+     WHERE r.message_id = $1 AND ${reachSqlAt('r', '$2', '$3')}`,
+    [messageId, ...reachValues(actor)],
   );
   return row ?? null;
 }

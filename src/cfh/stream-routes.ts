@@ -2,9 +2,9 @@
 // location's requests (bearer token, cfh scope). Errors before the stream opens are JSON answers.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
+import { actorOf, bearerAuth, tokenActorOf, type ApiTokens } from '../http/auth.ts';
 import { errorResponses, SERVICE_ERRORS, STREAM_429 } from '../http/schemas.ts';
-import { callerOf, customerOrBearer, customerOrCaller } from './access.ts';
+import { customerOrBearer } from './access.ts';
 import { eventStream, StreamQuery, TrackingStreamQuery } from './schemas-v2.ts';
 import { streamLocation, streamRequest, type StreamDeps } from './streams.ts';
 
@@ -43,7 +43,7 @@ export async function cfhStreamRoutes(fastify: FastifyInstance, deps: CfhStreamR
       },
     },
     async (request, reply) => {
-      await streamRequest(deps, request, reply, customerOrCaller(request), request.query.message_id);
+      await streamRequest(deps, request, reply, actorOf(request), request.query.message_id);
     },
   );
 
@@ -69,7 +69,7 @@ export async function cfhStreamRoutes(fastify: FastifyInstance, deps: CfhStreamR
       },
     },
     async (request, reply) => {
-      await streamLocation(deps, request, reply, callerOf(principalOf(request)), request.query.location_id);
+      await streamLocation(deps, request, reply, tokenActorOf(request), request.query.location_id);
     },
   );
 }

@@ -4,12 +4,13 @@
 // request (C6) or location (C8), read after the commit, so it shows what the change left. The C8
 // streams of a location read each batch's records once between them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor, OrganizationActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import type { EventRow } from '../events/log.ts';
 import type { LiveStreams } from '../live/streams.ts';
 import { checkLocation } from './list.ts';
 import { requestOfLocation } from './list-store.ts';
-import { requestStatus, type Caller } from './requests.ts';
+import { requestStatus } from './requests.ts';
 import { toListedRecord, toStatusView } from './views.ts';
 
 export interface StreamDeps {
@@ -24,12 +25,12 @@ const cfhEventsOf = (events: readonly EventRow[]) => events.filter((e) => e.type
  * customer (no token) sees the claimer's name in the location's staff_name_format. An unknown
  * message_id is a 404 before the stream opens.
  */
-export async function streamRequest(deps: StreamDeps, request: FastifyRequest, reply: FastifyReply, caller: Caller, messageId: string): Promise<void> {
-  const first = await requestStatus(deps, caller, messageId);
-  const viewer = caller.organizationId === null ? 'customer' : 'staff';
+export async function streamRequest(deps: StreamDeps, request: FastifyRequest, reply: FastifyReply, actor: Actor, messageId: string): Promise<void> {
+  const first = await requestStatus(deps, actor, messageId);
+  const viewer = actor.kind === 'customer' ? 'customer' : 'staff';
   const requestId = String(first.request_id);
   const send = async (sink: { send(event: string, data: unknown): boolean }) => {
-    sink.send('status', toStatusView(await requestStatus(deps, caller, messageId), viewer));
+    sink.send('status', toStatusView(await requestStatus(deps, actor, messageId), viewer));
   };
   await deps.live.open(request, reply, {
     locationId: first.location_id,
@@ -52,11 +53,17 @@ async function recordsOf(db: Queryable, locationId: number, events: readonly Eve
 
 /**
  * C8: an event `request` with the request record (and its option's staff_action) for every
- * committed CFH event of the location, in commit order. A location of another organization, or
- * outside the token's locations, is a 404 before the stream opens.
+ * committed CFH event of the location, in commit order. A location outside the actor's reach
+ * is a 404 before the stream opens.
  */
-export async function streamLocation(deps: StreamDeps, request: FastifyRequest, reply: FastifyReply, caller: Caller, locationId: number): Promise<void> {
-  await checkLocation(deps.db, caller, locationId);
+export async function streamLocation(
+  deps: StreamDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  actor: OrganizationActor,
+  locationId: number,
+): Promise<void> {
+  await checkLocation(deps.db, actor, locationId);
   await deps.live.open(request, reply, {
     locationId,
     onEvents: async (events, sink) => {

@@ -1,7 +1,9 @@
-// Staff actions from the console, each taken with the session's identity through the feature's own
+// Staff actions from the console, each taken as the session's actor through the feature's own
 // use case after checking that its object is in a location the session may see (else 404, and
 // nothing changes): CFH claim, on the way and complete as `web_interface`; L3 open, close, disable
 // and enable; L8 cancel; L9 a new open code; an announcement on an edge device (R1's path); W2.
+import { mayReach, type ConsoleSessionActor } from '../access/actor.ts';
+import { reachesLocation } from '../access/locations.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { claimRequest, completeRequest, markOnTheWay } from '../cfh/requests.ts';
@@ -14,8 +16,7 @@ import { playText } from '../radio/play.ts';
 import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
 import { redeliverDelivery } from '../webhooks/deliveries.ts';
 import { deliveryView } from '../webhooks/views.ts';
-import { cfhCallerOf, locationsOf, principalOf, visibleEdge } from './pages.ts';
-import type { ConsoleIdentity } from './sessions.ts';
+import { visibleEdge } from './pages.ts';
 import * as store from './store.ts';
 
 export interface ConsoleActionDeps {
@@ -34,18 +35,19 @@ export interface ConsoleActionDeps {
 
 async function mayAct(
   deps: Pick<ConsoleActionDeps, 'db'>,
-  identity: ConsoleIdentity,
+  session: ConsoleSessionActor,
   place: { organization_id: number; location_id: number } | undefined,
   what: string,
 ): Promise<{ organization_id: number; location_id: number }> {
-  if (place === undefined || place.organization_id !== identity.organizationId) throw notFound(what);
-  if (!(await locationsOf(deps, identity)).some((l) => l.id === place.location_id)) throw notFound(what);
+  if (place === undefined || !mayReach(session, { organizationId: place.organization_id, locationId: place.location_id })) throw notFound(what);
+  // The location row's own organization too, as the console's location list would show it.
+  if (!(await reachesLocation(deps.db, session, place.location_id))) throw notFound(what);
   return place;
 }
 
-const staffOf = (identity: ConsoleIdentity): Staff => ({
-  name: identity.staffName,
-  userId: `console:${identity.tokenId}:${identity.staffName}`,
+const staffOf = (session: ConsoleSessionActor): Staff => ({
+  name: session.staffName,
+  userId: `console:${session.tokenId}:${session.staffName}`,
   channelId: 'console',
   from: 'web_interface',
 });
@@ -55,20 +57,19 @@ export type CfhStep = 'claim' | 'on_the_way' | 'complete';
 /** C1 / C2 / C3 from the console; `success` as the API answers it (false: the request moved on). */
 export async function cfhStep(
   deps: ConsoleActionDeps,
-  identity: ConsoleIdentity,
+  session: ConsoleSessionActor,
   messageId: string,
   step: CfhStep,
   outcome: string | null,
 ): Promise<{ success: boolean }> {
-  // The CFH use cases keep to the caller's organization and locations themselves (else 404).
-  const caller = cfhCallerOf(identity);
-  const staff = staffOf(identity);
-  if (step === 'claim') return { success: await claimRequest(deps, caller, messageId, staff) };
-  if (step === 'on_the_way') return { success: await markOnTheWay(deps, caller, messageId, staff) };
+  // The CFH use cases keep to the session's reach themselves (else 404).
+  const staff = staffOf(session);
+  if (step === 'claim') return { success: await claimRequest(deps, session, messageId, staff) };
+  if (step === 'on_the_way') return { success: await markOnTheWay(deps, session, messageId, staff) };
   if (outcome === null || outcome.trim() === '') {
     throw new AppError(422, 'validation_failed', 'outcome: is required', { errors: { outcome: ['is required'] } });
   }
-  return { success: await completeRequest(deps, caller, messageId, staff, outcome.trim()) };
+  return { success: await completeRequest(deps, session, messageId, staff, outcome.trim()) };
 }
 
 export type CabinetAction = 'open' | 'close' | 'disable' | 'enable';
@@ -76,12 +77,12 @@ export type CabinetAction = 'open' | 'close' | 'disable' | 'enable';
 /** L3 from the console: the front door (or the rear, when asked and the locker has one). */
 export async function cabinetAction(
   deps: ConsoleActionDeps,
-  identity: ConsoleIdentity,
+  session: ConsoleSessionActor,
   cabinetId: number,
   action: CabinetAction,
   opts: { reason: string | null; rear: boolean },
 ) {
-  await mayAct(deps, identity, await store.cabinetPlace(deps.db, cabinetId), `cabinet ${cabinetId}`);
+  await mayAct(deps, session, await store.cabinetPlace(deps.db, cabinetId), `cabinet ${cabinetId}`);
   return commandCabinet(deps, cabinetId, {
     command: action,
     reason: opts.reason,
@@ -90,21 +91,21 @@ export async function cabinetAction(
 }
 
 /** L8 (cancel) or L9 (a new open code) from the console. */
-export async function orderAction(deps: ConsoleActionDeps, identity: ConsoleIdentity, id: number, action: 'cancel' | 'open_code') {
-  const place = await mayAct(deps, identity, await store.orderPlace(deps.db, id), `order ${id}`);
+export async function orderAction(deps: ConsoleActionDeps, session: ConsoleSessionActor, id: number, action: 'cancel' | 'open_code') {
+  const place = await mayAct(deps, session, await store.orderPlace(deps.db, id), `order ${id}`);
   const scope = { organization_id: place.organization_id, location_id: place.location_id };
   const order = action === 'cancel' ? await cancelOrder(deps, id, scope) : await renewOpenCode(deps, id, scope);
   return { id: order.id, order_id: order.order_id, open_code: order.open_code, status: orderStatus(order), pickup_deadline: order.pickup_deadline };
 }
 
 /** R1 from the console: text typed by staff, played on the edge device as a generic message. */
-export async function announce(deps: ConsoleActionDeps, identity: ConsoleIdentity, edgeId: string, text: string) {
-  await visibleEdge(deps, identity, edgeId);
-  return playText(deps, { kind: 'token', principal: principalOf(identity) }, { edgeId, text, actor: identity.staffName, process: true });
+export async function announce(deps: ConsoleActionDeps, session: ConsoleSessionActor, edgeId: string, text: string) {
+  await visibleEdge(deps, session, edgeId);
+  return playText(deps, session, { edgeId, text, actor: session.staffName, process: true });
 }
 
 /** W2 from the console. */
-export async function redeliver(deps: ConsoleActionDeps, identity: ConsoleIdentity, deliveryId: number) {
-  const row = await redeliverDelivery(deps, { organizationId: identity.organizationId, locationIds: identity.locationIds }, deliveryId);
+export async function redeliver(deps: ConsoleActionDeps, session: ConsoleSessionActor, deliveryId: number) {
+  const row = await redeliverDelivery(deps, session, deliveryId);
   return deliveryView(row);
 }

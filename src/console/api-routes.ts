@@ -9,7 +9,7 @@ import { SpeakableText } from '../radio/schemas.ts';
 import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
-import { csrfCheck, identityOf, sessionAuth, sessionCookie } from './guard.ts';
+import { csrfCheck, sessionActorOf, sessionAuth, sessionCookie } from './guard.ts';
 import { resumeSession } from './sessions.ts';
 import { openConsoleStream } from './live.ts';
 import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, playedAudio, visibleLocation, webhooksPage } from './pages.ts';
@@ -38,7 +38,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       schema: { hide: true, params: Type.Object({ location_id: RowId, page: oneOf(PAGES) }) },
     },
     async (request) => {
-      const identity = identityOf(request);
+      const identity = sessionActorOf(request);
       const { location_id: id, page } = request.params;
       if (page === 'queue') return queuePage(deps, identity, id);
       if (page === 'lockers') return lockersPage(deps, identity, id);
@@ -55,7 +55,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       onRequest: reading,
       schema: { hide: true, params: LocationParams, querystring: Range },
     },
-    async (request) => reportsPage(deps, identityOf(request), { location_id: request.params.location_id, ...request.query }),
+    async (request) => reportsPage(deps, sessionActorOf(request), { location_id: request.params.location_id, ...request.query }),
   );
 
   app.get(
@@ -66,7 +66,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
     },
     async (request, reply) => {
       const query = { location_id: request.params.location_id, ...request.query };
-      const pages = await requestsCsv(deps, identityOf(request), query);
+      const pages = await requestsCsv(deps, sessionActorOf(request), query);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="cfh-requests-${query.location_id}-${query.from}-${query.to}.csv"`)
@@ -104,7 +104,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request, reply) => {
-      const identity = identityOf(request);
+      const identity = sessionActorOf(request);
       await visibleLocation(deps, identity, request.params.location_id);
       const cookie = sessionCookie(request) ?? '';
       await openConsoleStream(deps.live, request, reply, {
@@ -125,7 +125,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request, reply) => {
-      const wav = await playedAudio(deps, identityOf(request), request.params.edge_id, request.params.message_id);
+      const wav = await playedAudio(deps, sessionActorOf(request), request.params.edge_id, request.params.message_id);
       return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(wav);
     },
   );
@@ -140,7 +140,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
         body: Type.Optional(Type.Object({ outcome: Type.Optional(StorableText({ maxLength: 200 })) })),
       },
     },
-    async (request) => cfhStep(deps, identityOf(request), request.params.message_id, request.params.step, request.body?.outcome ?? null),
+    async (request) => cfhStep(deps, sessionActorOf(request), request.params.message_id, request.params.step, request.body?.outcome ?? null),
   );
 
   app.post(
@@ -154,7 +154,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request) => {
-      const cabinet = await cabinetAction(deps, identityOf(request), request.params.cabinet_id, request.params.action, {
+      const cabinet = await cabinetAction(deps, sessionActorOf(request), request.params.cabinet_id, request.params.action, {
         reason: request.body?.reason?.trim() || null,
         rear: request.body?.rear ?? false,
       });
@@ -168,7 +168,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       onRequest: changing,
       schema: { hide: true, params: Type.Object({ id: RowId, action: oneOf(['cancel', 'open_code'] as const) }) },
     },
-    async (request) => orderAction(deps, identityOf(request), request.params.id, request.params.action),
+    async (request) => orderAction(deps, sessionActorOf(request), request.params.id, request.params.action),
   );
 
   app.post(
@@ -183,7 +183,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request) => {
-      const { messageId } = await announce(deps, identityOf(request), request.params.edge_id, request.body.text);
+      const { messageId } = await announce(deps, sessionActorOf(request), request.params.edge_id, request.body.text);
       return { message_id: messageId };
     },
   );
@@ -194,6 +194,6 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       onRequest: changing,
       schema: { hide: true, params: Type.Object({ delivery_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }) },
     },
-    async (request, reply) => reply.code(202).send(await redeliver(deps, identityOf(request), request.params.delivery_id)),
+    async (request, reply) => reply.code(202).send(await redeliver(deps, sessionActorOf(request), request.params.delivery_id)),
   );
 }

@@ -1,11 +1,12 @@
 // The console's request guards: the session cookie (its name, attributes and parsing), the session
-// hook that sets the request's identity, and the CSRF check of every state-changing call: the
+// hook that sets the request's actor, and the CSRF check of every state-changing call: the
 // session's CSRF token in the x-csrf-token header, compared in constant time, and an Origin (or
 // Sec-Fetch-Site) that is this service's own.
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { header } from '../http/auth.ts';
+import type { ConsoleSessionActor } from '../access/actor.ts';
+import { actorOf, header } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
-import { isValidCsrf, resumeSession, SESSION_IDLE_SECONDS, type ConsoleIdentity, type SessionDeps } from './sessions.ts';
+import { isValidCsrf, resumeSession, SESSION_IDLE_SECONDS, type SessionDeps } from './sessions.ts';
 
 export const SESSION_COOKIE = 'storeops_console';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -16,12 +17,6 @@ export const AUTOMATIC_HEADER = 'x-console-refresh';
 /** Whether a console request is something a person did (else the page reading itself again). */
 export function byPerson(request: FastifyRequest): boolean {
   return header(request, AUTOMATIC_HEADER) === undefined;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    consoleIdentity: ConsoleIdentity | null;
-  }
 }
 
 /** The session cookie's value in a request, if any. */
@@ -50,21 +45,24 @@ export function sessionCookieHeader(value: string | null, secure: boolean): stri
 const signedOut = () => new AppError(401, 'unauthorized', 'sign in to the console');
 
 /**
- * Requires a live session; sets request.consoleIdentity. `restarts: 'never'` for the live stream,
+ * Requires a live session; sets request.actor to the session's. `restarts: 'never'` for the live stream,
  * which is open as long as the page is and so says nothing of a person being there.
  */
 export function sessionAuth(deps: SessionDeps, restarts: 'by-person' | 'never' = 'by-person'): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const cookie = sessionCookie(request);
     if (cookie === null) throw signedOut();
-    const identity = await resumeSession(deps, cookie, restarts === 'by-person' && byPerson(request));
-    if (identity === null) throw signedOut();
-    request.consoleIdentity = identity;
+    const actor = await resumeSession(deps, cookie, restarts === 'by-person' && byPerson(request));
+    if (actor === null) throw signedOut();
+    request.actor = actor;
   };
 }
 
-export function identityOf(request: FastifyRequest): ConsoleIdentity {
-  return request.consoleIdentity as ConsoleIdentity;
+/** The session of a request that passed sessionAuth. */
+export function sessionActorOf(request: FastifyRequest): ConsoleSessionActor {
+  const actor = actorOf(request);
+  if (actor.kind !== 'console_session') throw new Error(`a console route was reached by a ${actor.kind}`);
+  return actor;
 }
 
 /**

@@ -1,20 +1,20 @@
-// What each console page shows, read for the session's identity: every read names a location the
+// What each console page shows, read as the session's actor: every read names a location the
 // session may see (else 404, as another organization's), then asks the feature that owns the data
 // (devices/health.ts, radio/transcripts.ts, reports/reports.ts, webhooks/deliveries.ts) or, where
 // no feature has the page's shape, the console's own reads (store.ts).
+import { reachedLocations, type ReachedLocation } from '../access/locations.ts';
+import type { ConsoleSessionActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { listDevices, deviceView } from '../devices/health.ts';
 import { listRequests } from '../cfh/list.ts';
 import type { RequestRow } from '../cfh/rows.ts';
 import { toListedRecord } from '../cfh/views.ts';
-import type { Principal } from '../http/auth.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import { playedWav, radioTimeline } from '../radio/transcripts.ts';
 import { cfhReport, exportRequests, lockerReport } from '../reports/reports.ts';
 import { deliveryPage } from '../webhooks/deliveries.ts';
 import { deliveryView } from '../webhooks/views.ts';
-import type { ConsoleIdentity } from './sessions.ts';
 import * as store from './store.ts';
 
 export interface ConsolePageDeps {
@@ -28,34 +28,23 @@ export interface ConsolePageDeps {
 export const OPEN_SHOWN = 200;
 export const CLOSED_SHOWN = 10;
 
-/** The identity as the features' use cases take it. */
-export function principalOf(identity: ConsoleIdentity): Principal {
-  return { tokenId: identity.tokenId, organizationId: identity.organizationId, scopes: identity.scopes, locationIds: identity.locationIds };
-}
-
-export function locationsOf(deps: Pick<ConsolePageDeps, 'db'>, identity: ConsoleIdentity): Promise<store.LocationRow[]> {
-  return store.visibleLocations(deps.db, identity.organizationId, identity.locationIds);
+export function locationsOf(deps: Pick<ConsolePageDeps, 'db'>, session: ConsoleSessionActor): Promise<ReachedLocation[]> {
+  return reachedLocations(deps.db, session);
 }
 
 /** The location if the session may see it; else 404, whether it exists or not. */
-export async function visibleLocation(deps: Pick<ConsolePageDeps, 'db'>, identity: ConsoleIdentity, locationId: number): Promise<store.LocationRow> {
-  const found = (await locationsOf(deps, identity)).find((l) => l.id === locationId);
+export async function visibleLocation(deps: Pick<ConsolePageDeps, 'db'>, session: ConsoleSessionActor, locationId: number): Promise<ReachedLocation> {
+  const found = (await locationsOf(deps, session)).find((l) => l.id === locationId);
   if (found === undefined) throw notFound('location');
   return found;
 }
 
-/** The caller the CFH use cases take for the session's token. */
-export function cfhCallerOf(identity: ConsoleIdentity) {
-  return { organizationId: identity.organizationId, tokenId: identity.tokenId, locationIds: identity.locationIds };
-}
-
 /** The live queue: C7's open and newest closed requests, each with what staff read on it, and the
  * location's outcomes for completing. */
-export async function queuePage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
-  await visibleLocation(deps, identity, locationId);
+export async function queuePage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+  await visibleLocation(deps, session, locationId);
   const now = deps.clock.now();
-  const page = (state: 'open' | 'closed', limit: number) =>
-    listRequests(deps, cfhCallerOf(identity), { locationId, state, from: null, to: null, limit, cursor: null });
+  const page = (state: 'open' | 'closed', limit: number) => listRequests(deps, session, { locationId, state, from: null, to: null, limit, cursor: null });
   const [open, closed, outcomes] = await Promise.all([page('open', OPEN_SHOWN), page('closed', CLOSED_SHOWN), store.outcomesOf(deps.db, locationId)]);
   const rows: RequestRow[] = [...open.requests, ...closed.requests];
   const labels = new Map(
@@ -83,10 +72,10 @@ export async function queuePage(deps: ConsolePageDeps, identity: ConsoleIdentity
   };
 }
 
-export async function lockersPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
-  await visibleLocation(deps, identity, locationId);
+export async function lockersPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+  await visibleLocation(deps, session, locationId);
   const now = deps.clock.now();
-  const [cabinets, devices] = await Promise.all([store.lockerCabinets(deps.db, locationId, now), listDevices(deps, principalOf(identity), locationId)]);
+  const [cabinets, devices] = await Promise.all([store.lockerCabinets(deps.db, locationId, now), listDevices(deps, session, locationId)]);
   const lockers = new Map<
     number,
     { id: number; name: string; online: boolean; last_seen_at: string | null; rear_loading_available: boolean; cabinets: unknown[] }
@@ -132,25 +121,24 @@ export async function lockersPage(deps: ConsolePageDeps, identity: ConsoleIdenti
   return { now: now.toISOString(), lockers: [...lockers.values()] };
 }
 
-export async function devicesPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
-  await visibleLocation(deps, identity, locationId);
-  return { now: deps.clock.now().toISOString(), devices: (await listDevices(deps, principalOf(identity), locationId)).map(deviceView) };
+export async function devicesPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+  await visibleLocation(deps, session, locationId);
+  return { now: deps.clock.now().toISOString(), devices: (await listDevices(deps, session, locationId)).map(deviceView) };
 }
 
 /** Entries of each edge device's time line the radio page shows. */
 export const RADIO_SHOWN = 50;
 
 /** The location's edge devices, each with R3's time line: what it played and what it heard, newest first. */
-export async function radioPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
-  await visibleLocation(deps, identity, locationId);
-  const caller = { kind: 'token' as const, principal: principalOf(identity) };
+export async function radioPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+  await visibleLocation(deps, session, locationId);
   const edges = await store.edgesOf(deps.db, locationId);
   return {
     edges: await Promise.all(
       edges.map(async (e) => ({
         edge_id: e.edge_id,
         name: e.name,
-        entries: (await radioTimeline(deps, caller, { edge_id: e.edge_id, limit: RADIO_SHOWN })).entries.map((t) => ({
+        entries: (await radioTimeline(deps, session, { edge_id: e.edge_id, limit: RADIO_SHOWN })).entries.map((t) => ({
           kind: t.kind,
           id: t.id,
           at: t.at,
@@ -170,10 +158,10 @@ export async function radioPage(deps: ConsolePageDeps, identity: ConsoleIdentity
 }
 
 /** The WAV of a message played on an edge device of a location the session may see. */
-export async function playedAudio(deps: ConsolePageDeps, identity: ConsoleIdentity, edgeId: string, messageId: string): Promise<Buffer> {
-  await visibleEdge(deps, identity, edgeId);
+export async function playedAudio(deps: ConsolePageDeps, session: ConsoleSessionActor, edgeId: string, messageId: string): Promise<Buffer> {
+  await visibleEdge(deps, session, edgeId);
   try {
-    return await playedWav(deps, { kind: 'token', principal: principalOf(identity) }, messageId);
+    return await playedWav(deps, session, messageId);
   } catch (err) {
     // A message of an edge device the session may not use is, to the console, one that is not there.
     if (err instanceof AppError && err.status === 403) throw notFound('message');
@@ -182,38 +170,36 @@ export async function playedAudio(deps: ConsolePageDeps, identity: ConsoleIdenti
 }
 
 /** An edge device of a location the session may see; else 404. */
-export async function visibleEdge(deps: Pick<ConsolePageDeps, 'db'>, identity: ConsoleIdentity, edgeId: string): Promise<void> {
-  const locations = await locationsOf(deps, identity);
+export async function visibleEdge(deps: Pick<ConsolePageDeps, 'db'>, session: ConsoleSessionActor, edgeId: string): Promise<void> {
+  const locations = await locationsOf(deps, session);
   for (const l of locations) if ((await store.edgesOf(deps.db, l.id)).some((e) => e.edge_id === edgeId)) return;
   throw notFound('edge device');
 }
 
-export async function reportsPage(deps: ConsolePageDeps, identity: ConsoleIdentity, query: { location_id: number; from: string; to: string }) {
-  await visibleLocation(deps, identity, query.location_id);
-  const principal = principalOf(identity);
+export async function reportsPage(deps: ConsolePageDeps, session: ConsoleSessionActor, query: { location_id: number; from: string; to: string }) {
+  await visibleLocation(deps, session, query.location_id);
   const [cfh, lockers, outcomes] = await Promise.all([
-    cfhReport(deps, principal, query),
-    lockerReport(deps, principal, query),
+    cfhReport(deps, session, query),
+    lockerReport(deps, session, query),
     store.outcomesOf(deps.db, query.location_id),
   ]);
   return { cfh, lockers, outcomes };
 }
 
-export async function requestsCsv(deps: ConsolePageDeps, identity: ConsoleIdentity, query: { location_id: number; from: string; to: string }) {
-  await visibleLocation(deps, identity, query.location_id);
-  return exportRequests(deps, principalOf(identity), query);
+export async function requestsCsv(deps: ConsolePageDeps, session: ConsoleSessionActor, query: { location_id: number; from: string; to: string }) {
+  await visibleLocation(deps, session, query.location_id);
+  return exportRequests(deps, session, query);
 }
 
 /** The endpoints receiving the location's events, each with its newest deliveries (W1's view). */
-export async function webhooksPage(deps: ConsolePageDeps, identity: ConsoleIdentity, locationId: number) {
-  await visibleLocation(deps, identity, locationId);
-  const reader = { organizationId: identity.organizationId, locationIds: identity.locationIds };
-  const endpoints = await store.endpointsOf(deps.db, identity.organizationId, locationId, identity.locationIds !== null);
+export async function webhooksPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+  await visibleLocation(deps, session, locationId);
+  const endpoints = await store.endpointsOf(deps.db, session, locationId);
   return {
     endpoints: await Promise.all(
       endpoints.map(async (e) => ({
         ...e,
-        deliveries: (await deliveryPage(deps, reader, e.id, { limit: 10 })).deliveries.map(deliveryView),
+        deliveries: (await deliveryPage(deps, session, e.id, { limit: 10 })).deliveries.map(deliveryView),
       })),
     ),
   };

@@ -9,7 +9,7 @@ import type { Db } from '../db/db.ts';
 import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
 import { StorableText } from '../http/schemas.ts';
 import { consoleApiRoutes } from './api-routes.ts';
-import { byPerson, csrfCheck, sameOrigin, sessionAuth, sessionCookie, sessionCookieHeader } from './guard.ts';
+import { byPerson, csrfCheck, sameOrigin, sessionActorOf, sessionAuth, sessionCookie, sessionCookieHeader } from './guard.ts';
 import type { LiveStreams } from '../live/streams.ts';
 import { sessionTag } from './live.ts';
 import { locationsOf } from './pages.ts';
@@ -47,7 +47,6 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const files = loadWebFiles();
   const secure = new URL(deps.publicBaseUrl).protocol === 'https:';
-  app.decorateRequest('consoleIdentity', null);
 
   const page = files.get('index.html');
   if (page === undefined) throw new Error('the console front end (src/console/web/index.html) is missing');
@@ -84,7 +83,7 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
     return secured(reply).send({
       signed_in: true,
       staff_name: identity.staffName,
-      organization_id: identity.organizationId,
+      organization_id: identity.reach.organizationId,
       locations: await locationsOf(deps, identity),
       csrf_token: csrfTokenOf(cookie),
     });
@@ -93,7 +92,7 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
   app.post('/console/api/session/end', { onRequest: [origin, sessionAuth(deps), csrfCheck()], schema: { hide: true } }, async (request, reply) => {
     await signOut(deps, sessionCookie(request) ?? '');
     // This instance's streams of the session end now; another instance's at their next check.
-    deps.live.endTagged(sessionTag(request.consoleIdentity?.sessionId ?? 0));
+    deps.live.endTagged(sessionTag(sessionActorOf(request).sessionId));
     return secured(reply).header('set-cookie', sessionCookieHeader(null, secure)).send({ signed_in: false });
   });
 

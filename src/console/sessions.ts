@@ -2,6 +2,7 @@
 // is 256 random bits, stored only as its SHA-256; the CSRF token is derived from it (HMAC), so it
 // needs no storage and is only ever known to a page that can read the session's own answers.
 import crypto from 'node:crypto';
+import type { ConsoleSessionActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../http/errors.ts';
@@ -23,18 +24,6 @@ export interface SessionDeps {
   clock: Clock;
 }
 
-/** Who a console request acts as: the token that signed in, with its organization and location limit. */
-export interface ConsoleIdentity {
-  sessionId: number;
-  tokenId: number;
-  organizationId: number;
-  scopes: readonly string[];
-  /** null: every location of the organization. */
-  locationIds: readonly number[] | null;
-  /** Who claims and completes requests from this session. */
-  staffName: string;
-}
-
 const refused = () => new AppError(401, 'unauthorized', 'the token is not valid for the console');
 
 /** A new session for a live token with the console scope; returns the cookie value. */
@@ -54,10 +43,11 @@ export async function signIn(deps: SessionDeps, token: string, staffName: string
 }
 
 /**
- * The identity of a live session, or null. `activity`: the request is something a person did (not
+ * The actor of a live session (the token that signed in, with its organization and location
+ * limit), or null. `activity`: the request is something a person did (not
  * a page reading itself again on its own, nor the live stream), so the idle time restarts.
  */
-export async function resumeSession(deps: SessionDeps, session: string, activity: boolean): Promise<ConsoleIdentity | null> {
+export async function resumeSession(deps: SessionDeps, session: string, activity: boolean): Promise<ConsoleSessionActor | null> {
   if (session === '' || session.length > 128) return null;
   const row = await deps.db.statement((q) =>
     findSession(q, sha256hex(session), deps.clock.now(), {
@@ -68,12 +58,11 @@ export async function resumeSession(deps: SessionDeps, session: string, activity
   );
   if (row === undefined) return null;
   return {
+    kind: 'console_session',
     sessionId: row.id,
     tokenId: row.api_token_id,
-    organizationId: row.organization_id,
-    scopes: row.scopes,
-    locationIds: row.location_ids,
     staffName: row.staff_name,
+    reach: { organizationId: row.organization_id, locationIds: row.location_ids, scopes: row.scopes },
   };
 }
 

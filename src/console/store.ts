@@ -1,21 +1,10 @@
-// The console's reads that no feature answers in the shape a page needs: the locations a session
-// may see, what staff read on a request beside its record (option, button, customer text) and the
-// location's outcomes, its lockers with each cabinet's open order, its radio edge devices and
+// The console's reads that no feature answers in the shape a page needs: what staff read on a
+// request beside its record (option, button, customer text) and the location's outcomes, its lockers with each cabinet's open order, its radio edge devices and
 // webhook endpoints, and the location of a cabinet or an order before a staff action on it.
+import type { ConsoleSessionActor } from '../access/actor.ts';
+import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable } from '../db/db.ts';
-
-export interface LocationRow {
-  id: number;
-  name: string;
-}
-
-/** The organization's locations, within `limit` when the token has one. */
-export async function visibleLocations(q: Queryable, organizationId: number, limit: readonly number[] | null): Promise<LocationRow[]> {
-  return q.query<LocationRow>(`SELECT id, name FROM locations WHERE organization_id = $1 AND ($2::int[] IS NULL OR id = ANY ($2::int[])) ORDER BY name, id`, [
-    organizationId,
-    limit === null ? null : [...limit],
-  ]);
-}
+import { sql } from '../db/sql.ts';
 
 export interface RequestLabel {
   id: number;
@@ -128,17 +117,16 @@ export interface EndpointRow {
   failed: number;
 }
 
-/** The webhook endpoints that receive the location's events: its own, and, for a reader limited to
- * no locations, the organization-wide ones (webhooks/rules.ts: a limited reader sees only its own). */
-export async function endpointsOf(q: Queryable, organizationId: number, locationId: number, limited: boolean): Promise<EndpointRow[]> {
-  return q.query<EndpointRow>(
-    `SELECT e.id, e.url, e.events, e.location_id,
+/** The webhook endpoints within the session's reach that receive the location's events: its own,
+ * and the organization-wide ones (which a session limited to some locations does not reach). */
+export async function endpointsOf(q: Queryable, session: ConsoleSessionActor, locationId: number): Promise<EndpointRow[]> {
+  return q.run<EndpointRow>(
+    sql`SELECT e.id, e.url, e.events, e.location_id,
        (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending')::int AS pending,
        (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'delivered')::int AS delivered,
        (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'failed')::int AS failed
      FROM webhook_endpoints e
-     WHERE e.organization_id = $1 AND (e.location_id = $2 OR (e.location_id IS NULL AND NOT $3::boolean))
+     WHERE (e.location_id = ${locationId} OR e.location_id IS NULL) AND ${reachSql(session, sql.raw('e'))}
      ORDER BY e.id`,
-    [organizationId, locationId, limited],
   );
 }

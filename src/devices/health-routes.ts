@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { bearerAuth, type ApiTokens, type Principal } from '../http/auth.ts';
+import { bearerAuth, tokenActorOf, type ApiTokens } from '../http/auth.ts';
 import { errorResponse, errorResponses, nullable, NullableTimestamp, oneOf, RowId, SERVICE_ERRORS } from '../http/schemas.ts';
 import { deviceView, listDevices, type DeviceListDeps } from './health.ts';
 
@@ -44,7 +44,7 @@ export async function deviceHealthRoutes(fastify: FastifyInstance, deps: HealthR
       },
     },
     async (request) => {
-      const rows = await listDevices(deps, request.principal as Principal, request.query.location_id);
+      const rows = await listDevices(deps, tokenActorOf(request), request.query.location_id);
       return rows.map(deviceView);
     },
   );

@@ -5,9 +5,9 @@
 // the embedded broker is counted as seen again every third of DEVICE_OFFLINE_SECONDS, so a live
 // connection keeps it online without a write per message. Going online is decided by the flush's upsert,
 // going offline by the sweep (a durable job, once across instances); each writes its event once.
+import { mayReach, type OrganizationActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import { reachesLocation, type Principal } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import { WorkLoop } from '../jobs/loop.ts';
 import type { JobHandlers } from '../jobs/scheduler.ts';
@@ -132,10 +132,10 @@ export interface DeviceListDeps {
   offlineSeconds: number;
 }
 
-/** D1: the location's devices; a location of another organization is not found. */
-export async function listDevices(deps: DeviceListDeps, principal: Principal, locationId: number): Promise<DeviceRow[]> {
+/** D1: the location's devices; a location outside the actor's reach is not found. */
+export async function listDevices(deps: DeviceListDeps, actor: OrganizationActor, locationId: number): Promise<DeviceRow[]> {
   const organizationId = await locationOrganization(deps.db, locationId);
-  if (organizationId === undefined || organizationId !== principal.organizationId || !reachesLocation(principal, locationId)) {
+  if (organizationId === undefined || !mayReach(actor, { organizationId, locationId })) {
     throw notFound(`location ${locationId}`);
   }
   return devicesOfLocation(deps.db, locationId, deps.offlineSeconds, deps.clock.now());

@@ -2,24 +2,10 @@
 // api-key header (L7) and bearer tokens with scopes (C0-C5, R1).
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
+import type { Actor, ApiTokenActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import { AppError } from './errors.ts';
 import { matchesDigest, sha256hex } from './secrets.ts';
-
-export interface Principal {
-  tokenId: number;
-  organizationId: number;
-  scopes: readonly string[];
-  /** The locations the token is limited to; null: every location of its organization. */
-  locationIds: readonly number[] | null;
-}
-
-/** Whether a token may reach a location of its organization (contract section 2: a location
- * outside its `location_ids` is treated as another organization's). */
-export function reachesLocation(principal: Pick<Principal, 'locationIds'>, locationId: number | null): boolean {
-  if (principal.locationIds === null) return true;
-  return locationId !== null && principal.locationIds.includes(locationId);
-}
 
 export interface LockerIdentity {
   id: number;
@@ -30,7 +16,8 @@ export interface LockerIdentity {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: Principal | null;
+    /** Who is acting, once the route's credential hook has found it. */
+    actor: Actor | null;
     locker: LockerIdentity | null;
   }
 }
@@ -79,7 +66,7 @@ const TOKEN_CACHE_MAX = 10_000;
 
 /** Finds the live (not revoked, not expired) API token with a value. */
 export interface ApiTokens {
-  find(token: string): Promise<Principal | null>;
+  find(token: string): Promise<ApiTokenActor | null>;
 }
 
 /**
@@ -89,13 +76,13 @@ export interface ApiTokens {
  * an expiring one exactly at its expiry. Unknown tokens are never cached.
  */
 export function apiTokenLookup(db: Queryable, clock: Clock): ApiTokens {
-  const live = new Map<string, { principal: Principal; until: number }>();
+  const live = new Map<string, { actor: ApiTokenActor; until: number }>();
   return {
-    async find(token: string): Promise<Principal | null> {
+    async find(token: string): Promise<ApiTokenActor | null> {
       const digest = sha256hex(token);
       const now = clock.now();
       const cached = live.get(digest);
-      if (cached !== undefined && now.getTime() < cached.until) return cached.principal;
+      if (cached !== undefined && now.getTime() < cached.until) return cached.actor;
       live.delete(digest);
       const [row] = await db.query<{
         id: number;
@@ -110,17 +97,21 @@ export function apiTokenLookup(db: Queryable, clock: Clock): ApiTokens {
         [digest, now],
       );
       if (row === undefined || !matchesDigest(token, row.token_hash)) return null;
-      const principal: Principal = { tokenId: row.id, organizationId: row.organization_id, scopes: row.scopes, locationIds: row.location_ids };
+      const actor: ApiTokenActor = {
+        kind: 'api_token',
+        tokenId: row.id,
+        reach: { organizationId: row.organization_id, locationIds: row.location_ids, scopes: row.scopes },
+      };
       if (live.size >= TOKEN_CACHE_MAX) live.clear();
       const expiry = row.expires_at === null ? Infinity : Date.parse(row.expires_at);
-      live.set(digest, { principal, until: Math.min(now.getTime() + TOKEN_CACHE_MS, expiry) });
-      return principal;
+      live.set(digest, { actor, until: Math.min(now.getTime() + TOKEN_CACHE_MS, expiry) });
+      return actor;
     },
   };
 }
 
 /**
- * Bearer token with a scope; sets request.principal. Missing or invalid: 401 (C0-C5), or the
+ * Bearer token with a scope; sets request.actor. Missing or invalid: 401 (C0-C5), or the
  * given status where the contract says otherwise (R1 answers 403 to every refused credential).
  */
 export function bearerAuth(tokens: ApiTokens, scope: string, opts: { failStatus?: 401 | 403 } = {}): onRequestAsyncHookHandler {
@@ -129,14 +120,22 @@ export function bearerAuth(tokens: ApiTokens, scope: string, opts: { failStatus?
   return async (request: FastifyRequest) => {
     const token = bearerOf(request);
     if (token === null) throw refuse('a bearer token is required');
-    const principal = await tokens.find(token);
-    if (principal === null) throw refuse('the bearer token is not valid');
-    if (!principal.scopes.includes(scope)) throw new AppError(403, 'insufficient_scope', `the token lacks the "${scope}" scope`);
-    request.principal = principal;
+    const actor = await tokens.find(token);
+    if (actor === null) throw refuse('the bearer token is not valid');
+    if (!actor.reach.scopes.includes(scope)) throw new AppError(403, 'insufficient_scope', `the token lacks the "${scope}" scope`);
+    request.actor = actor;
   };
 }
 
-/** The principal of a request that passed its route's bearerAuth hook (which refuses it otherwise). */
-export function principalOf(request: FastifyRequest): Principal {
-  return request.principal as Principal;
+/** The actor of a request that passed its route's credential hook (which refuses it otherwise). */
+export function actorOf(request: FastifyRequest): Actor {
+  if (request.actor === null) throw new Error('the route has no credential hook that finds its actor');
+  return request.actor;
+}
+
+/** The token of a request that passed its route's bearerAuth hook. */
+export function tokenActorOf(request: FastifyRequest): ApiTokenActor {
+  const actor = actorOf(request);
+  if (actor.kind !== 'api_token') throw new Error(`a bearer route was reached by a ${actor.kind}`);
+  return actor;
 }

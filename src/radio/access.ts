@@ -2,11 +2,12 @@
 // documents 403 and 404 only), and nothing here depends on whether the edge id asked for exists,
 // so a caller without a valid credential never learns which edge devices exist.
 import type { FastifyRequest } from 'fastify';
+import { deviceActor, type Actor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import { edgeByKey } from '../devices/credentials.ts';
 import { bearerOf, header, type ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
-import { authorizeEdgeUse, type RadioCaller } from './rules.ts';
+import { authorizeEdgeUse } from './rules.ts';
 import { findEdge, findMessagingAccount, type Edge, type MessagingAccount } from './store.ts';
 import { isValidMessagingSignature, type FormFields } from './signature.ts';
 
@@ -16,25 +17,25 @@ const forbidden = (message: string, code = 'forbidden') => new AppError(403, cod
  * R1 and the transcripts: the edge device's own key in `api-key`, or a bearer token with the
  * `radio` scope. When an `api-key` header is sent it decides alone (no fallback to the token).
  */
-export async function radioCaller(db: Queryable, tokens: ApiTokens, request: FastifyRequest): Promise<RadioCaller> {
+export async function radioActor(db: Queryable, tokens: ApiTokens, request: FastifyRequest): Promise<Actor> {
   const apiKey = header(request, 'api-key');
   if (apiKey !== undefined && apiKey !== '') {
     const edge = await edgeByKey(db, apiKey);
     if (edge === null) throw forbidden('the api-key is not valid');
-    return { kind: 'edge', edge };
+    return deviceActor('edge_device', edge.edgeId, edge);
   }
   const token = bearerOf(request);
   if (token === null) throw forbidden("an edge device's api-key or a bearer token is required");
-  const principal = await tokens.find(token);
-  if (principal === null) throw forbidden('the bearer token is not valid');
-  if (!principal.scopes.includes('radio')) throw forbidden('the token lacks the "radio" scope', 'insufficient_scope');
-  return { kind: 'token', principal };
+  const actor = await tokens.find(token);
+  if (actor === null) throw forbidden('the bearer token is not valid');
+  if (!actor.reach.scopes.includes('radio')) throw forbidden('the token lacks the "radio" scope', 'insufficient_scope');
+  return actor;
 }
 
-/** The edge device `edgeId` if the caller may use it; an edge device's own key needs no read.
- * `missing`: what a token is told of an edge device it may not use (authorizeEdgeUse). */
-export async function edgeForCaller(db: Queryable, caller: RadioCaller, edgeId: string, missing?: () => AppError): Promise<Edge> {
-  return authorizeEdgeUse(caller, edgeId, caller.kind === 'token' ? await findEdge(db, edgeId) : null, missing);
+/** The edge device `edgeId` if the actor may use it. `missing`: what a token is told of an edge
+ * device it may not use (authorizeEdgeUse). */
+export async function edgeForActor(db: Queryable, actor: Actor, edgeId: string, missing?: () => AppError): Promise<Edge> {
+  return authorizeEdgeUse(actor, edgeId, await findEdge(db, edgeId), missing);
 }
 
 /** What the messaging provider signed: the public URL of the request, its form fields, and the signature sent. */

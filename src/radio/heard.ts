@@ -14,10 +14,17 @@ import { insertHeard, listeningEdge, openRequests, retakePending, settleHeard, t
 
 /** The Call for Help operations a voice action uses, as compose() builds them from cfh/requests.ts. */
 export interface VoiceCfh {
-  /** C1 from the radio: true if this claimed it; false if it was refused (claimed, closed). */
-  claim(organizationId: number, messageId: string, staff: RadioStaff): Promise<boolean>;
+  /** C1 from the radio, as the edge device that heard it: true if this claimed it; false if it was refused (claimed, closed). */
+  claim(edge: VoiceEdge, messageId: string, staff: RadioStaff): Promise<boolean>;
   /** C2 from the radio. */
-  onTheWay(organizationId: number, messageId: string, staff: RadioStaff): Promise<boolean>;
+  onTheWay(edge: VoiceEdge, messageId: string, staff: RadioStaff): Promise<boolean>;
+}
+
+/** The edge device a voice action was heard on: CFH acts as it, within its location. */
+export interface VoiceEdge {
+  edgeId: string;
+  organizationId: number;
+  locationId: number;
 }
 
 /** Who acts: the speaker (else "Radio"), known to CFH by the edge device it spoke on. */
@@ -96,10 +103,7 @@ export async function handleHeard(deps: VoiceDeps, edgeId: string, payload: Buff
     target = choice;
     try {
       const staff = staffOf(edge.edgeId, heard.speaker);
-      done =
-        read.intent === 'claim'
-          ? await deps.cfh.claim(edge.organizationId, choice.message_id, staff)
-          : await deps.cfh.onTheWay(edge.organizationId, choice.message_id, staff);
+      done = read.intent === 'claim' ? await deps.cfh.claim(edge, choice.message_id, staff) : await deps.cfh.onTheWay(edge, choice.message_id, staff);
     } catch (err) {
       // Closed and gone, or refused by CFH's own rules: without effect.
       deps.log?.warn({ err, edgeId, requestId: choice.request_id }, 'a voice action could not act on its request');

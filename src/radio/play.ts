@@ -3,6 +3,7 @@
 // once, then in one transaction the message with its audio (and transcript if kept) and the play
 // message in the device outbox, which carries a reference to the audio rather than a copy.
 import crypto from 'node:crypto';
+import { tokenOf, type Actor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/db.ts';
 import { enqueueJob } from '../jobs/queue.ts';
@@ -10,9 +11,9 @@ import { isoMicros } from '../db/timestamps.ts';
 import { enqueueDeviceMessage } from '../devices/outbox.ts';
 import { edgePlayTopic, playMessage } from '../devices/wire.ts';
 import { AppError } from '../http/errors.ts';
-import { edgeForCaller, signedMessagingAccount, type SignedForm } from './access.ts';
+import { edgeForActor, signedMessagingAccount, type SignedForm } from './access.ts';
 import { withChime } from './chime.ts';
-import { handlersFor, MAX_TEXT_LENGTH, spokenTextOf, type RadioCaller } from './rules.ts';
+import { handlersFor, MAX_TEXT_LENGTH, spokenTextOf } from './rules.ts';
 import { dropBeyondBound, findDuplicate, insertRadioEvents, lockEdgeQueue } from './queue-store.ts';
 import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, type SpeechSamples, type SpeechSynthesizer } from './speech/speech.ts';
 import { durationMs, encodeWav } from './speech/wav.ts';
@@ -74,10 +75,10 @@ export function speechError(err: unknown): unknown {
 /** R1: the edge device's own key or a token of its organization with the radio scope. */
 export async function playText(
   deps: PlayDeps,
-  caller: RadioCaller,
+  actor: Actor,
   body: { edgeId: string; text: string; actor: string; process: boolean; priority?: 'normal' | 'urgent' | undefined },
 ): Promise<Queued> {
-  const edge = await edgeForCaller(deps.db, caller, body.edgeId);
+  const edge = await edgeForActor(deps.db, actor, body.edgeId);
   return playOnEdge(deps, {
     edge,
     source: 'generic',
@@ -85,8 +86,8 @@ export async function playText(
     actor: body.actor,
     process: body.process,
     priority: body.priority ?? 'normal',
-    credential: caller.kind === 'token' ? 'token' : 'edge_key',
-    apiTokenId: caller.kind === 'token' ? caller.principal.tokenId : null,
+    credential: actor.kind === 'device' ? 'edge_key' : 'token',
+    apiTokenId: tokenOf(actor),
     messaging: null,
   });
 }

@@ -2,11 +2,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
+import type { Actor } from '../access/actor.ts';
 import type { ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
-import { messagingSignatureOf, radioCaller } from './access.ts';
+import { messagingSignatureOf, radioActor } from './access.ts';
 import { playMessaging, playText, type PlayDeps } from './play.ts';
-import { MAX_TEXT_LENGTH, type RadioCaller } from './rules.ts';
+import { MAX_TEXT_LENGTH } from './rules.ts';
 import {
   EDGE_SECURITY,
   MESSAGING_PLAY_ERRORS,
@@ -35,30 +36,23 @@ export interface RadioRouteDeps extends PlayDeps {
   apiTokens: ApiTokens;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    radioCaller: RadioCaller | null;
-  }
-}
-
 function isForm(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
 }
 
-/** The caller the onRequest hook found; a route without the hook has none. */
-function callerOf(request: FastifyRequest): RadioCaller {
-  if (request.radioCaller === null) throw new AppError(403, 'forbidden', 'a credential is required');
-  return request.radioCaller;
+/** The actor the onRequest hook found; a route without the hook has none. */
+function actorOf(request: FastifyRequest): Actor {
+  if (request.actor === null) throw new AppError(403, 'forbidden', 'a credential is required');
+  return request.actor;
 }
 
 export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.decorateRequest('radioCaller', null);
 
   // Credentials are checked before the body is validated: a caller without one gets 403, never a
   // hint about the body or the edge device.
   const authenticate = async (request: FastifyRequest) => {
-    request.radioCaller = await radioCaller(deps.db, deps.apiTokens, request);
+    request.actor = await radioActor(deps.db, deps.apiTokens, request);
   };
 
   // R1 and R2's refusals also carry `error` (contract section 3): the handler fills it for routes so
@@ -84,7 +78,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       },
     },
     async (request) => {
-      const { messageId } = await playText(deps, callerOf(request), request.body);
+      const { messageId } = await playText(deps, actorOf(request), request.body);
       return playedView(messageId);
     },
   );
@@ -139,7 +133,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
         response: { 200: Timeline, ...TIMELINE_ERRORS },
       },
     },
-    async (request) => timelineView(await radioTimeline(deps, callerOf(request), request.query)),
+    async (request) => timelineView(await radioTimeline(deps, actorOf(request), request.query)),
   );
 
   app.get(
@@ -159,7 +153,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       },
     },
     async (request, reply) => {
-      const wav = await playedWav(deps, callerOf(request), request.params.message_id);
+      const wav = await playedWav(deps, actorOf(request), request.params.message_id);
       return reply.type('audio/wav').send(wav);
     },
   );
@@ -182,7 +176,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       },
     },
     async (request) => {
-      return transcriptListView(await transcriptPage(deps, callerOf(request), request.params.edgeId, request.query));
+      return transcriptListView(await transcriptPage(deps, actorOf(request), request.params.edgeId, request.query));
     },
   );
 
@@ -201,7 +195,7 @@ export async function radioRoutes(fastify: FastifyInstance, deps: RadioRouteDeps
       },
     },
     async (request, reply) => {
-      const wav = await transcriptWav(deps, callerOf(request), request.params.edgeId, request.params.messageId);
+      const wav = await transcriptWav(deps, actorOf(request), request.params.edgeId, request.params.messageId);
       return reply.type('audio/wav').send(wav);
     },
   );

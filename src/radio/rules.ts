@@ -1,7 +1,7 @@
 // Rules of the radio that are not HTTP: limits, which voice handlers run and in what order, who
 // may play on an edge device, and the play message an edge device receives.
 import { AppError } from '../http/errors.ts';
-import { reachesLocation, type Principal } from '../http/auth.ts';
+import { mayReach, type Actor } from '../access/actor.ts';
 import { normalizeForSpeech } from './normalize.ts';
 import type { Edge, VoiceHandler } from './store.ts';
 
@@ -31,29 +31,25 @@ export function spokenTextOf(text: string, handlers: readonly VoiceHandler[]): s
   return spoken;
 }
 
-/** Who asked for a play: the edge device itself (its key) or an API token. */
-export type RadioCaller = { kind: 'edge'; edge: Edge } | { kind: 'token'; principal: Principal };
-
 const forbidden = (message: string) => new AppError(403, 'forbidden', message);
 
 /**
- * Decides whether the caller may use the edge device `edgeId` (R1 and the transcripts). The
- * credential itself was checked before (a missing or invalid one is 403 whatever the edge id).
- * An edge device's key is good for that edge device only, and its holder learns nothing about
- * others: another edge id, known or not, is 403. A token learns whether an edge id exists (404)
- * only once it is a valid token with the radio scope. Another organization's edge device is 403 to
- * R1 (contract section 2 says so of R1); an operation that gives `missing` answers it as it answers
- * an edge device that does not exist (R3 and its audio: section 2's 404, existence not leaked).
+ * Decides whether the actor (an edge device with its key, or a token with the radio scope) may use
+ * the edge device `edgeId` (R1 and the transcripts). The credential itself was checked before (a
+ * missing or invalid one is 403 whatever the edge id). An edge device's key is good for that edge
+ * device only, and its holder learns nothing about others: another edge id, known or not, is 403.
+ * A token learns whether an edge id exists (404) only once it is a valid token with the radio
+ * scope. An edge device out of its reach is 403 to R1 (contract section 2 says so of R1); an
+ * operation that gives `missing` answers it as it answers an edge device that does not exist (R3
+ * and its audio: section 2's 404, existence not leaked).
  */
-export function authorizeEdgeUse(caller: RadioCaller, edgeId: string, edge: Edge | null, missing?: () => AppError): Edge {
-  if (caller.kind === 'edge') {
-    if (caller.edge.edgeId !== edgeId) throw forbidden('this api-key belongs to another edge device');
-    return caller.edge;
+export function authorizeEdgeUse(actor: Actor, edgeId: string, edge: Edge | null, missing?: () => AppError): Edge {
+  if (actor.kind === 'device') {
+    if (actor.device !== 'edge_device' || actor.deviceId !== edgeId || edge === null) throw forbidden('this api-key belongs to another edge device');
+    return edge;
   }
+  if (actor.kind === 'customer') throw forbidden("an edge device's api-key or a bearer token is required");
   if (edge === null) throw missing?.() ?? new AppError(404, 'not_found', 'edge device not found');
-  // A token limited to some locations treats an edge device of another location as another organization's.
-  if (edge.organizationId !== caller.principal.organizationId || !reachesLocation(caller.principal, edge.locationId)) {
-    throw missing?.() ?? forbidden("the token is not of this edge device's organization");
-  }
+  if (!mayReach(actor, edge)) throw missing?.() ?? forbidden("the token is not of this edge device's organization");
   return edge;
 }

@@ -2,8 +2,8 @@
 // the audio of each (the WAV that was played, stored once). Same callers as R1.
 import type { Queryable } from '../db/db.ts';
 import { AppError, invalid } from '../http/errors.ts';
-import { edgeForCaller } from './access.ts';
-import type { RadioCaller } from './rules.ts';
+import { edgeForActor } from './access.ts';
+import type { Actor } from '../access/actor.ts';
 import { listTranscripts, transcriptAudio, type TranscriptRow } from './store.ts';
 import { listTimeline, messageAudio, type TimelineCursor, type TimelineRow } from './transcript-store.ts';
 import type { Clock } from '../clock.ts';
@@ -21,19 +21,19 @@ export interface TranscriptPage {
 /** A page of the edge device's transcripts; `before` is the last message_id of the previous page. */
 export async function transcriptPage(
   deps: TranscriptDeps,
-  caller: RadioCaller,
+  actor: Actor,
   edgeId: string,
   page: { limit: number; before?: string | undefined },
 ): Promise<TranscriptPage> {
-  const edge = await edgeForCaller(deps.db, caller, edgeId);
+  const edge = await edgeForActor(deps.db, actor, edgeId);
   const rows = await listTranscripts(deps.db, edge.edgeId, page.limit, page.before ?? null);
   if (rows === null) throw invalid('before', "is not a message_id of this edge device's transcripts");
   return { transcripts: rows, nextBefore: rows.length === page.limit ? (rows.at(-1)?.message_id ?? null) : null };
 }
 
 /** The WAV of one of the edge device's transcripts. */
-export async function transcriptWav(deps: TranscriptDeps, caller: RadioCaller, edgeId: string, messageId: string): Promise<Buffer> {
-  const edge = await edgeForCaller(deps.db, caller, edgeId);
+export async function transcriptWav(deps: TranscriptDeps, actor: Actor, edgeId: string, messageId: string): Promise<Buffer> {
+  const edge = await edgeForActor(deps.db, actor, edgeId);
   const wav = await transcriptAudio(deps.db, edge.edgeId, messageId);
   if (wav === null) throw new AppError(404, 'not_found', 'transcript not found');
   return wav;
@@ -69,7 +69,7 @@ function instant(name: string, raw: string | undefined): Date | null {
 /** R3: a page of the edge device's time line, newest first, within from/to. */
 export async function radioTimeline(
   deps: TranscriptDeps & { clock: Clock },
-  caller: RadioCaller,
+  actor: Actor,
   query: { edge_id: string; from?: string | undefined; to?: string | undefined; limit: number; cursor?: string | undefined },
 ): Promise<TimelinePage> {
   const from = instant('from', query.from);
@@ -77,7 +77,7 @@ export async function radioTimeline(
   if (from !== null && to !== null && from > to) throw invalid('from', 'is after to');
   const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
   // Another organization's edge device is answered as one that does not exist (contract section 2).
-  const edge = await edgeForCaller(deps.db, caller, query.edge_id, () => new AppError(404, 'not_found', 'edge device not found'));
+  const edge = await edgeForActor(deps.db, actor, query.edge_id, () => new AppError(404, 'not_found', 'edge device not found'));
   const rows = await listTimeline(deps.db, edge.edgeId, { from, to }, query.limit + 1, cursor, deps.clock.now());
   const entries = rows.slice(0, query.limit);
   const last = entries.at(-1);
@@ -87,10 +87,10 @@ export async function radioTimeline(
 /** The WAV of a played message (R3's audio_url), to the callers of its edge device. A token of
  * another organization is answered as for a message that does not exist, as R3 is; another edge
  * device's key is 403, as everywhere. */
-export async function playedWav(deps: TranscriptDeps, caller: RadioCaller, messageId: string): Promise<Buffer> {
+export async function playedWav(deps: TranscriptDeps, actor: Actor, messageId: string): Promise<Buffer> {
   const noAudio = () => new AppError(404, 'not_found', 'no audio for this message_id');
   const found = await messageAudio(deps.db, messageId);
   if (found === null) throw noAudio();
-  await edgeForCaller(deps.db, caller, found.edgeId, noAudio);
+  await edgeForActor(deps.db, actor, found.edgeId, noAudio);
   return found.wav;
 }

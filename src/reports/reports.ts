@@ -1,9 +1,9 @@
 // The reports' use cases (P1-P3): a range checked, then one read each. P2 is read in pages so a
 // year of a busy store streams without being held in memory.
+import { mayReach, type OrganizationActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/db.ts';
 import { notFound } from '../http/errors.ts';
-import { reachesLocation, type Principal } from '../http/auth.ts';
 import { dayRange } from './rules.ts';
 import type { CfhReport, LockerReport, ReportQuery } from './schemas.ts';
 import * as store from './store.ts';
@@ -18,25 +18,29 @@ export const EXPORT_PAGE = 500;
 
 const noLocation = () => notFound('location');
 
-/** A location outside the token's `location_ids` is as unknown as another organization's. */
-function checkReach(principal: Principal, locationId: number): void {
-  if (!reachesLocation(principal, locationId)) throw noLocation();
+/**
+ * A location outside the actor's locations is as unknown as another organization's, and is known
+ * without a read, so it is refused before the range is looked at; the report's own statement keeps
+ * to the actor's organization.
+ */
+function checkReach(actor: OrganizationActor, locationId: number): void {
+  if (!mayReach(actor, { organizationId: actor.reach.organizationId, locationId })) throw noLocation();
 }
 
 /** P1. */
-export async function cfhReport(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<CfhReport> {
-  checkReach(principal, query.location_id);
+export async function cfhReport(deps: ReportDeps, actor: OrganizationActor, query: ReportQuery): Promise<CfhReport> {
+  checkReach(actor, query.location_id);
   const { from, to } = dayRange(query.from, query.to);
-  const figures = await store.cfhFigures(deps.db, principal.organizationId, query.location_id, from, to);
+  const figures = await store.cfhFigures(deps.db, actor.reach.organizationId, query.location_id, from, to);
   if (figures === null) throw noLocation();
   return { location_id: query.location_id, from, to, ...figures };
 }
 
 /** P3. */
-export async function lockerReport(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<LockerReport> {
-  checkReach(principal, query.location_id);
+export async function lockerReport(deps: ReportDeps, actor: OrganizationActor, query: ReportQuery): Promise<LockerReport> {
+  checkReach(actor, query.location_id);
   const { from, to } = dayRange(query.from, query.to);
-  const figures = await store.lockerFigures(deps.db, principal.organizationId, query.location_id, from, to, deps.clock.now());
+  const figures = await store.lockerFigures(deps.db, actor.reach.organizationId, query.location_id, from, to, deps.clock.now());
   if (figures === null) throw noLocation();
   return { location_id: query.location_id, from, to, ...figures };
 }
@@ -46,10 +50,10 @@ export async function lockerReport(deps: ReportDeps, principal: Principal, query
  * yields the requests page by page (keyset on created_at, id). Pages are separate reads: a request
  * created during the export, in the range, may or may not be in it.
  */
-export async function exportRequests(deps: ReportDeps, principal: Principal, query: ReportQuery): Promise<AsyncIterable<store.ExportRow[]>> {
-  checkReach(principal, query.location_id);
+export async function exportRequests(deps: ReportDeps, actor: OrganizationActor, query: ReportQuery): Promise<AsyncIterable<store.ExportRow[]>> {
+  checkReach(actor, query.location_id);
   const { from, to } = dayRange(query.from, query.to);
-  const bounds = await store.rangeBounds(deps.db, principal.organizationId, query.location_id, from, to);
+  const bounds = await store.rangeBounds(deps.db, actor.reach.organizationId, query.location_id, from, to);
   if (bounds === null) throw noLocation();
   return (async function* pages() {
     let after: { createdAt: string; id: number } | null = null;

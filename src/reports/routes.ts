@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
+import { bearerAuth, tokenActorOf, type ApiTokens } from '../http/auth.ts';
 import { cfhReport, exportRequests, lockerReport, type ReportDeps } from './reports.ts';
 import { CfhReport, LockerReport, REPORT_ERRORS, ReportQuery } from './schemas.ts';
 import { csvStream } from './views.ts';
@@ -39,7 +39,7 @@ export async function reportRoutes(fastify: FastifyInstance, deps: ReportRouteDe
         response: { 200: CfhReport, ...REPORT_ERRORS },
       },
     },
-    async (request) => cfhReport(deps, principalOf(request), request.query),
+    async (request) => cfhReport(deps, tokenActorOf(request), request.query),
   );
 
   app.get(
@@ -61,7 +61,7 @@ export async function reportRoutes(fastify: FastifyInstance, deps: ReportRouteDe
       },
     },
     async (request, reply) => {
-      const pages = await exportRequests(deps, principalOf(request), request.query);
+      const pages = await exportRequests(deps, tokenActorOf(request), request.query);
       const name = `cfh-requests-${request.query.location_id}-${request.query.from}-${request.query.to}.csv`;
       return (
         reply
@@ -90,6 +90,6 @@ export async function reportRoutes(fastify: FastifyInstance, deps: ReportRouteDe
         response: { 200: LockerReport, ...REPORT_ERRORS },
       },
     },
-    async (request) => lockerReport(deps, principalOf(request), request.query),
+    async (request) => lockerReport(deps, tokenActorOf(request), request.query),
   );
 }

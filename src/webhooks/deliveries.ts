@@ -1,10 +1,11 @@
-// W1 and W2: an endpoint's deliveries with every attempt, and a delivery sent again. A token sees
-// the endpoints of its organization (of its locations, when it is limited to some); anything else
-// is not found, so existence is not leaked.
+// W1 and W2: an endpoint's deliveries with every attempt, and a delivery sent again. An actor sees
+// the endpoints within its reach (access/): an actor limited to some locations sees only endpoints
+// of those, since an organization-wide endpoint gets other locations' events. Anything else is
+// not found, so existence is not leaked.
+import type { OrganizationActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../http/errors.ts';
-import { readerLocations, type Reader } from './rules.ts';
 import { listDeliveries, readableEndpoint, redeliver, type DeliveryRow } from './store.ts';
 
 export interface DeliveryDeps {
@@ -21,11 +22,11 @@ export interface DeliveryPage {
 /** W1: a page of the endpoint's deliveries, newest first; `cursor` is the last id of the previous page. */
 export async function deliveryPage(
   deps: DeliveryDeps,
-  reader: Reader,
+  actor: OrganizationActor,
   endpointId: number,
   page: { limit: number; cursor?: number | undefined },
 ): Promise<DeliveryPage> {
-  if (!(await readableEndpoint(deps.db, endpointId, reader.organizationId, readerLocations(reader)))) {
+  if (!(await readableEndpoint(deps.db, endpointId, actor))) {
     throw new AppError(404, 'not_found', 'webhook endpoint not found');
   }
   const deliveries = await listDeliveries(deps.db, endpointId, page.limit, page.cursor ?? null);
@@ -33,8 +34,8 @@ export async function deliveryPage(
 }
 
 /** W2: the delivery pending again and due now (with 24 hours of retries from now). */
-export async function redeliverDelivery(deps: DeliveryDeps, reader: Reader, deliveryId: number): Promise<DeliveryRow> {
-  const row = await deps.db.statement((q) => redeliver(q, deliveryId, reader.organizationId, readerLocations(reader), deps.clock.now()));
+export async function redeliverDelivery(deps: DeliveryDeps, actor: OrganizationActor, deliveryId: number): Promise<DeliveryRow> {
+  const row = await deps.db.statement((q) => redeliver(q, deliveryId, actor, deps.clock.now()));
   if (row === null) throw new AppError(404, 'not_found', 'webhook delivery not found');
   return row;
 }

@@ -3,7 +3,7 @@
 // use case (deliveries.ts) and renders the answer.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bearerAuth, principalOf, type ApiTokens } from '../http/auth.ts';
+import { bearerAuth, tokenActorOf, type ApiTokens } from '../http/auth.ts';
 import { BODY_ERRORS, errorResponses } from '../http/schemas.ts';
 import { deliveryPage, redeliverDelivery, type DeliveryDeps } from './deliveries.ts';
 import { DeliveriesQuery, Delivery, DeliveryList, DeliveryParams, EndpointParams, WEBHOOK_ERRORS } from './schemas.ts';
@@ -41,7 +41,7 @@ export async function webhookRoutes(fastify: FastifyInstance, deps: WebhookRoute
     },
     async (request, reply) => {
       const { id } = request.params;
-      const page = await deliveryPage(deps, principalOf(request), id, request.query);
+      const page = await deliveryPage(deps, tokenActorOf(request), id, request.query);
       const link = nextPageLink(id, request.query.limit, page);
       if (link !== null) void reply.header('link', link);
       return deliveryListView(page);
@@ -65,7 +65,7 @@ export async function webhookRoutes(fastify: FastifyInstance, deps: WebhookRoute
       },
     },
     async (request, reply) => {
-      const delivery = await redeliverDelivery(deps, principalOf(request), request.params.delivery_id);
+      const delivery = await redeliverDelivery(deps, tokenActorOf(request), request.params.delivery_id);
       return reply.code(202).send(deliveryView(delivery));
     },
   );

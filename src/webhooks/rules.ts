@@ -195,15 +195,3 @@ export function settle(result: AttemptResult, delivery: { failures: number; retr
   if (now.getTime() - delivery.retrySince.getTime() >= RETRY_FOR_MS) return { state: 'failed', nextAttemptAt: null, failures };
   return { state: 'pending', nextAttemptAt: new Date(now.getTime() + retryDelayMs(failures, random)), failures };
 }
-
-// --- readers (W1, W2) ---
-
-/** A bearer token as W1 and W2 see it; `locationIds`, when a token has them, limit its locations. */
-export interface Reader {
-  organizationId: number;
-  locationIds?: readonly number[] | null;
-}
-
-/** The locations a reader is limited to (null: all of its organization's). A limited reader sees
- * only endpoints of those locations: an organization-wide endpoint gets other locations' events. */
-export const readerLocations = (reader: Reader): readonly number[] | null => reader.locationIds ?? null;

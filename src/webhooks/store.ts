@@ -1,6 +1,9 @@
 // All SQL of webhooks: deliveries written for the events of a batch (the fan-out), claimed for an
 // attempt with a lease, settled with the attempt's log line, listed (W1) and sent again (W2).
+import type { OrganizationActor } from '../access/actor.ts';
+import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
+import { sql } from '../db/sql.ts';
 import type { EventRow } from '../events/log.ts';
 
 /** A timestamptz as the wire wants it inside JSON built by the database. */
@@ -169,12 +172,9 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
   return [...runs.values()];
 }
 
-/** Is this endpoint the reader's (its organization's, and of its locations when it is limited)? */
-export async function readableEndpoint(q: Queryable, endpointId: number, organizationId: number, locations: readonly number[] | null): Promise<boolean> {
-  const rows = await q.query(
-    'SELECT 1 FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 AND ($3::int[] IS NULL OR location_id = ANY ($3::int[]))',
-    [endpointId, organizationId, locations],
-  );
+/** Is this endpoint within the actor's reach? */
+export async function readableEndpoint(q: Queryable, endpointId: number, actor: OrganizationActor): Promise<boolean> {
+  const rows = await q.run(sql`SELECT 1 FROM webhook_endpoints w WHERE w.id = ${endpointId} AND ${reachSql(actor, sql.raw('w'))}`);
   return rows.length > 0;
 }
 
@@ -221,25 +221,19 @@ export async function listDeliveries(q: Queryable, endpointId: number, limit: nu
 }
 
 /**
- * W2: the reader's delivery made pending again and due now, with a fresh 24 hours of retries.
- * null: no such delivery of the reader's endpoints. An attempt in flight keeps its lease.
+ * W2: the delivery, of an endpoint within the actor's reach, made pending again and due now, with
+ * a fresh 24 hours of retries. null: no such delivery. An attempt in flight keeps its lease.
  */
-export async function redeliver(
-  q: Tx,
-  deliveryId: number,
-  organizationId: number,
-  locations: readonly number[] | null,
-  now: Date,
-): Promise<DeliveryRow | null> {
-  const [row] = await q.query<DeliveryRow>(
-    `UPDATE webhook_deliveries d
-     SET state = 'pending', next_attempt_at = $4, retry_since = $4, failures = 0, generation = d.generation + 1, delivered_at = NULL, updated_at = $4
+export async function redeliver(q: Tx, deliveryId: number, actor: OrganizationActor, now: Date): Promise<DeliveryRow | null> {
+  const [row] = await q.run<DeliveryRow>(
+    sql`UPDATE webhook_deliveries d
+     SET state = 'pending', next_attempt_at = ${now}, retry_since = ${now}, failures = 0, generation = d.generation + 1, delivered_at = NULL,
+       updated_at = ${now}
      FROM webhook_endpoints w, events e
-     WHERE d.id = $1 AND w.id = d.endpoint_id AND e.id = d.event_id
-       AND w.organization_id = $2 AND ($3::int[] IS NULL OR w.location_id = ANY ($3::int[]))
-     RETURNING ${DELIVERY_COLUMNS}`,
-    [deliveryId, organizationId, locations, now],
+     WHERE d.id = ${deliveryId} AND w.id = d.endpoint_id AND e.id = d.event_id AND ${reachSql(actor, sql.raw('w'))}
+     RETURNING ${sql.raw(DELIVERY_COLUMNS)}`,
   );
+  // Only a delivery made pending has anything for the deliverer to do.
   if (row !== undefined) q.signal('webhooks');
   return row ?? null;
 }

@@ -204,9 +204,11 @@ test('the radio claims and goes through the use cases without a token, as reques
   const { message_id } = await create();
   const deps = { db: ctx.db, clock: ctx.clock, timeoutSeconds: 300, escalationSeconds: 120 };
   const sam = { name: 'Sam', userId: 'Sam', channelId: w.edgeId, from: 'radio' as const };
-  const { claimRequest, deviceCaller, markOnTheWay } = await import('../../src/cfh/requests.ts');
-  assert.equal(await claimRequest(deps, deviceCaller(w.organizationId, w.locationId), message_id, sam), true);
-  assert.equal(await markOnTheWay(deps, deviceCaller(w.organizationId, w.locationId), message_id, sam), true);
+  const { claimRequest, markOnTheWay } = await import('../../src/cfh/requests.ts');
+  const { deviceActor } = await import('../../src/access/actor.ts');
+  const edge = (locationId: number) => deviceActor('edge_device', w.edgeId, { organizationId: w.organizationId, locationId });
+  assert.equal(await claimRequest(deps, edge(w.locationId), message_id, sam), true);
+  assert.equal(await markOnTheWay(deps, edge(w.locationId), message_id, sam), true);
   assert.equal((await view(message_id)).status, 'on_the_way');
   const events = await cfhEvents(w);
   assert.deepEqual(
@@ -217,7 +219,7 @@ test('the radio claims and goes through the use cases without a token, as reques
       ['on_the_way', 'radio', 'Sam'],
     ],
   );
-  await assert.rejects(claimRequest(deps, deviceCaller(w.organizationId, w.locationId + 1), message_id, sam), /not found/);
+  await assert.rejects(claimRequest(deps, edge(w.locationId + 1), message_id, sam), /not found/);
 });
 
 test('the timers are kept in the database: an instance started later runs each once', async (t) => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { lockerByKey } from '../../src/devices/credentials.ts';
-import { bearerAuth, lockerKeyAuth, secretTokenAuth } from '../../src/http/auth.ts';
+import { organizationOf } from '../../src/access/actor.ts';
+import { actorOf, bearerAuth, lockerKeyAuth, secretTokenAuth } from '../../src/http/auth.ts';
 import { makeWorld, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
 
 let ctx: TestContext;
@@ -11,7 +12,9 @@ before(async () => {
     extend: (app, deps) => {
       app.get('/t/secret', { onRequest: secretTokenAuth(deps.secretDigest) }, async () => ({ ok: true }));
       app.get('/t/locker', { onRequest: lockerKeyAuth((apiKey) => lockerByKey(deps.db, apiKey)) }, async (request) => ({ locker: request.locker }));
-      app.get('/t/cfh', { onRequest: bearerAuth(app.apiTokens, 'cfh') }, async (request) => ({ principal: request.principal }));
+      app.get('/t/cfh', { onRequest: bearerAuth(app.apiTokens, 'cfh') }, async (request) => ({
+        principal: { organizationId: organizationOf(actorOf(request)) },
+      }));
       app.get('/t/radio', { onRequest: bearerAuth(app.apiTokens, 'radio', { failStatus: 403 }) }, async () => ({ ok: true }));
     },
   });
