@@ -9,7 +9,7 @@ import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { reachesLocation, type Principal } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
-import { WorkLoop } from '../jobs/loop.ts';
+import { WorkLoop } from '../work/loop.ts';
 import type { JobHandlers } from '../jobs/scheduler.ts';
 import { devicesOfLocation, locationOrganization, OFFLINE_SWEEP_JOB, recordSightings, sweepOffline, type DeviceRow, type SeenDevice } from './health-store.ts';
 import type { GatewayLogger } from './transport.ts';

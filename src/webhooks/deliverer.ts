@@ -20,7 +20,7 @@ import { BREAKER_FAILURES, breakerDelayMs, settle, signedHeaders } from './rules
 import { claimDue, type ClaimedDelivery } from './store.ts';
 import { closeBreaker, noteFailures, openBreaker, recordAttempts, releaseClaims, type AttemptRecord } from './attempt-store.ts';
 import { RunClaims } from './run-claims.ts';
-import { WorkLoop } from '../jobs/loop.ts';
+import { WorkLoop } from '../work/loop.ts';
 
 export interface DelivererLogger {
   warn(obj: object, msg: string): void;

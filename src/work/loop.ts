@@ -1,6 +1,6 @@
-// The loop of a background worker (event subscribers, the webhook deliverer): its work runs when a
-// commit wakes it, and every pollMs anyway; one run at a time, and a wake-up that comes during a
-// run makes another run right after it. A failing run is logged at most once a minute (a database
+// The loop of a background worker (the event subscribers, the webhook deliverer, the scheduler, the
+// live feed, device health, retention): its work runs when a commit wakes it, and every pollMs
+// anyway; one run at a time, and a wake-up that comes during a run makes another run right after it. A failing run is logged at most once a minute (a database
 // that is away fails every poll) and the loop goes on.
 import type { CommitSignals, Signal } from '../db/signals.ts';
 
