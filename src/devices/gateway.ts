@@ -24,8 +24,17 @@ import { dispatchBatch, redeliverTopic, type DispatchContext } from './dispatch.
 import { receiveDeviceMessage, type HeardHandler } from './inbound.ts';
 import { hasUnpublished, topicsDueForRedelivery } from './store.ts';
 import { silentLogger, type GatewayLogger, type Transport } from './transport.ts';
+import { WorkLoop } from '../work/loop.ts';
 
 export type { GatewayLogger } from './transport.ts';
+
+/** Where the service hears of devices through the gateway, given when it is built (compose()). */
+export interface GatewayListeners {
+  /** Device health: told of connections and of every message (health.ts). */
+  presence: PresenceSink;
+  /** Radio voice actions: what an edge device heard (radio/<edge_id>/heard; the broker let only that edge publish it). */
+  heard: HeardHandler;
+}
 
 export interface GatewayOptions {
   config: Config;
@@ -40,6 +49,8 @@ export interface GatewayOptions {
   autoDispatch?: boolean;
   /** The client id on an external broker; default MQTT_CLIENT_ID, else a random one. */
   clientId?: string;
+  /** Where device health and voice actions hear of devices; default: nowhere. */
+  listeners?: GatewayListeners;
 }
 
 /** External broker: first redelivery of an unacked message after this long, doubling. */
@@ -51,7 +62,6 @@ export class DeviceGateway {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #log: GatewayLogger;
-  readonly #pollMs: number;
   readonly #batchSize: number;
   readonly #autoDispatch: boolean;
   readonly #clientId: string;
@@ -60,31 +70,35 @@ export class DeviceGateway {
   #broker: EmbeddedBroker | null = null;
   #transport: Transport | null = null;
   #stopped = true;
-  #pollTimer: NodeJS.Timeout | null = null;
+  /** The dispatcher's loop: polls, and is woken by the commits that queued device messages. Its
+   * turn also runs this process's other dispatches and redeliveries, one after another. */
+  readonly #loop: WorkLoop<void>;
+  /** A commit (or the broker's return) woke the loop: it publishes without looking first. */
+  #woken = false;
   #lastSweep = 0;
-  #lastPollError = 0;
-  /** Dispatches (and the external broker's sweep) of this process run one after another. */
-  #chain: Promise<unknown> = Promise.resolve();
-  #wakeQueued = false;
   readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
   #offCommits: (() => void) | null = null;
-  /** Device health: told of connections and of every message (health.ts). */
-  #presence: PresenceSink | null = null;
-  /** Radio voice actions: what an edge device heard (radio/<edge_id>/heard; the broker let only that edge publish it). */
-  #heard: HeardHandler | null = null;
+  readonly #presence: PresenceSink | null;
+  readonly #heard: HeardHandler | null;
 
   constructor(opts: GatewayOptions) {
     this.#config = opts.config;
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#log = opts.log ?? silentLogger;
-    this.#pollMs = opts.pollMs ?? 100;
     this.#batchSize = opts.batchSize ?? 100;
     this.#autoDispatch = opts.autoDispatch ?? true;
     this.#clientId = opts.clientId ?? opts.config.mqttClientId ?? `storeops-${crypto.randomBytes(6).toString('hex')}`;
     this.#auth = new BrokerAuthority(opts.db, opts.config.mqttUrl);
     this.#acks = new AckBatcher(this.#db, this.#clock, this.#log);
+    this.#presence = opts.listeners?.presence ?? null;
+    this.#heard = opts.listeners?.heard ?? null;
+    this.#loop = new WorkLoop(() => this.#track(this.#cycle()), {
+      pollMs: opts.pollMs ?? 100,
+      // The database or broker being away is logged once a minute, not at every poll.
+      onError: (err) => this.#log.error({ err }, 'device dispatcher failed; retrying'),
+    });
   }
 
   get external(): boolean {
@@ -132,7 +146,7 @@ export class DeviceGateway {
     this.#stopped = false;
     // Woken by the commits that queued device messages, on any instance.
     this.#offCommits = this.#db.commits.on('device_outbox', () => this.notify());
-    this.#schedulePoll(0);
+    this.#loop.start();
   }
 
   /** Stops polling, publishes what is still queued (the HTTP server is closed first, so nothing new
@@ -142,10 +156,13 @@ export class DeviceGateway {
     this.#stopped = true;
     this.#offCommits?.();
     this.#offCommits = null;
-    if (this.#pollTimer !== null) clearTimeout(this.#pollTimer);
     this.#auth.stop();
-    await this.#chain;
-    if (this.#autoDispatch && this.up) await this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
+    await this.#loop.stop();
+    if (this.#autoDispatch && this.up) {
+      await this.dispatchPending().catch((err: unknown) =>
+        this.#log.error({ err }, 'device dispatcher failed at stop; what is queued goes out at the next start'),
+      );
+    }
     await this.#transport?.close();
     await this.settle();
     this.#transport = null;
@@ -155,27 +172,14 @@ export class DeviceGateway {
 
   /** Wakes the dispatcher now. Commits that queue device messages do it themselves; never blocks. */
   notify(): void {
-    if (this.#stopped || !this.#autoDispatch || this.#wakeQueued) return;
-    this.#wakeQueued = true;
-    setImmediate(() => {
-      this.#wakeQueued = false;
-      this.dispatchPending().catch((err: unknown) => this.#pollFailed(err));
-    });
+    if (this.#stopped || !this.#autoDispatch) return;
+    this.#woken = true;
+    this.#loop.wake();
   }
 
   /** Publishes everything queued and due, batch after batch; returns how many were published. */
   dispatchPending(): Promise<number> {
-    return this.#exclusive(async () => {
-      let total = 0;
-      for (;;) {
-        const { published, more } = await this.#dispatchBatch();
-        if (published < 0) return total;
-        total += published;
-        // A batch that took every due row it saw ends the drain: looking again would be a
-        // transaction for nothing (rows queued since then come with their own notify()).
-        if (!more) return total;
-      }
-    });
+    return this.#exclusive(() => this.#drain());
   }
 
   /** Sends a device again, in order, what it was sent and has not acked (it just (re)subscribed). */
@@ -186,13 +190,7 @@ export class DeviceGateway {
 
   /** External broker: redelivers the topics whose unacked messages are due again. */
   redeliverDue(): Promise<number> {
-    return this.#exclusive(async () => {
-      let total = 0;
-      for (const topic of await topicsDueForRedelivery(this.#db, this.#clock.now(), 50)) {
-        total += await this.#redeliver(topic, true);
-      }
-      return total;
-    });
+    return this.#exclusive(() => this.#redeliverDue());
   }
 
   /**
@@ -218,16 +216,6 @@ export class DeviceGateway {
     const device = await this.#auth.device(username, password);
     if (device !== null) this.#presence?.seen(device); // an external broker's auth call: the device is there
     return device;
-  }
-
-  /** Where device health hears of devices; set again, it replaces the previous one (apps sharing one gateway). */
-  onPresence(sink: PresenceSink | null): void {
-    this.#presence = sink;
-  }
-
-  /** Where messages on radio/<edge_id>/heard go; set again, it replaces the previous one. */
-  onHeard(handler: HeardHandler | null): void {
-    this.#heard = handler;
   }
 
   /** A device was heard from outside the broker (a locker's status report). */
@@ -267,37 +255,42 @@ export class DeviceGateway {
     return promise;
   }
 
+  /** Dispatches and redeliveries of this process run one after another, in the loop's turn. */
   #exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#chain.then(fn);
-    this.#chain = run.catch(() => {});
-    return this.#track(run);
+    return this.#track(this.#loop.exclusive(fn));
   }
 
-  #schedulePoll(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#pollTimer = setTimeout(() => {
-      this.#pollTimer = null;
-      this.#poll()
-        .catch((err: unknown) => this.#pollFailed(err))
-        .finally(() => this.#schedulePoll(this.#pollMs));
-    }, delayMs);
-    this.#pollTimer.unref();
-  }
-
-  async #poll(): Promise<void> {
+  /** One turn of the loop: publishes what is queued (a poll looks first, in a read, so an idle
+   * poll costs no transaction), and with an external broker sweeps for redeliveries due. */
+  async #cycle(): Promise<void> {
+    const woken = this.#woken;
+    this.#woken = false;
     if (!this.up) return;
-    if (this.#autoDispatch && (await hasUnpublished(this.#db, this.#clock.now()))) await this.dispatchPending();
+    if (this.#autoDispatch && (woken || (await hasUnpublished(this.#db, this.#clock.now())))) await this.#drain();
     if (this.external && Date.now() - this.#lastSweep >= SWEEP_EVERY_MS) {
       this.#lastSweep = Date.now();
-      await this.redeliverDue();
+      await this.#redeliverDue();
     }
   }
 
-  #pollFailed(err: unknown): void {
-    // The database or broker being away is logged once a minute, not at every poll.
-    if (Date.now() - this.#lastPollError < 60_000) return;
-    this.#lastPollError = Date.now();
-    this.#log.error({ err }, 'device dispatcher failed; retrying');
+  async #drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { published, more } = await this.#dispatchBatch();
+      if (published < 0) return total;
+      total += published;
+      // A batch that took every due row it saw ends the drain: looking again would be a
+      // transaction for nothing (rows queued since then come with their own notify()).
+      if (!more) return total;
+    }
+  }
+
+  async #redeliverDue(): Promise<number> {
+    let total = 0;
+    for (const topic of await topicsDueForRedelivery(this.#db, this.#clock.now(), 50)) {
+      total += await this.#redeliver(topic, true);
+    }
+    return total;
   }
 
   /** What the outbox transactions need, or null while the broker is away. */

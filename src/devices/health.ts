@@ -15,7 +15,7 @@ import { devicesOfLocation, locationOrganization, OFFLINE_SWEEP_JOB, recordSight
 import type { GatewayLogger } from './transport.ts';
 import { deviceName, type DeviceIdentity } from './wire.ts';
 
-/** What the device channel tells about devices (the gateway calls it; see DeviceGateway.onPresence). */
+/** What the device channel tells about devices (the gateway calls it; compose() gives it to the gateway in GatewayListeners). */
 export interface PresenceSink {
   /** A message, an authentication or a report from the device. */
   seen(device: DeviceIdentity): void;
