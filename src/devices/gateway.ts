@@ -5,9 +5,10 @@
 // Delivery is at least once. A message is published by one dispatcher (rows are locked with
 // FOR UPDATE SKIP LOCKED and the per-topic advisory lock keeps one device's messages in order), but
 // a crash between the broker's PUBACK and the commit, or a redelivery, can bring a copy: devices
-// dedupe by command_id / message_id and ack every copy. What goes to one device through the
-// embedded broker passes its lane (lanes.ts: in order, within a byte budget); redelivery through
-// an external broker is redelivery.ts; what devices send back is inbound.ts.
+// dedupe by command_id / message_id and ack every copy. The dispatcher is dispatcher.ts; what goes
+// to one device through the embedded broker passes its lane (lanes.ts: in order, within a byte
+// budget); redelivery through an external broker is redelivery.ts; what devices send back is
+// inbound.ts. This class holds them together for the service.
 import type { IncomingMessage } from 'node:http';
 import crypto from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -20,11 +21,9 @@ import { BrokerAuthority } from './broker-auth.ts';
 import { inboxTopic, type DeviceIdentity } from './wire.ts';
 import { AckBatcher, type AckHandler } from './acks.ts';
 import type { PresenceSink } from './health.ts';
-import { dispatchBatch, redeliverTopic, type DispatchContext } from './dispatch.ts';
+import { OutboxDispatcher } from './dispatcher.ts';
 import { receiveDeviceMessage, type HeardHandler } from './inbound.ts';
-import { hasUnpublished, topicsDueForRedelivery } from './store.ts';
 import { silentLogger, type GatewayLogger, type Transport } from './transport.ts';
-import { WorkLoop } from '../work/loop.ts';
 
 export type { GatewayLogger } from './transport.ts';
 
@@ -53,32 +52,20 @@ export interface GatewayOptions {
   listeners?: GatewayListeners;
 }
 
-/** External broker: first redelivery of an unacked message after this long, doubling. */
-const REDELIVER_AFTER_S = 30;
-const SWEEP_EVERY_MS = 5_000;
-
 export class DeviceGateway {
   readonly #config: Config;
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #log: GatewayLogger;
-  readonly #batchSize: number;
-  readonly #autoDispatch: boolean;
   readonly #clientId: string;
   readonly #auth: BrokerAuthority;
   #channel: Channel | null = null;
   #broker: EmbeddedBroker | null = null;
   #transport: Transport | null = null;
   #stopped = true;
-  /** The dispatcher's loop: polls, and is woken by the commits that queued device messages. Its
-   * turn also runs this process's other dispatches and redeliveries, one after another. */
-  readonly #loop: WorkLoop<void>;
-  /** A commit (or the broker's return) woke the loop: it publishes without looking first. */
-  #woken = false;
-  #lastSweep = 0;
+  readonly #dispatcher: OutboxDispatcher;
   readonly #acks: AckBatcher;
   readonly #busy = new Set<Promise<unknown>>();
-  #offCommits: (() => void) | null = null;
   readonly #presence: PresenceSink | null;
   readonly #heard: HeardHandler | null;
 
@@ -87,17 +74,21 @@ export class DeviceGateway {
     this.#db = opts.db;
     this.#clock = opts.clock;
     this.#log = opts.log ?? silentLogger;
-    this.#batchSize = opts.batchSize ?? 100;
-    this.#autoDispatch = opts.autoDispatch ?? true;
     this.#clientId = opts.clientId ?? opts.config.mqttClientId ?? `storeops-${crypto.randomBytes(6).toString('hex')}`;
     this.#auth = new BrokerAuthority(opts.db, opts.config.mqttUrl);
     this.#acks = new AckBatcher(this.#db, this.#clock, this.#log);
     this.#presence = opts.listeners?.presence ?? null;
     this.#heard = opts.listeners?.heard ?? null;
-    this.#loop = new WorkLoop(() => this.#track(this.#cycle()), {
+    this.#dispatcher = new OutboxDispatcher({
+      db: this.#db,
+      clock: this.#clock,
+      log: this.#log,
       pollMs: opts.pollMs ?? 100,
-      // The database or broker being away is logged once a minute, not at every poll.
-      onError: (err) => this.#log.error({ err }, 'device dispatcher failed; retrying'),
+      batchSize: opts.batchSize ?? 100,
+      autoDispatch: opts.autoDispatch ?? true,
+      external: this.external,
+      transport: () => this.#transport,
+      track: (work) => this.#track(work),
     });
   }
 
@@ -137,16 +128,14 @@ export class DeviceGateway {
       onConnected: (device) => this.#presence?.connected(device),
       onDisconnected: (device) => this.#presence?.disconnected(device),
       onBrokerConnect: () => this.notify(),
-      dispatchContext: () => this.#dispatchContext(),
+      dispatchContext: () => this.#dispatcher.context(),
       track: (work) => void this.#track(work),
     });
     this.#channel = channel;
     this.#broker = channel.broker;
     this.#transport = channel.transport;
     this.#stopped = false;
-    // Woken by the commits that queued device messages, on any instance.
-    this.#offCommits = this.#db.commits.on('device_outbox', () => this.notify());
-    this.#loop.start();
+    this.#dispatcher.start();
   }
 
   /** Stops polling, publishes what is still queued (the HTTP server is closed first, so nothing new
@@ -154,15 +143,8 @@ export class DeviceGateway {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#offCommits?.();
-    this.#offCommits = null;
     this.#auth.stop();
-    await this.#loop.stop();
-    if (this.#autoDispatch && this.up) {
-      await this.dispatchPending().catch((err: unknown) =>
-        this.#log.error({ err }, 'device dispatcher failed at stop; what is queued goes out at the next start'),
-      );
-    }
+    await this.#dispatcher.stop();
     await this.#transport?.close();
     await this.settle();
     this.#transport = null;
@@ -172,25 +154,23 @@ export class DeviceGateway {
 
   /** Wakes the dispatcher now. Commits that queue device messages do it themselves; never blocks. */
   notify(): void {
-    if (this.#stopped || !this.#autoDispatch) return;
-    this.#woken = true;
-    this.#loop.wake();
+    if (!this.#stopped) this.#dispatcher.notify();
   }
 
   /** Publishes everything queued and due, batch after batch; returns how many were published. */
   dispatchPending(): Promise<number> {
-    return this.#exclusive(() => this.#drain());
+    return this.#dispatcher.dispatchPending();
   }
 
   /** Sends a device again, in order, what it was sent and has not acked (it just (re)subscribed). */
   redeliverTo(topic: string): Promise<number> {
     if (this.#broker !== null) return this.#track(this.#channel?.redeliver(topic) ?? Promise.resolve(0));
-    return this.#exclusive(() => this.#redeliver(topic, false));
+    return this.#dispatcher.redeliver(topic);
   }
 
   /** External broker: redelivers the topics whose unacked messages are due again. */
   redeliverDue(): Promise<number> {
-    return this.#exclusive(() => this.#redeliverDue());
+    return this.#dispatcher.redeliverDue();
   }
 
   /**
@@ -253,61 +233,6 @@ export class DeviceGateway {
     this.#busy.add(promise);
     void promise.finally(() => this.#busy.delete(promise)).catch(() => {});
     return promise;
-  }
-
-  /** Dispatches and redeliveries of this process run one after another, in the loop's turn. */
-  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#track(this.#loop.exclusive(fn));
-  }
-
-  /** One turn of the loop: publishes what is queued (a poll looks first, in a read, so an idle
-   * poll costs no transaction), and with an external broker sweeps for redeliveries due. */
-  async #cycle(): Promise<void> {
-    const woken = this.#woken;
-    this.#woken = false;
-    if (!this.up) return;
-    if (this.#autoDispatch && (woken || (await hasUnpublished(this.#db, this.#clock.now())))) await this.#drain();
-    if (this.external && Date.now() - this.#lastSweep >= SWEEP_EVERY_MS) {
-      this.#lastSweep = Date.now();
-      await this.#redeliverDue();
-    }
-  }
-
-  async #drain(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const { published, more } = await this.#dispatchBatch();
-      if (published < 0) return total;
-      total += published;
-      // A batch that took every due row it saw ends the drain: looking again would be a
-      // transaction for nothing (rows queued since then come with their own notify()).
-      if (!more) return total;
-    }
-  }
-
-  async #redeliverDue(): Promise<number> {
-    let total = 0;
-    for (const topic of await topicsDueForRedelivery(this.#db, this.#clock.now(), 50)) {
-      total += await this.#redeliver(topic, true);
-    }
-    return total;
-  }
-
-  /** What the outbox transactions need, or null while the broker is away. */
-  #dispatchContext(): DispatchContext | null {
-    const transport = this.#transport;
-    if (transport === null || !transport.up) return null;
-    return { db: this.#db, transport, now: this.#clock.now(), redeliverAfterS: this.external ? REDELIVER_AFTER_S : null, log: this.#log };
-  }
-
-  async #dispatchBatch(): Promise<{ published: number; more: boolean }> {
-    const c = this.#dispatchContext();
-    return c === null ? { published: -1, more: false } : dispatchBatch(c, this.#batchSize);
-  }
-
-  async #redeliver(topic: string, onlyIfDue: boolean): Promise<number> {
-    const c = this.#dispatchContext();
-    return c === null ? 0 : redeliverTopic(c, topic, onlyIfDue);
   }
 
   #queueRedelivery(topic: string): void {
