@@ -9,7 +9,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { DatabaseStartError, openConfiguredDb } from './db/open.ts';
-import { DeviceGateway, type GatewayLogger } from './devices/gateway.ts';
+import { DeviceGateway, type GatewayListeners, type GatewayLogger } from './devices/gateway.ts';
 import { EventSubscribers } from './events/subscribers.ts';
 import type { FailureLimit } from './http/rate-limit.ts';
 import { resolveSecretToken } from './http/secret-token.ts';
@@ -52,8 +52,9 @@ export interface ComposeOptions {
   onDatabaseWait?: (line: string) => void;
   /** Shared speech engines, neither warmed nor closed by this app. Default: its own. */
   speech?: SpeechSynthesizer;
-  /** A shared device gateway, neither started nor stopped by this app. Default: its own. */
-  devices?: DeviceGateway;
+  /** A shared device gateway, neither started nor stopped by this app (the tests' apps share one),
+   * given where this app hears of devices. Default: its own, built with them. */
+  devices?: (listeners: GatewayListeners) => DeviceGateway;
   failureLimit?: FailureLimit;
   /** Tests: the scheduler, the event subscribers and the webhook deliverer run only when told
    * (runDue, runPending, webhooks.runDue). */
@@ -156,7 +157,6 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   };
   const metrics = new ServiceMetrics();
-  const devices = opts.devices ?? new DeviceGateway({ config, db, clock, log: log('devices') });
   const speechLog = log('speech');
   // On the embedded path (a small store box) the engines start on first use: about 115 MB less while
   // no announcement has been made. With PostgreSQL they warm at start, so the first is not the slow one.
@@ -172,7 +172,6 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   scheduler.registerAll(cfhJobs());
   const health = new DeviceHealth({ db, clock, offlineSeconds: config.deviceOfflineSeconds, log: log('health') });
   scheduler.registerAll(health.jobs());
-  devices.onPresence(health);
   const events = new EventSubscribers({ db, log: log('events') });
   events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
   const radioDeps = {
@@ -197,9 +196,13 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     queueLimit: HEARD_QUEUE_PER_EDGE,
     log: voiceLog,
   });
-  devices.onHeard(async (edgeId, payload) => {
-    await heard(edgeId, payload);
-  });
+  const listeners: GatewayListeners = {
+    presence: health,
+    heard: async (edgeId, payload) => {
+      await heard(edgeId, payload);
+    },
+  };
+  const devices = opts.devices?.(listeners) ?? new DeviceGateway({ config, db, clock, log: log('devices'), listeners });
   const webhooks = new WebhookDeliverer({
     db,
     clock,

@@ -1,14 +1,17 @@
 // The embedded MQTT broker (aedes): plain MQTT on MQTT_PORT and MQTT over WebSocket on the HTTP
 // server's /mqtt. Devices are authenticated and confined to their own topics here; the service
-// itself publishes and subscribes inside the process, without a connection.
+// itself publishes and subscribes inside the process, without a connection. Who may log in and
+// what a device may do is broker-access.ts; each device's connections, broker-connections.ts.
 import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { Aedes, type AedesPublishPacket, type AuthenticateError, type Client } from 'aedes';
+import { Aedes, type AedesPublishPacket, type Client } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
-import { ACK_SUBSCRIPTIONS, deviceName, inboxTopic, mayPublish, mayReceive, maySubscribe, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
+import { ACK_SUBSCRIPTIONS, deviceName, inboxTopic, type DeviceIdentity } from './wire.ts';
 import type { GatewayLogger, Transport } from './transport.ts';
 import { guardedConnection, LoginAdmission } from './mqtt-guard.ts';
+import { deviceAccess } from './broker-access.ts';
+import { DeviceConnections } from './broker-connections.ts';
 
 export interface EmbeddedBrokerHooks {
   /** Checks a device's key against the database. */
@@ -22,10 +25,6 @@ export interface EmbeddedBrokerHooks {
   onDisconnected?(device: DeviceIdentity): void;
 }
 
-// aedes' AuthErrorCode is a const enum, which erasable TypeScript cannot import.
-const BAD_USERNAME_OR_PASSWORD = 4;
-const NOT_AUTHORIZED = 5;
-const SERVER_UNAVAILABLE = 3;
 const WEBSOCKET_PATH = '/mqtt';
 /** Largest WebSocket frame a device may send: it only sends acks (what it receives is not limited). */
 const MAX_WS_FRAME = 256 * 1024;
@@ -36,10 +35,6 @@ function addressOf(connection: unknown): string | null {
   return typeof address === 'string' ? address : null;
 }
 
-function refusal(message: string, returnCode: number): AuthenticateError {
-  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
-}
-
 export class EmbeddedBroker implements Transport {
   readonly #aedes: Aedes;
   readonly #server: net.Server;
@@ -47,9 +42,8 @@ export class EmbeddedBroker implements Transport {
   readonly #sockets = new Set<net.Socket | Duplex>();
   readonly #log: GatewayLogger;
   readonly #admission: LoginAdmission;
-  /** Each device's connections (as aedes sees them) and the socket under each: what it holds for the device. */
-  readonly #connections = new Map<string, Set<Duplex>>();
-  readonly #socketOf = new WeakMap<Duplex, net.Socket | Duplex>();
+  /** Each device's connections and the socket under each: what it holds for the device. */
+  readonly #connections = new DeviceConnections();
   #closed = false;
   #lastRefusalLog = 0;
 
@@ -65,67 +59,11 @@ export class EmbeddedBroker implements Transport {
     const { hooks, log } = opts;
     const devices = new WeakMap<Client, DeviceIdentity>();
     const admission = new LoginAdmission();
-    /** A failed login is answered at once while its address and username are within their budget,
-     * later after a pause: guessing keys over MQTT is slowed, a right key never is. */
-    const refuse = (client: Client, username: string | null, error: AuthenticateError, done: (err: AuthenticateError, ok: null) => void) => {
-      const delay = admission.failed(admission.addressOf(client.conn), username);
-      if (delay === 0) done(error, null);
-      else setTimeout(() => done(error, null), delay).unref();
-    };
     const aedes = await Aedes.createBroker({
       // Messages being written to devices at once. aedes' default (100) would let a hundred devices
       // that do not read hold up everyone's messages; the lanes (lanes.ts) bound each device's bytes.
       concurrency: 100_000,
-      authenticate(client, username, password, done) {
-        const device = parseDeviceUsername(username);
-        if (device === null || password === undefined) {
-          log.warn({ username: username ?? null, clientId: client.id }, 'device refused: unknown username');
-          refuse(client, username ?? null, refusal('not authorized', username === undefined ? NOT_AUTHORIZED : BAD_USERNAME_OR_PASSWORD), done);
-          return;
-        }
-        hooks.authenticate(device, password.toString('utf8')).then(
-          (ok) => {
-            if (!ok) {
-              log.warn({ device: deviceName(device), clientId: client.id }, 'device refused: wrong key');
-              refuse(client, username ?? null, refusal('bad username or password', BAD_USERNAME_OR_PASSWORD), done);
-              return;
-            }
-            devices.set(client, device);
-            admission.settled(client.conn);
-            // A client id is the device's own: another device (another tenant's, with a guessable
-            // id) presenting the same one must not take over its session and kick it off.
-            client.id = `${deviceName(device)}/${client.id}`;
-            done(null, true);
-          },
-          (err: unknown) => {
-            log.error({ err, device: deviceName(device) }, 'device authentication failed');
-            done(refusal('server unavailable', SERVER_UNAVAILABLE), null);
-          },
-        );
-      },
-      authorizeSubscribe(client, sub, done) {
-        const device = devices.get(client);
-        if (device === undefined || !maySubscribe(device, sub.topic)) {
-          log.warn({ device: device ? deviceName(device) : null, topic: sub.topic }, 'subscription refused');
-          done(null, null); // SUBACK 0x80 for this filter; the connection stays
-          return;
-        }
-        done(null, sub);
-      },
-      authorizePublish(client, packet, done) {
-        const device = client === null ? undefined : devices.get(client);
-        if (device === undefined || !mayPublish(device, packet.topic)) {
-          log.warn({ device: device ? deviceName(device) : null, topic: packet.topic }, 'publish refused, disconnecting');
-          done(new Error('not authorized to publish on this topic')); // MQTT 3.1.1 can only disconnect
-          return;
-        }
-        packet.retain = false; // an ack is an event, not a state to keep
-        done(null);
-      },
-      authorizeForward(client, packet) {
-        const device = devices.get(client);
-        return device !== undefined && mayReceive(device, packet.topic) ? packet : null;
-      },
+      ...deviceAccess({ authenticate: (device, key) => hooks.authenticate(device, key), devices, admission, log }),
     });
     const broker = new EmbeddedBroker(aedes, log, admission);
     aedes.on('subscribe', (subscriptions, client) => {
@@ -138,7 +76,7 @@ export class EmbeddedBroker implements Transport {
       const device = devices.get(client);
       if (device === undefined) return;
       log.info({ device: deviceName(device), clientId: client.id, clean: client.clean }, 'device connected');
-      broker.#connected(device, client.conn as Duplex);
+      broker.#connections.connected(device, client.conn as Duplex);
       hooks.onConnected?.(device);
       // A persistent session gets its subscriptions back without a SUBSCRIBE.
       const restored = (client as Client & { subscriptions?: Record<string, unknown> }).subscriptions ?? {};
@@ -148,7 +86,7 @@ export class EmbeddedBroker implements Transport {
       const device = devices.get(client);
       if (device === undefined) return;
       log.info({ device: deviceName(device), clientId: client.id }, 'device disconnected');
-      broker.#disconnected(device, client.conn as Duplex);
+      broker.#connections.disconnected(device, client.conn as Duplex);
       hooks.onDisconnected?.(device);
     });
     aedes.on('clientError', (client, err) => log.debug({ clientId: client.id, err: err.message }, 'device connection error'));
@@ -189,7 +127,7 @@ export class EmbeddedBroker implements Transport {
       return;
     }
     this.#sockets.add(socket);
-    this.#socketOf.set(connection, socket);
+    this.#connections.accepted(connection, socket);
     socket.once('close', () => {
       this.#sockets.delete(socket);
       this.#admission.settled(connection);
@@ -197,27 +135,9 @@ export class EmbeddedBroker implements Transport {
     this.#aedes.handle(connection, req);
   }
 
-  #connected(device: DeviceIdentity, connection: Duplex): void {
-    const name = deviceName(device);
-    const set = this.#connections.get(name) ?? new Set<Duplex>();
-    set.add(connection);
-    this.#connections.set(name, set);
-  }
-
-  #disconnected(device: DeviceIdentity, connection: Duplex): void {
-    const name = deviceName(device);
-    const set = this.#connections.get(name);
-    set?.delete(connection);
-    if (set?.size === 0) this.#connections.delete(name);
-  }
-
   /** Bytes written for the device and not yet taken by the operating system, over all its connections. */
   bytesQueuedFor(device: DeviceIdentity): number {
-    let total = 0;
-    for (const connection of this.#connections.get(deviceName(device)) ?? []) {
-      total += connection.writableLength + (this.#socketOf.get(connection)?.writableLength ?? 0);
-    }
-    return total;
+    return this.#connections.bytesQueuedFor(device);
   }
 
   /** Logged at most once a second: a flood must not flood the log too. */
@@ -296,7 +216,7 @@ export class EmbeddedBroker implements Transport {
 
   /** How many connections of the device are open. */
   connectionsOf(device: DeviceIdentity): number {
-    return this.#connections.get(deviceName(device))?.size ?? 0;
+    return this.#connections.connectionsOf(device);
   }
 
   async close(): Promise<void> {

@@ -9,13 +9,13 @@ import { mayReach, type OrganizationActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { notFound } from '../http/errors.ts';
-import { WorkLoop } from '../jobs/loop.ts';
+import { WorkLoop } from '../work/loop.ts';
 import type { JobHandlers } from '../jobs/scheduler.ts';
 import { devicesOfLocation, locationOrganization, OFFLINE_SWEEP_JOB, recordSightings, sweepOffline, type DeviceRow, type SeenDevice } from './health-store.ts';
 import type { GatewayLogger } from './transport.ts';
 import { deviceName, type DeviceIdentity } from './wire.ts';
 
-/** What the device channel tells about devices (the gateway calls it; see DeviceGateway.onPresence). */
+/** What the device channel tells about devices (the gateway calls it; compose() gives it to the gateway in GatewayListeners). */
 export interface PresenceSink {
   /** A message, an authentication or a report from the device. */
   seen(device: DeviceIdentity): void;

@@ -9,13 +9,14 @@
 // pending or running waits behind it, in memory up to the budget; beyond that it stays in the
 // outbox (already marked published) and a pass after the current one sends it: a device gets its
 // messages in order, and the memory a lane holds is bounded by two budgets.
+//
+// A lane's state is lane.ts; the batched look-ups of what devices have not acked, unacked-lookups.ts.
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
-import { markPublished, messagesByIds, unackedOfTopics } from './store.ts';
+import { newLane, resetLane, type Lane } from './lane.ts';
+import { markPublished, messagesByIds } from './store.ts';
 import { messageJson, type GatewayLogger } from './transport.ts';
-
-/** Messages a pass considers (the rest: the next subscription). */
-export const REDELIVERY_MAX = 1_000;
+import { UnackedLookups, type Unacked } from './unacked-lookups.ts';
 
 export interface LaneBroker {
   /** Takes the message; `onWritten` once the broker is done with it (written out, or dropped). */
@@ -27,32 +28,6 @@ export interface LaneBroker {
 /** How often a lane waiting for room looks at its device's sockets again (they tell no one when they drain). */
 const RECHECK_MS = 20;
 
-type Unacked = { id: number; bytes: number };
-type Lookup = { resolve: (ids: Unacked[]) => void; reject: (err: unknown) => void };
-
-interface Lane {
-  topic: string;
-  /** Bytes given to the broker and not written out yet. */
-  inFlight: number;
-  /** Bumped when the device's last connection closes: what was in flight for it is gone. */
-  generation: number;
-  /** Waiting for room in the budget. */
-  wake: (() => void) | null;
-  running: boolean;
-  /** A pass is wanted (the device subscribed, or messages were left in the outbox). */
-  passWanted: boolean;
-  /** The device subscribed: send everything not acked, even what this lane sent it already. */
-  resendAll: boolean;
-  queue: { id: number; payload: Buffer }[];
-  queuedBytes: number;
-  /** New messages were left in the outbox (the queue was full): a pass picks them up. */
-  backlog: boolean;
-  /** Ids sent on this lane since the device last subscribed: never twice for one pass. */
-  sent: Set<number>;
-  /** Passes run for callers waiting on them (redeliverTo). */
-  passDone: ((sent: number) => void)[];
-}
-
 export class DeliveryLanes {
   readonly #db: Db;
   readonly #clock: Clock;
@@ -60,9 +35,7 @@ export class DeliveryLanes {
   readonly #budget: number;
   readonly #log: GatewayLogger;
   readonly #lanes = new Map<string, Lane>();
-  /** Topics whose pass waits for the next batched look-up of unacked messages. */
-  #lookups = new Map<string, Lookup[]>();
-  #lookupScheduled = false;
+  readonly #unacked: UnackedLookups;
   /** Lanes doing work (not waiting for room): settle() waits for them. */
   #active = 0;
   #quiet: (() => void)[] = [];
@@ -74,6 +47,7 @@ export class DeliveryLanes {
     this.#broker = opts.broker;
     this.#budget = opts.budgetBytes;
     this.#log = opts.log;
+    this.#unacked = new UnackedLookups({ db: opts.db, clock: opts.clock });
   }
 
   /** A first publish from the dispatcher: sent now if its lane is free, else queued behind. Never waits. */
@@ -107,13 +81,7 @@ export class DeliveryLanes {
   closed(topic: string): void {
     const lane = this.#lanes.get(topic);
     if (lane === undefined) return;
-    lane.generation++;
-    lane.inFlight = 0;
-    lane.queue = [];
-    lane.queuedBytes = 0;
-    lane.backlog = false;
-    lane.passWanted = false;
-    lane.sent.clear();
+    resetLane(lane);
     this.#wake(lane);
     if (!lane.running) this.#lanes.delete(topic);
   }
@@ -135,20 +103,7 @@ export class DeliveryLanes {
   #lane(topic: string): Lane {
     let lane = this.#lanes.get(topic);
     if (lane === undefined) {
-      lane = {
-        topic,
-        inFlight: 0,
-        generation: 0,
-        wake: null,
-        running: false,
-        passWanted: false,
-        resendAll: false,
-        queue: [],
-        queuedBytes: 0,
-        backlog: false,
-        sent: new Set(),
-        passDone: [],
-      };
+      lane = newLane(topic);
       this.#lanes.set(topic, lane);
     }
     return lane;
@@ -260,7 +215,7 @@ export class DeliveryLanes {
 
   /** Sends again, in order, what the device has not acked and this lane has not sent it since it subscribed. */
   async #pass(lane: Lane, generation: number): Promise<number> {
-    const ids = (await this.#unacked(lane.topic)).filter((m) => !lane.sent.has(m.id));
+    const ids = (await this.#unacked.of(lane.topic)).filter((m) => !lane.sent.has(m.id));
     let sent = 0;
     for (let i = 0; i < ids.length;) {
       if (!(await this.#room(lane, ids[i]?.bytes ?? 0, generation))) return sent;
@@ -288,36 +243,5 @@ export class DeliveryLanes {
     }
     if (sent > 0) this.#log.info({ topic: lane.topic, messages: sent }, 'redelivered unacknowledged device messages');
     return sent;
-  }
-
-  /** The topic's unacked messages; the look-ups of lanes that ask together are one statement. */
-  #unacked(topic: string): Promise<Unacked[]> {
-    return new Promise((resolve, reject) => {
-      const waiting = this.#lookups.get(topic) ?? [];
-      waiting.push({ resolve, reject });
-      this.#lookups.set(topic, waiting);
-      if (this.#lookupScheduled) return;
-      this.#lookupScheduled = true;
-      setImmediate(() => {
-        this.#lookupScheduled = false;
-        const batch = this.#lookups;
-        this.#lookups = new Map();
-        this.#lookUp(batch).catch((err: unknown) => {
-          for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-        });
-      });
-    });
-  }
-
-  async #lookUp(batch: Map<string, Lookup[]>): Promise<void> {
-    const topics = [...batch.keys()];
-    for (let i = 0; i < topics.length; i += 500) {
-      const slice = topics.slice(i, i + 500);
-      const found = await this.#db.statement((q) => unackedOfTopics(q, slice, REDELIVERY_MAX, this.#clock.now()));
-      for (const topic of slice) {
-        for (const w of batch.get(topic) ?? []) w.resolve(found.get(topic) ?? []);
-        batch.delete(topic);
-      }
-    }
   }
 }

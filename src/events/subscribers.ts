@@ -6,7 +6,7 @@
 //
 // Woken by the commits that wrote events (db signals, from any instance), and by a poll.
 import type { Db, Tx } from '../db/db.ts';
-import { WorkLoop } from '../jobs/loop.ts';
+import { WorkLoop } from '../work/loop.ts';
 import { LOG_END, readCommitted, type EventRow, type LogPosition } from './log.ts';
 
 export type EventHandler = (q: Tx, events: readonly EventRow[]) => Promise<void>;

@@ -6,7 +6,7 @@
 // and the job's commit wakes the dispatcher.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable, Tx } from '../db/db.ts';
-import { WorkLoop } from './loop.ts';
+import { WorkLoop } from '../work/loop.ts';
 import { cancelJob, enqueueJob, type EnqueueOptions } from './queue.ts';
 
 export type { EnqueueOptions } from './queue.ts';

@@ -13,7 +13,7 @@
 import type { Queryable } from '../db/db.ts';
 import type { CommitSignals } from '../db/signals.ts';
 import type { EventRow } from '../events/log.ts';
-import { WorkLoop } from '../jobs/loop.ts';
+import { WorkLoop } from '../work/loop.ts';
 import { committedSince, currentSnapshot } from './store.ts';
 
 export type LiveListener = (events: readonly EventRow[]) => void;

@@ -5,7 +5,7 @@
 // read, and their events' subjects) are never deleted: they are the store's history, kept on purpose. Each kind goes batch by batch until a batch comes back short.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import { WorkLoop } from '../jobs/loop.ts';
+import { WorkLoop } from '../work/loop.ts';
 import * as store from './store.ts';
 
 export const RETENTION_KINDS = [

@@ -25,7 +25,7 @@ const serviceApp = async (cfg: Config, gateway: DeviceGateway, failureLimit?: { 
       config: cfg,
       db,
       clock,
-      devices: gateway,
+      devices: () => gateway,
       speech: testSpeech(),
       secretDigest: sha256hex(TEST_SECRET),
       manualJobs: true,

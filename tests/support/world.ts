@@ -10,7 +10,7 @@ import { sha256hex } from '../../src/http/secrets.ts';
 import type { Scheduler } from '../../src/jobs/scheduler.ts';
 import type { EventSubscribers } from '../../src/events/subscribers.ts';
 import type { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
-import { DeviceGateway } from '../../src/devices/gateway.ts';
+import { DeviceGateway, type GatewayListeners } from '../../src/devices/gateway.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile, TOKEN_SCOPES } from '../../src/provisioning/schema.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
@@ -113,13 +113,25 @@ export function testGatewayOptions(): { clientId: string } {
 
 let sharedDevices: Promise<DeviceGateway> | null = null;
 let devicesClock: Clock = new ManualClock(new Date());
+let devicesListeners: GatewayListeners | null = null;
 
 /** One device gateway (one broker) per test process: apps sharing a database must not each
  * publish the others' messages on brokers their devices are not connected to. It reads the clock
- * of the latest testApp and is made from the first testApp's config. */
+ * of the latest testApp, tells the latest testApp's device health and voice actions of devices,
+ * and is made from the first testApp's config. */
 function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
   if (sharedDevices === null) {
-    const devices = new DeviceGateway({ config, db, clock: { now: () => devicesClock.now() }, pollMs: 100, ...testGatewayOptions() });
+    const listeners: GatewayListeners = {
+      presence: {
+        seen: (device) => devicesListeners?.presence.seen(device),
+        connected: (device) => devicesListeners?.presence.connected(device),
+        disconnected: (device) => devicesListeners?.presence.disconnected(device),
+      },
+      heard: async (edgeId, payload) => {
+        await devicesListeners?.heard(edgeId, payload);
+      },
+    };
+    const devices = new DeviceGateway({ config, db, clock: { now: () => devicesClock.now() }, pollMs: 100, listeners, ...testGatewayOptions() });
     sharedDevices = devices.start().then(() => devices);
     closeAtEnd(() => devices.stop()); // closers run in reverse: after the apps, before the database
   }
@@ -152,7 +164,19 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
   // Suites send many refused requests on purpose; the brute-force guard has its own tests.
   const failureLimit = opts.failureLimit ?? { max: Number.MAX_SAFE_INTEGER, windowMs: 60_000 };
   const secretDigest = sha256hex(TEST_SECRET);
-  const service = await compose({ config, db, clock, devices, speech, secretDigest, failureLimit, manualJobs: true });
+  const service = await compose({
+    config,
+    db,
+    clock,
+    devices: (listeners) => {
+      devicesListeners = listeners;
+      return devices;
+    },
+    speech,
+    secretDigest,
+    failureLimit,
+    manualJobs: true,
+  });
   opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit, metrics: service.metrics, live: service.live });
   await service.app.ready();
   closeWith(opts.t, () => service.app.close());

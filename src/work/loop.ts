@@ -1,7 +1,8 @@
-// The loop of a background worker (event subscribers, the webhook deliverer): its work runs when a
-// commit wakes it, and every pollMs anyway; one run at a time, and a wake-up that comes during a
-// run makes another run right after it. A failing run is logged at most once a minute (a database
-// that is away fails every poll) and the loop goes on.
+// The loop of a background worker (the event subscribers, the webhook deliverer, the scheduler, the
+// live feed, device health, retention, the device dispatcher): its work runs when a commit wakes
+// it, and every pollMs anyway; one run at a time, and a wake-up that comes during a run makes
+// another run right after it. A failing run is logged at most once a minute (a database that is
+// away fails every poll) and the loop goes on.
 import type { CommitSignals, Signal } from '../db/signals.ts';
 
 export interface WorkLoopOptions {
@@ -17,7 +18,8 @@ export class WorkLoop<T> {
   readonly #pollMs: number;
   readonly #onError: (err: unknown) => void;
   #timer: NodeJS.Timeout | null = null;
-  #running: Promise<T> | null = null;
+  /** The run in progress: the loop's work, or a worker's other work run in its turn (exclusive). */
+  #running: Promise<unknown> | null = null;
   #again = false;
   #soonMs: number | null = null;
   #started = false;
@@ -66,11 +68,18 @@ export class WorkLoop<T> {
   }
 
   /** Runs the work now (after a run in progress), whether or not the loop is started. */
-  async runNow(): Promise<T> {
+  runNow(): Promise<T> {
+    return this.exclusive(this.#work);
+  }
+
+  /** Runs other work of the worker in the loop's turn: after the run in progress, never beside one
+   * (a worker whose operations must not overlap its loop's, like the device dispatcher's). */
+  async exclusive<U>(work: () => Promise<U>): Promise<U> {
     while (this.#running !== null) await this.#running.catch(() => undefined);
-    this.#running = this.#work();
+    const run = work();
+    this.#running = run;
     try {
-      return await this.#running;
+      return await run;
     } finally {
       this.#running = null;
     }
