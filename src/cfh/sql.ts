@@ -1,5 +1,6 @@
 // SQL fragments Call for Help's stores share: the record's columns, the caller's scope, a change's
 // events (contract section 11, the CFH form) and the timers a change starts or ends.
+import { callOffJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
 
 export const RECORD_COLUMNS = `r.id, r.device_id, r.is_claimed, r.claimed_at, r.claimed_by, r.organization_id, r.location_id,
   r.option_id, r.created_at, r.updated_at, r.chat_channel_id, r.message_id, r.is_timeout, r.timeout_at, r.is_closed,
@@ -51,13 +52,10 @@ export const timerKey = (idSql: string, timer: string) => `'cfh:' || ${idSql} ||
 const keysOf = (timers: readonly string[]) => timers.map((t) => `SELECT ${timerKey('r.id', t)} FROM r`).join(' UNION ALL ');
 
 /**
- * Ends pending timers of the changed request `r`: marked done at `at` without running (attempts
- * stays 0), so a request keeps the record of every timer it was given. A timer running at this
- * moment (its row locked) is skipped, not waited for: its handler finds the change committed and
- * does nothing.
+ * Ends pending timers of the changed request `r` at `at` (called off: jobs/queue.ts), so a request
+ * keeps the record of every timer it was given.
  */
-const endTimers = (timers: readonly string[], at: string) => `UPDATE jobs SET done_at = ${at} WHERE id IN (
-    SELECT id FROM jobs WHERE done_at IS NULL AND dedupe_key IN (${keysOf(timers)}) FOR UPDATE SKIP LOCKED)`;
+const endTimers = (timers: readonly string[], at: string) => callOffJobsFrom(keysOf(timers), at);
 
 /** Ends the timers of an unclaimed request (escalation, timeout) when `r` was claimed at `at`. */
 export const endUnclaimedTimers = (at: string) => endTimers(['escalate', 'timeout'], at);
@@ -70,8 +68,7 @@ export const endAllTimers = (at: string) => endTimers(['escalate', 'timeout', 'a
  * location's cfh_auto_complete_seconds, default 3600, 0 off) and the claimed reminders.
  */
 export function claimTimers(at: string): string {
-  return `INSERT INTO jobs (kind, payload, run_at, dedupe_key)
-    SELECT k.kind, k.payload, ${at}::timestamptz + make_interval(secs => k.secs), k.key
+  return insertKeyedJobsFrom(`SELECT k.kind, k.payload, ${at}::timestamptz + make_interval(secs => k.secs), k.key
     FROM r JOIN locations l ON l.id = r.location_id
     CROSS JOIN LATERAL (VALUES
       ('${CFH_AUTO_COMPLETE_JOB}', coalesce(l.cfh_auto_complete_seconds, ${AUTO_COMPLETE_DEFAULT_SECONDS}),
@@ -79,6 +76,5 @@ export function claimTimers(at: string): string {
       ('${CFH_REMINDER_JOB}', coalesce(l.cfh_reminder_claimed_seconds, 0),
         ${timerKey('r.id', 'reminder:claimed:0')}, jsonb_build_object('request_id', r.id, 'phase', 'claimed', 'n', 0))
     ) AS k (kind, secs, key, payload)
-    WHERE k.secs > 0
-    ON CONFLICT (dedupe_key) WHERE done_at IS NULL DO NOTHING`;
+    WHERE k.secs > 0`);
 }

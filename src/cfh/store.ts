@@ -4,6 +4,7 @@
 // (sql.ts `scoped`), so a request of another organization is indistinguishable from none.
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom } from '../events/log.ts';
+import { insertKeyedJobsFrom } from '../jobs/queue.ts';
 import type { OnTheWayState, Staff } from './rules.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
 import {
@@ -89,15 +90,14 @@ export async function insertRequest(q: Tx, input: NewRequest, leads: { created: 
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: 'steps.kind', lead: 'steps.lead', requestFrom: '$16::text', at: '$9::timestamptz', from: 'r JOIN opt o ON o.id = r.option_id CROSS JOIN steps' }))}
      ), job AS (
-       INSERT INTO jobs (kind, payload, run_at, dedupe_key)
-       SELECT k.kind, k.payload, $9::timestamptz + make_interval(secs => k.secs), k.key
+       ${insertKeyedJobsFrom(`SELECT k.kind, k.payload, $9::timestamptz + make_interval(secs => k.secs), k.key
        FROM r CROSS JOIN loc CROSS JOIN LATERAL (VALUES
          ('${CFH_TIMEOUT_JOB}', coalesce(loc.cfh_timeout_seconds, $11::integer), ${timerKey('r.id', 'timeout')}, jsonb_build_object('request_id', r.id)),
          ('${CFH_ESCALATION_JOB}', coalesce(loc.cfh_escalation_seconds, $12::integer), ${timerKey('r.id', 'escalate')}, jsonb_build_object('request_id', r.id)),
          ('${CFH_REMINDER_JOB}', coalesce(loc.cfh_reminder_seconds, 0), ${timerKey('r.id', 'reminder:unclaimed:0')},
            jsonb_build_object('request_id', r.id, 'phase', 'unclaimed', 'n', 0))
        ) AS k (kind, secs, key, payload)
-       WHERE k.secs > 0 AND NOT r.is_closed
+       WHERE k.secs > 0 AND NOT r.is_closed`)}
      )
      SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found, ${RECORD_COLUMNS}
      FROM (VALUES (1)) AS one LEFT JOIN r ON true`,

@@ -4,6 +4,7 @@
 // Times are the job's due time, so a late run (every instance was down) stamps what a punctual one would.
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom } from '../events/log.ts';
+import { insertKeyedJobsFrom } from '../jobs/queue.ts';
 import type { ReminderPhase, ReminderState } from './rules.ts';
 import { CFH_REMINDER_JOB, CHANGED, endAllTimers, eventsOf, timerKey } from './sql.ts';
 
@@ -91,11 +92,9 @@ export async function writeReminder(q: Tx, requestId: number, phase: ReminderPha
      ), ev AS (
        ${insertEventsFrom(q, eventsOf({ status: "'reminder'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz', reminderCount: 'r.reminder_count' }))}
      ), next AS (
-       INSERT INTO jobs (kind, payload, run_at, dedupe_key)
-       SELECT '${CFH_REMINDER_JOB}', jsonb_build_object('request_id', r.id, 'phase', $4::text, 'n', $5::int), $6::timestamptz,
+       ${insertKeyedJobsFrom(`SELECT '${CFH_REMINDER_JOB}', jsonb_build_object('request_id', r.id, 'phase', $4::text, 'n', $5::int), $6::timestamptz,
          ${timerKey('r.id', "reminder:' || $4::text || ':' || $5::int || '")}
-       FROM r WHERE $6::timestamptz IS NOT NULL
-       ON CONFLICT (dedupe_key) WHERE done_at IS NULL DO NOTHING
+       FROM r WHERE $6::timestamptz IS NOT NULL`)}
      )
      SELECT id FROM r`,
     [requestId, due, lead, phase, n + 1, next],

@@ -8,7 +8,7 @@ import { isoMicros } from '../db/timestamps.ts';
 import { insertDeviceMessagesFrom } from '../devices/outbox.ts';
 import { lockerCommandMessageSql, lockerCommandTopicSql } from '../devices/wire.ts';
 import { insertEventsFrom, insertEventsReturningFrom } from '../events/log.ts';
-import { deleteJobsFrom } from '../jobs/queue.ts';
+import { callOffJobsFrom } from '../jobs/queue.ts';
 import { delayedCloseKeySql } from './rules.ts';
 import { orderEvent } from './store.ts';
 import type { CabinetChange, CabinetRow, CommandTarget, StatusReport } from './types.ts';
@@ -128,7 +128,7 @@ export async function applyCabinetCommand(q: Tx, cmd: CabinetChange, now: Date):
      ), ev AS (${insertEventsFrom(q, doorEvents(changes, '$7::timestamptz'))}),
      -- Carried out now: a delayed close the command overtook is called off, and the locker is told
      -- through the device outbox (delayed: the job does both when it runs).
-     canceled AS (${deleteJobsFrom(`SELECT ${delayedCloseKeySql('cur.id', '$5::text')} FROM cur WHERE NOT $17::boolean AND EXISTS (SELECT 1 FROM overtaken)`)}),
+     canceled AS (${callOffJobsFrom(`SELECT ${delayedCloseKeySql('cur.id', '$5::text')} FROM cur WHERE NOT $17::boolean AND EXISTS (SELECT 1 FROM overtaken)`, '$7::timestamptz')}),
      sent AS (${insertDeviceMessagesFrom(
        q,
        `SELECT ${lockerCommandTopicSql('u.locker_id')},

@@ -3,7 +3,7 @@
 // that writes its own events, and an order and its cabinet change with the cabinet row locked first.
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom } from '../events/log.ts';
-import { deleteJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
+import { callOffJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
 import { PICKUP_JOB } from './rules.ts';
 import { ORDER_COLUMNS, orderEvent, pickupJobKeys } from './store.ts';
 import type { OrderRecordRow, PickupTarget } from './types.ts';
@@ -30,7 +30,7 @@ export async function cancelBoundOrder(q: Tx, id: number, now: Date): Promise<Or
      ), release AS (
        UPDATE cabinets c SET occupied = false, released_at = $2, cool_off_until = NULL, updated_at = $2
        FROM done WHERE c.id = done.cabinet_id
-     ), unjob AS (${deleteJobsFrom(pickupJobKeys('done'))}
+     ), unjob AS (${callOffJobsFrom(pickupJobKeys('done'), '$2::timestamptz')}
      ), ev AS (
        ${insertEventsFrom(q, orderEvent('order_canceled', 'was canceled in', 'SELECT done.*, cab.key AS cabinet_key FROM done, cab', '$2::timestamptz'))}
      )

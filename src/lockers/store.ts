@@ -5,7 +5,7 @@
 // order and its cabinet change together, so concurrent requests queue instead of deadlocking.
 import type { Queryable, Tx } from '../db/db.ts';
 import { insertEventsFrom } from '../events/log.ts';
-import { deleteJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
+import { callOffJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
 import { PICKUP_JOB } from './rules.ts';
 import type { Completion, CreateOutcome, NewOrder, OrderRecordRow, OrderTarget } from './types.ts';
 
@@ -158,7 +158,7 @@ export async function completeOpenOrder(
          released_at = CASE WHEN $5::timestamptz IS NULL THEN $2::timestamptz END,
          cool_off_until = $5::timestamptz, updated_at = $2
        FROM done WHERE c.id = done.cabinet_id
-     ), unjob AS (${deleteJobsFrom(pickupJobKeys('done'))}
+     ), unjob AS (${callOffJobsFrom(pickupJobKeys('done'), '$2::timestamptz')}
      ), ev AS (
        ${insertEventsFrom(q, orderEvent('order_completed', 'was completed in', 'SELECT done.*, cab.key AS cabinet_key FROM done, cab', '$2::timestamptz'))}
      )
