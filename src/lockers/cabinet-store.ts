@@ -4,7 +4,7 @@
 // and 13). The cabinet row is locked first, so a door's state before a change is read under that
 // lock and each change is one event however requests race.
 import type { Queryable, Tx } from '../db/db.ts';
-import { sql, type Sql } from '../db/sql.ts';
+import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
 import { isoMicros } from '../db/timestamps.ts';
 import { queueDeviceMessages } from '../devices/outbox.ts';
 import { lockerCommandMessageSql, lockerCommandTopicSql } from '../devices/wire.ts';
@@ -16,12 +16,6 @@ import type { CabinetChange, CabinetRow, CommandTarget, Door, StatusReport } fro
 
 const CABINET_COLUMNS = sql.raw(`c.id, c.key, c.created_at, c.updated_at, c.name, c.locker_id, c.state, c.enabled, c.size,
   c.occupied, c.released_at, c.thermal_mode, c.rear_load_status, c.tag, c.cool_off_until`);
-
-/** A CTE of a statement: `name AS (body)`. */
-const cte = (name: string, body: Sql): Sql => sql`${sql.raw(name)} AS (${body})`;
-
-/** A statement of CTEs, then its final SELECT. */
-const withCtes = (ctes: readonly Sql[], select: Sql): Sql => sql`WITH ${sql.join(ctes, ',\n')}\n${select}`;
 
 /**
  * The events of doors that changed: `changes` has cabinet_id, cabinet_key, locker_id, door,
