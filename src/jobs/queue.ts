@@ -64,10 +64,7 @@ export async function cancelJob(q: Queryable, key: string, at: Date): Promise<vo
   await q.run(callOffJobs(sql`SELECT ${key}::text`, at));
 }
 
-// --- for statements still written as text (their fragments carry no values, so the text is whole) ---
+// --- for a statement still written as text (the fragment carries no values, so its text is whole) ---
 
 /** enqueueKeyedJobs over the text of a SELECT. */
 export const insertKeyedJobsFrom = (select: string): string => enqueueKeyedJobs(sql.raw(select)).toQuery().text;
-
-/** callOffJobs over the text of a SELECT of keys, at the SQL expression `at`. */
-export const callOffJobsFrom = (keysSelect: string, at: string): string => callOffJobs(sql.raw(keysSelect), sql.raw(at)).toQuery().text;

@@ -52,8 +52,7 @@ const makeOrdersReady = (closes: Sql, at: Sql, insert: (rows: Sql) => Sql): Sql[
       AND o.ready_at IS NULL AND o.expired_at IS NULL
     RETURNING o.*, c.cabinet_key`,
   ),
-  // An order's ready_at is the time of the change that made it ready.
-  cte('ready_ev', insert(sql.raw(orderEvent('order_ready', 'is ready in', 'SELECT * FROM ready', 's.ready_at')))),
+  cte('ready_ev', insert(orderEvent('order_ready', 'is ready in', sql`SELECT * FROM ready`, at))),
 ];
 
 /** L3: the cabinet, locked for the rest of the transaction. */
