@@ -6,8 +6,9 @@
 //
 // A job is called off in one way only: marked done without running (attempts stays 0), never
 // deleted. CFH keeps the record of every timer a request was given (each request has its one
-// timeout job, claimed or not), and a job called off then looks the same whoever called it off;
-// retention deletes it with the other finished jobs.
+// timeout job, claimed or not: tests/reliability/load.ts checks it), so a delete would lose what a
+// mark keeps, while nothing needs a called-off job gone; retention deletes it with the other
+// finished jobs once it is old.
 import type { Queryable } from '../db/db.ts';
 import { Sql, sql } from '../db/sql.ts';
 
