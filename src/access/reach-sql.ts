@@ -13,10 +13,6 @@ export function reachValues(actor: Actor): [organizationId: number | null, locat
   return [organizationId, locationIds === null ? null : [...locationIds]];
 }
 
-// Written once: the fragment and the numbered form below are this same text.
-const predicate = (row: Sql, locationColumn: string, organization: Sql, locations: Sql): Sql =>
-  sql`(${organization}::int IS NULL OR ${row}.organization_id = ${organization}) AND (${locations}::int[] IS NULL OR ${row}.${sql.raw(locationColumn)} = ANY (${locations}::int[]))`;
-
 /**
  * May the actor reach the row `row` (an alias with organization_id and, by default, location_id;
  * a locations row passes 'id')? E.g. `sql\`SELECT ... FROM webhook_endpoints w WHERE w.id = ${id}
@@ -24,14 +20,12 @@ const predicate = (row: Sql, locationColumn: string, organization: Sql, location
  */
 export function reachSql(actor: Actor, row: Sql, locationColumn = 'location_id'): Sql {
   const [organizationId, locationIds] = reachValues(actor);
-  return predicate(row, locationColumn, sql`${organizationId}`, sql`${locationIds}`);
+  return reachOfSql({ organizationId, locationIds }, row, locationColumn);
 }
 
-/**
- * The same predicate in a statement still written with numbered parameters, its two values
- * (reachValues) sent at `organizationParam` and `locationsParam`. It goes once the last such
- * statement is built from fragments.
- */
-export function reachSqlAt(row: string, organizationParam: string, locationsParam: string, locationColumn = 'location_id'): string {
-  return predicate(sql.raw(row), locationColumn, sql.raw(organizationParam), sql.raw(locationsParam)).toQuery().text;
+/** reachSql for a reach already taken from its actor (a statement's input that carries it). */
+export function reachOfSql(reach: { organizationId: number | null; locationIds: readonly number[] | null }, row: Sql, locationColumn = 'location_id'): Sql {
+  const organization = sql`${reach.organizationId}`;
+  const locations = sql`${reach.locationIds === null ? null : [...reach.locationIds]}`;
+  return sql`(${organization}::int IS NULL OR ${row}.organization_id = ${organization}) AND (${locations}::int[] IS NULL OR ${row}.${sql.raw(locationColumn)} = ANY (${locations}::int[]))`;
 }

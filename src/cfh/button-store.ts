@@ -2,9 +2,10 @@
 // cooldowns, each a conditional update of one row so that concurrent presses queue on its lock
 // and only the first passes.
 import type { ApiTokenActor } from '../access/actor.ts';
-import { reachSqlAt, reachValues } from '../access/reach-sql.ts';
+import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
-import { insertEventsFrom } from '../events/log.ts';
+import { cte, sql, withCtes } from '../db/sql.ts';
+import { insertEvents } from '../events/log.ts';
 
 export interface ButtonRow {
   id: number;
@@ -21,14 +22,12 @@ export interface ButtonRow {
 
 /** The button within the hub's reach with this MAC address, any case; locked. */
 export async function lockButton(q: Queryable, hub: ApiTokenActor, deviceKey: string): Promise<ButtonRow | null> {
-  const [organizationId, locationIds] = reachValues(hub);
-  const [row] = await q.query<ButtonRow>(
-    `SELECT b.id, b.organization_id, b.location_id, b.option_id, b.name, b.device_key, b.chat_channel_id, b.battery_low,
+  const [row] = await q.run<ButtonRow>(
+    sql`SELECT b.id, b.organization_id, b.location_id, b.option_id, b.name, b.device_key, b.chat_channel_id, b.battery_low,
        coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds
      FROM call_buttons b JOIN locations l ON l.id = b.location_id
-     WHERE ${reachSqlAt('b', '$1', '$3')} AND upper(b.device_key) = upper($2)
+     WHERE ${reachSql(hub, sql.raw('b'))} AND upper(b.device_key) = upper(${deviceKey})
      FOR UPDATE OF b`,
-    [organizationId, deviceKey, locationIds],
   );
   return row ?? null;
 }
@@ -43,24 +42,23 @@ export const BATTERY_LOW_VOLTS = 2.4;
 export async function recordVoltage(q: Tx, button: ButtonRow, voltage: number, now: Date): Promise<void> {
   const low = voltage < BATTERY_LOW_VOLTS;
   const warns = low && !button.battery_low;
-  await q.query(
-    `WITH b AS (
-       UPDATE call_buttons SET voltage = $2, voltage_at = $3, battery_low = $4 WHERE id = $1
-       RETURNING id, organization_id, location_id, name, voltage
-     )${
-       warns
-         ? `, ev AS (
-       ${insertEventsFrom(
-         q,
-         `SELECT 'device', 'battery_low', b.organization_id, b.location_id, b.id::text,
-         jsonb_build_object('kind', 'call_button', 'id', b.id, 'voltage', b.voltage),
-         format('Call button %s (%s) battery is low: %s V.', b.id, b.name, b.voltage), $3::timestamptz FROM b`,
-       )}
-     )`
-         : ''
-     }
-     SELECT id FROM b`,
-    [button.id, voltage, now, low],
+  const at = sql`${now}::timestamptz`;
+  // Only a warning writes an event, so only a warning's statement wakes the log's subscribers.
+  const warning = sql`SELECT 'device', 'battery_low', b.organization_id, b.location_id, b.id::text,
+      jsonb_build_object('kind', 'call_button', 'id', b.id, 'voltage', b.voltage),
+      format('Call button %s (%s) battery is low: %s V.', b.id, b.name, b.voltage), ${at} FROM b`;
+  await q.run(
+    withCtes(
+      [
+        cte(
+          'b',
+          sql`UPDATE call_buttons SET voltage = ${voltage}, voltage_at = ${at}, battery_low = ${low} WHERE id = ${button.id}
+          RETURNING id, organization_id, location_id, name, voltage`,
+        ),
+        ...(warns ? [cte('ev', insertEvents(warning))] : []),
+      ],
+      sql`SELECT id FROM b`,
+    ),
   );
 }
 

@@ -1,130 +1,32 @@
 // SQL of Call for Help's steps. Each step is one statement where it can be: the change, its line in
 // the request's step log (cfh_request_events), its event in the event log and the timers it starts
-// or ends, in one round trip. Every lookup is by the unique message_id within the actor's reach
-// (access/reach-sql.ts), so a request of another organization is indistinguishable from none.
+// or ends, in one round trip, built from named CTE fragments (sql.ts and the steps below). Every
+// lookup is by the unique message_id within the actor's reach (access/reach-sql.ts), so a request of
+// another organization is indistinguishable from none.
 import type { Actor } from '../access/actor.ts';
-import { reachSqlAt, reachValues } from '../access/reach-sql.ts';
+import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
-import { insertEventsFrom } from '../events/log.ts';
+import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
+import { insertEvents } from '../events/log.ts';
 import type { OnTheWayState, Staff } from './rules.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
-import {
-  CFH_ESCALATION_JOB,
-  CFH_REMINDER_JOB,
-  CFH_TIMEOUT_JOB,
-  CHANGED,
-  claimTimers,
-  endAllTimers,
-  endUnclaimedTimers,
-  eventsOf,
-  RECORD_COLUMNS,
-  STEP_COLUMNS,
-  timerKey,
-} from './sql.ts';
+import { CHANGED, claimTimers, endAllTimers, endUnclaimedTimers, eventsOf, RECORD_COLUMNS, STEP_COLUMNS } from './sql.ts';
 
-export { CFH_TIMEOUT_JOB } from './sql.ts';
+// A request's creation is in creation-store.ts; its callers reach it here, with the other steps.
+export { insertRequest, type InsertResult, type NewRequest } from './creation-store.ts';
 
-export interface NewRequest {
-  organizationId: number;
-  /** The actor's locations: a location outside them is not found. */
-  locationIds: readonly number[] | null;
-  locationId: number;
-  optionId: number;
-  messageId: string;
-  deviceId: number | null;
-  displayId: number | null;
-  callbuttonId: number | null;
-  chatChannelId: string | null;
-  tokenId: number | null;
-  source: 'api' | 'call_button' | 'display';
-  customText: string | null;
-  /** request_from of the created step (call_button for a button's press). */
-  requestFrom: string | null;
-  /** The service's CFH_TIMEOUT_SECONDS and CFH_ESCALATION_SECONDS, for a location without its own. */
-  defaultTimeoutSeconds: number;
-  defaultEscalationSeconds: number;
-}
-
-export interface InsertResult {
-  locationFound: boolean;
-  optionFound: boolean;
-  /** null when the location or the option did not check out (nothing was written). */
-  row: RequestRow | null;
-}
-
-/**
- * C0, B1 and C9 in one statement: the location and option checks, the request, its steps, its
- * events and its timers (timeout, escalation, first reminder). An option whose staff_action is
- * `none` is recorded and closed at once as completed with reason `recorded`, and starts no timer.
- */
-export async function insertRequest(q: Tx, input: NewRequest, leads: { created: string; completed: string }, now: Date): Promise<InsertResult> {
-  const [result] = await q.query<RequestRow & { location_found: boolean; option_found: boolean }>(
-    `WITH loc AS (
-       SELECT id, cfh_timeout_seconds, cfh_escalation_seconds, cfh_reminder_seconds FROM locations
-       WHERE id = $1 AND ${reachSqlAt('locations', '$3', '$13', 'id')}
-     ), opt AS (
-       SELECT id, text_en, prompt_en, staff_action, staff_action = 'none' AS records
-       FROM cfh_options WHERE id = $2 AND organization_id = $3 AND (location_id IS NULL OR location_id = $1)
-     ), r AS (
-       INSERT INTO cfh_requests (message_id, organization_id, location_id, option_id, device_id, display_id, callbutton_id, chat_channel_id,
-         source, custom_text, created_at, updated_at, is_completed, completed_at, completion_reason, is_closed, closed_at)
-       SELECT $4, $3, loc.id, opt.id, $5::integer, $6::integer, $7::integer, $8::text, $14, $15::text, $9, $9,
-         opt.records, CASE WHEN opt.records THEN $9::timestamptz END, CASE WHEN opt.records THEN 'recorded' END,
-         opt.records, CASE WHEN opt.records THEN $9::timestamptz END
-       FROM loc, opt
-       RETURNING *
-     ), steps AS (
-       SELECT 'created' AS kind, $17::text AS lead, NULL AS detail UNION ALL
-       SELECT 'completed', $18::text, 'recorded' FROM opt WHERE opt.records
-     ), step AS (
-       INSERT INTO cfh_request_events (${STEP_COLUMNS})
-       SELECT r.id, steps.kind, $9, $10, NULL, NULL, NULL, $16, steps.detail FROM r CROSS JOIN steps
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: 'steps.kind', lead: 'steps.lead', requestFrom: '$16::text', at: '$9::timestamptz', from: 'r JOIN opt o ON o.id = r.option_id CROSS JOIN steps' }))}
-     ), job AS (
-       INSERT INTO jobs (kind, payload, run_at, dedupe_key)
-       SELECT k.kind, k.payload, $9::timestamptz + make_interval(secs => k.secs), k.key
-       FROM r CROSS JOIN loc CROSS JOIN LATERAL (VALUES
-         ('${CFH_TIMEOUT_JOB}', coalesce(loc.cfh_timeout_seconds, $11::integer), ${timerKey('r.id', 'timeout')}, jsonb_build_object('request_id', r.id)),
-         ('${CFH_ESCALATION_JOB}', coalesce(loc.cfh_escalation_seconds, $12::integer), ${timerKey('r.id', 'escalate')}, jsonb_build_object('request_id', r.id)),
-         ('${CFH_REMINDER_JOB}', coalesce(loc.cfh_reminder_seconds, 0), ${timerKey('r.id', 'reminder:unclaimed:0')},
-           jsonb_build_object('request_id', r.id, 'phase', 'unclaimed', 'n', 0))
-       ) AS k (kind, secs, key, payload)
-       WHERE k.secs > 0 AND NOT r.is_closed
-     )
-     SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found, ${RECORD_COLUMNS}
-     FROM (VALUES (1)) AS one LEFT JOIN r ON true`,
-    [
-      input.locationId,
-      input.optionId,
-      input.organizationId,
-      input.messageId,
-      input.deviceId,
-      input.displayId,
-      input.callbuttonId,
-      input.chatChannelId,
-      now,
-      input.tokenId,
-      input.defaultTimeoutSeconds,
-      input.defaultEscalationSeconds,
-      input.locationIds === null ? null : [...input.locationIds],
-      input.source,
-      input.customText,
-      input.requestFrom,
-      leads.created,
-      leads.completed,
-    ],
-  );
-  if (result === undefined) throw new Error('the insert of a CFH request returned no row');
-  const { location_found, option_found, ...row } = result;
-  return { locationFound: location_found, optionFound: option_found, row: row.id === null ? null : row };
-}
+const RECORD = sql.raw(RECORD_COLUMNS);
 
 /** Whether the actor reaches a request of this message_id (what a refused step asks). */
 export async function exists(q: Queryable, actor: Actor, messageId: string): Promise<boolean> {
-  const rows = await q.query(`SELECT 1 FROM cfh_requests r WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')}`, [messageId, ...reachValues(actor)]);
+  const rows = await q.run(sql`SELECT 1 FROM cfh_requests r WHERE message_id = ${messageId} AND ${reachSql(actor, sql.raw('r'))}`);
   return rows.length > 0;
 }
+
+/** step: a staff member's step (`kind`, with `detail`) of each row of `from` (its request `r`). */
+const logStaffStep = (kind: Sql, at: Sql, staff: Staff, tokenId: number | null, detail: Sql, from: Sql = sql`r`): Sql => sql`
+  INSERT INTO cfh_request_events (${STEP_COLUMNS})
+  SELECT r.id, ${kind}, ${at}, ${tokenId}, ${staff.name}, ${staff.userId}, ${staff.channelId}, ${staff.from}, ${detail} FROM ${from}`;
 
 /**
  * C1: true if it claimed. Only an open, unclaimed request is claimed. Concurrent claims, and a
@@ -133,20 +35,24 @@ export async function exists(q: Queryable, actor: Actor, messageId: string): Pro
  * timers and starts automatic completion and the claimed reminders.
  */
 export async function claim(q: Tx, actor: Actor, messageId: string, staff: Staff, tokenId: number | null, lead: string, now: Date): Promise<boolean> {
-  const rows = await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests r SET is_claimed = true, claimed_at = $4, claimed_by = $5, claimed_by_user_id = $6, claimed_from = $7, updated_at = $4
-       WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')} AND NOT is_claimed AND NOT is_closed
-       RETURNING ${CHANGED}
-     ), step AS (
-       INSERT INTO cfh_request_events (${STEP_COLUMNS})
-       SELECT id, 'claimed', $4, $8, $5, $6, $9, $7, NULL FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'claimed'", lead: '$10::text', requestFrom: '$7::text', at: '$4::timestamptz' }))}
-     ), ended AS (${endUnclaimedTimers('$4::timestamptz')}
-     ), timers AS (${claimTimers('$4')})
-     SELECT id FROM r`,
-    [messageId, ...reachValues(actor), now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, lead],
+  const at = sql`${now}::timestamptz`;
+  const rows = await q.run(
+    withCtes(
+      [
+        cte(
+          'r',
+          sql`UPDATE cfh_requests r SET is_claimed = true, claimed_at = ${at}, claimed_by = ${staff.name}, claimed_by_user_id = ${staff.userId},
+            claimed_from = ${staff.from}, updated_at = ${at}
+          WHERE message_id = ${messageId} AND ${reachSql(actor, sql.raw('r'))} AND NOT is_claimed AND NOT is_closed
+          RETURNING ${CHANGED}`,
+        ),
+        cte('step', logStaffStep(sql`'claimed'`, at, staff, tokenId, sql`NULL`)),
+        cte('ev', insertEvents(eventsOf({ status: sql`'claimed'`, lead: sql`${lead}::text`, requestFrom: sql`${staff.from}::text`, at }))),
+        cte('ended', endUnclaimedTimers(at)),
+        cte('timers', claimTimers(now)),
+      ],
+      sql`SELECT id FROM r`,
+    ),
   );
   return rows.length > 0;
 }
@@ -174,36 +80,33 @@ export async function complete(
   now: Date,
   opts: { checkOutcome: boolean; onlyButton?: number },
 ): Promise<CompleteResult> {
-  const [row] = await q.query<CompleteResult>(
-    `WITH t AS (
-       SELECT c.id, NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id)
-         OR EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id AND x.key = $10) AS outcome_ok
-       FROM cfh_requests c WHERE c.message_id = $1 AND ${reachSqlAt('c', '$2', '$3')} AND ($13::int IS NULL OR c.callbutton_id = $13)
-     ), r AS (
-       UPDATE cfh_requests c SET is_completed = true, completed_at = $4, completion_reason = $10, is_closed = true, closed_at = $4, updated_at = $4
-       FROM t WHERE c.id = t.id AND t.outcome_ok AND NOT c.is_closed
-       RETURNING c.id, c.organization_id, c.location_id, c.option_id, c.message_id, c.claimed_by, c.source, c.callbutton_id, c.display_id, c.reminder_count, c.custom_text
-     ), step AS (
-       INSERT INTO cfh_request_events (${STEP_COLUMNS})
-       SELECT id, 'completed', $4, $8, $5, $6, $9, $7, $10 FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'completed'", lead: '$11::text', requestFrom: '$7::text', at: '$4::timestamptz' }))}
-     ), ended AS (${endAllTimers('$4::timestamptz')})
-     SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk", EXISTS (SELECT 1 FROM r) AS completed`,
-    [
-      messageId,
-      ...reachValues(actor),
-      now,
-      staff.name,
-      staff.userId,
-      staff.from,
-      tokenId,
-      staff.channelId,
-      reason,
-      lead,
-      opts.checkOutcome,
-      opts.onlyButton ?? null,
-    ],
+  const at = sql`${now}::timestamptz`;
+  const outcomeOk = opts.checkOutcome
+    ? sql`NOT EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id)
+        OR EXISTS (SELECT 1 FROM cfh_outcomes x WHERE x.location_id = c.location_id AND x.key = ${reason})`
+    : sql`true`;
+  const button = opts.onlyButton === undefined ? sql.empty : sql` AND c.callbutton_id = ${opts.onlyButton}::int`;
+  const [row] = await q.run<CompleteResult>(
+    withCtes(
+      [
+        cte(
+          't',
+          sql`SELECT c.id, ${outcomeOk} AS outcome_ok FROM cfh_requests c WHERE c.message_id = ${messageId} AND ${reachSql(actor, sql.raw('c'))}${button}`,
+        ),
+        cte(
+          'r',
+          sql`UPDATE cfh_requests c SET is_completed = true, completed_at = ${at}, completion_reason = ${reason}, is_closed = true, closed_at = ${at},
+            updated_at = ${at}
+          FROM t WHERE c.id = t.id AND t.outcome_ok AND NOT c.is_closed
+          RETURNING c.id, c.organization_id, c.location_id, c.option_id, c.message_id, c.claimed_by, c.source, c.callbutton_id, c.display_id,
+            c.reminder_count, c.custom_text`,
+        ),
+        cte('step', logStaffStep(sql`'completed'`, at, staff, tokenId, sql`${reason}`)),
+        cte('ev', insertEvents(eventsOf({ status: sql`'completed'`, lead: sql`${lead}::text`, requestFrom: sql`${staff.from}::text`, at }))),
+        cte('ended', endAllTimers(at)),
+      ],
+      sql`SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk", EXISTS (SELECT 1 FROM r) AS completed`,
+    ),
   );
   if (row === undefined) throw new Error('the completion of a CFH request returned no row');
   return row;
@@ -211,10 +114,9 @@ export async function complete(
 
 /** C2's transaction: the request locked, so the decision holds until it is written. */
 export async function lockForOnTheWay(q: Queryable, actor: Actor, messageId: string): Promise<(OnTheWayState & { id: number }) | null> {
-  const [row] = await q.query<OnTheWayState & { id: number }>(
-    `SELECT id, is_closed, is_claimed, is_on_the_way, claimed_by_user_id, claimed_from FROM cfh_requests r
-     WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')} FOR UPDATE`,
-    [messageId, ...reachValues(actor)],
+  const [row] = await q.run<OnTheWayState & { id: number }>(
+    sql`SELECT id, is_closed, is_claimed, is_on_the_way, claimed_by_user_id, claimed_from FROM cfh_requests r
+     WHERE message_id = ${messageId} AND ${reachSql(actor, sql.raw('r'))} FOR UPDATE`,
   );
   return row ?? null;
 }
@@ -229,31 +131,41 @@ export async function writeOnTheWay(
   leads: { claimed: string; onTheWay: string },
   now: Date,
 ): Promise<void> {
-  await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET
-         is_claimed = true,
-         claimed_at = CASE WHEN $2 THEN $4 ELSE claimed_at END,
-         claimed_by = CASE WHEN $2 THEN $5 ELSE claimed_by END,
-         claimed_by_user_id = CASE WHEN $2 THEN $6 ELSE claimed_by_user_id END,
-         claimed_from = CASE WHEN $2 THEN $7 ELSE claimed_from END,
-         is_on_the_way = true,
-         staff_on_the_way_at = CASE WHEN $3 THEN $4 ELSE staff_on_the_way_at END,
-         updated_at = $4
-       WHERE id = $1
-       RETURNING ${CHANGED}
-     ), steps AS (
-       SELECT kind, lead FROM (VALUES ('claimed', $2::boolean, $10::text), ('on_the_way', $3::boolean, $11::text)) AS s (kind, wanted, lead)
-       WHERE wanted
-     ), step AS (
-       INSERT INTO cfh_request_events (${STEP_COLUMNS})
-       SELECT r.id, steps.kind, $4, $8, $5, $6, $9, $7, NULL FROM r CROSS JOIN steps
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: 'steps.kind', lead: 'steps.lead', requestFrom: '$7::text', at: '$4::timestamptz', from: 'r JOIN cfh_options o ON o.id = r.option_id CROSS JOIN steps' }))}
-     ), ended AS (${endUnclaimedTimers('$4::timestamptz')}
-     ), timers AS (${claimTimers('$4')})
-     SELECT id FROM r`,
-    [id, change.claims, change.goes, now, staff.name, staff.userId, staff.from, tokenId, staff.channelId, leads.claimed, leads.onTheWay],
+  const at = sql`${now}::timestamptz`;
+  const claimedBy = change.claims
+    ? sql`claimed_at = ${at}, claimed_by = ${staff.name}, claimed_by_user_id = ${staff.userId}, claimed_from = ${staff.from},`
+    : sql.empty;
+  const goes = change.goes ? sql`staff_on_the_way_at = ${at},` : sql.empty;
+  await q.run(
+    withCtes(
+      [
+        cte(
+          'r',
+          sql`UPDATE cfh_requests SET is_claimed = true, ${claimedBy} is_on_the_way = true, ${goes} updated_at = ${at} WHERE id = ${id} RETURNING ${CHANGED}`,
+        ),
+        cte(
+          'steps',
+          sql`SELECT kind, lead FROM (VALUES ('claimed', ${change.claims}::boolean, ${leads.claimed}::text), ('on_the_way', ${change.goes}::boolean, ${leads.onTheWay}::text))
+            AS s (kind, wanted, lead) WHERE wanted`,
+        ),
+        cte('step', logStaffStep(sql`steps.kind`, at, staff, tokenId, sql`NULL`, sql`r CROSS JOIN steps`)),
+        cte(
+          'ev',
+          insertEvents(
+            eventsOf({
+              status: sql`steps.kind`,
+              lead: sql`steps.lead`,
+              requestFrom: sql`${staff.from}::text`,
+              at,
+              from: sql`r JOIN cfh_options o ON o.id = r.option_id CROSS JOIN steps`,
+            }),
+          ),
+        ),
+        cte('ended', endUnclaimedTimers(at)),
+        cte('timers', claimTimers(now)),
+      ],
+      sql`SELECT id FROM r`,
+    ),
   );
 }
 
@@ -270,34 +182,41 @@ export async function cancel(
   now: Date,
   opts: { onlyButton?: number; requestFrom?: string } = {},
 ): Promise<RequestRow | null> {
-  const [canceled] = await q.query<RequestRow>(
-    `WITH r AS (
-       UPDATE cfh_requests r SET is_canceled = true, customer_canceled_at = $4, is_closed = true, closed_at = $4, is_claimed = false, updated_at = $4
-       WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')} AND NOT is_closed AND ($7::int IS NULL OR callbutton_id = $7)
-       RETURNING *
-     ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at, token_id, request_from) SELECT id, 'canceled', $4, $5, $8 FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'cancelled'", lead: '$6::text', requestFrom: '$8::text', at: '$4::timestamptz' }))}
-     ), ended AS (${endAllTimers('$4::timestamptz')})
-     SELECT ${RECORD_COLUMNS} FROM r`,
-    [messageId, ...reachValues(actor), now, tokenId, lead, opts.onlyButton ?? null, opts.requestFrom ?? null],
+  const at = sql`${now}::timestamptz`;
+  const requestFrom = sql`${opts.requestFrom ?? null}::text`;
+  const button = opts.onlyButton === undefined ? sql.empty : sql` AND callbutton_id = ${opts.onlyButton}::int`;
+  const [canceled] = await q.run<RequestRow>(
+    withCtes(
+      [
+        cte(
+          'r',
+          sql`UPDATE cfh_requests r SET is_canceled = true, customer_canceled_at = ${at}, is_closed = true, closed_at = ${at}, is_claimed = false,
+            updated_at = ${at}
+          WHERE message_id = ${messageId} AND ${reachSql(actor, sql.raw('r'))} AND NOT is_closed${button}
+          RETURNING *`,
+        ),
+        cte(
+          'step',
+          sql`INSERT INTO cfh_request_events (request_id, kind, at, token_id, request_from) SELECT id, 'canceled', ${at}, ${tokenId}, ${requestFrom} FROM r`,
+        ),
+        cte('ev', insertEvents(eventsOf({ status: sql`'cancelled'`, lead: sql`${lead}::text`, requestFrom, at }))),
+        cte('ended', endAllTimers(at)),
+      ],
+      sql`SELECT ${RECORD} FROM r`,
+    ),
   );
   return canceled ?? null;
 }
 
 export async function findRecord(q: Queryable, actor: Actor, messageId: string): Promise<RequestRow | null> {
-  const [row] = await q.query<RequestRow>(`SELECT ${RECORD_COLUMNS} FROM cfh_requests r WHERE message_id = $1 AND ${reachSqlAt('r', '$2', '$3')}`, [
-    messageId,
-    ...reachValues(actor),
-  ]);
+  const [row] = await q.run<RequestRow>(sql`SELECT ${RECORD} FROM cfh_requests r WHERE message_id = ${messageId} AND ${reachSql(actor, sql.raw('r'))}`);
   return row ?? null;
 }
 
 /** C5: the request, its option and its location's name format, one indexed read. */
 export async function findStatus(q: Queryable, actor: Actor, messageId: string): Promise<StatusRow | null> {
-  const [row] = await q.query<StatusRow>(
-    `SELECT r.id AS request_id, r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
+  const [row] = await q.run<StatusRow>(
+    sql`SELECT r.id AS request_id, r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
        r.created_at, r.updated_at, r.is_timeout, r.timeout_at, r.is_closed, r.closed_at, r.is_on_the_way, r.staff_on_the_way_at,
        r.is_completed, r.is_canceled, r.customer_canceled_at, r.source, r.is_escalated, r.escalated_at, r.chat_channel_id, r.custom_text,
        o.text_en AS option_text_en, o.text_fr AS option_text_fr, o.prompt_en AS option_prompt_en, o.prompt_fr AS option_prompt_fr,
@@ -306,8 +225,7 @@ export async function findStatus(q: Queryable, actor: Actor, messageId: string):
        coalesce(l.staff_name_format, 'full') AS staff_name_format, coalesce(l.language, 'en') AS language,
        l.name AS store_name
      FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id JOIN locations l ON l.id = r.location_id
-     WHERE r.message_id = $1 AND ${reachSqlAt('r', '$2', '$3')}`,
-    [messageId, ...reachValues(actor)],
+     WHERE r.message_id = ${messageId} AND ${reachSql(actor, sql.raw('r'))}`,
   );
   return row ?? null;
 }

@@ -3,34 +3,38 @@
 // and one that comes while it runs waits on the row and then finds the request as it left it.
 // Times are the job's due time, so a late run (every instance was down) stamps what a punctual one would.
 import type { Queryable, Tx } from '../db/db.ts';
-import { insertEventsFrom } from '../events/log.ts';
+import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
+import { insertEvents } from '../events/log.ts';
 import type { ReminderPhase, ReminderState } from './rules.ts';
-import { CFH_REMINDER_JOB, CHANGED, endAllTimers, eventsOf, timerKey } from './sql.ts';
+import { CHANGED, endAllTimers, eventsOf, nextReminder } from './sql.ts';
 
 /**
  * One timer's conditional step: `set` applied to the request where `when` holds, then the request's
  * step (`kind`, with `detail`) and its event (status `kind`), and, for a step that closes the
- * request, every timer it still has ended. True when it changed the request.
+ * request, every timer it still has ended. True when it changed the request. `set` and `when` are
+ * written here, over `at`, the job's due time.
  */
 async function timerStep(
   q: Tx,
   requestId: number,
   due: string,
   lead: string,
-  step: { set: string; when: string; kind: 'timed_out' | 'escalated' | 'completed'; detail?: string; closes: boolean },
+  step: { set: (at: Sql) => Sql; when: Sql; kind: 'timed_out' | 'escalated' | 'completed'; detail?: string; closes: boolean },
 ): Promise<boolean> {
-  const rows = await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET ${step.set}, updated_at = greatest(updated_at, $2::timestamptz)
-       WHERE id = $1 AND ${step.when}
-       RETURNING ${CHANGED}
-     ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, '${step.kind}', $2, ${step.detail === undefined ? 'NULL' : `'${step.detail}'`} FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: `'${step.kind}'`, lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz' }))}
-     )${step.closes ? `, ended AS (${endAllTimers('$2::timestamptz')})` : ''}
-     SELECT id FROM r`,
-    [requestId, due, lead],
+  const at = sql`${due}::timestamptz`;
+  const rows = await q.run(
+    withCtes(
+      [
+        cte(
+          'r',
+          sql`UPDATE cfh_requests SET ${step.set(at)}, updated_at = greatest(updated_at, ${at}) WHERE id = ${requestId} AND ${step.when} RETURNING ${CHANGED}`,
+        ),
+        cte('step', sql`INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, ${step.kind}, ${at}, ${step.detail ?? null}::text FROM r`),
+        cte('ev', insertEvents(eventsOf({ status: sql`${step.kind}::text`, lead: sql`${lead}::text`, requestFrom: sql`NULL::text`, at }))),
+        ...(step.closes ? [cte('ended', endAllTimers(at))] : []),
+      ],
+      sql`SELECT id FROM r`,
+    ),
   );
   return rows.length > 0;
 }
@@ -41,8 +45,8 @@ async function timerStep(
  */
 export function markTimedOut(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
   return timerStep(q, requestId, due, lead, {
-    set: 'is_timeout = true, timeout_at = $2, is_closed = true, closed_at = $2',
-    when: 'NOT is_claimed AND NOT is_closed',
+    set: (at) => sql`is_timeout = true, timeout_at = ${at}, is_closed = true, closed_at = ${at}`,
+    when: sql`NOT is_claimed AND NOT is_closed`,
     kind: 'timed_out',
     closes: true,
   });
@@ -51,8 +55,8 @@ export function markTimedOut(q: Tx, requestId: number, due: string, lead: string
 /** Escalation: a request still open and unclaimed becomes escalated; it stays open and claimable. */
 export function markEscalated(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
   return timerStep(q, requestId, due, lead, {
-    set: 'is_escalated = true, escalated_at = $2',
-    when: 'NOT is_claimed AND NOT is_closed AND NOT is_escalated',
+    set: (at) => sql`is_escalated = true, escalated_at = ${at}`,
+    when: sql`NOT is_claimed AND NOT is_closed AND NOT is_escalated`,
     kind: 'escalated',
     closes: false,
   });
@@ -61,8 +65,8 @@ export function markEscalated(q: Tx, requestId: number, due: string, lead: strin
 /** Automatic completion: a claimed request still open is completed with reason no_associate_feedback. */
 export function autoComplete(q: Tx, requestId: number, due: string, lead: string): Promise<boolean> {
   return timerStep(q, requestId, due, lead, {
-    set: "is_completed = true, completed_at = $2, completion_reason = 'no_associate_feedback', is_closed = true, closed_at = $2",
-    when: 'is_claimed AND NOT is_closed',
+    set: (at) => sql`is_completed = true, completed_at = ${at}, completion_reason = 'no_associate_feedback', is_closed = true, closed_at = ${at}`,
+    when: sql`is_claimed AND NOT is_closed`,
     kind: 'completed',
     detail: 'no_associate_feedback',
     closes: true,
@@ -83,21 +87,19 @@ export async function lockForReminder(q: Queryable, requestId: number): Promise<
 
 /** A reminder: the count goes up, a step and an event (with the count) are written, the next one is asked for. */
 export async function writeReminder(q: Tx, requestId: number, phase: ReminderPhase, n: number, due: string, next: Date | null, lead: string): Promise<void> {
-  await q.query(
-    `WITH r AS (
-       UPDATE cfh_requests SET reminder_count = reminder_count + 1 WHERE id = $1 RETURNING ${CHANGED}
-     ), step AS (
-       INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, 'reminder', $2, reminder_count::text FROM r
-     ), ev AS (
-       ${insertEventsFrom(q, eventsOf({ status: "'reminder'", lead: '$3::text', requestFrom: 'NULL::text', at: '$2::timestamptz', reminderCount: 'r.reminder_count' }))}
-     ), next AS (
-       INSERT INTO jobs (kind, payload, run_at, dedupe_key)
-       SELECT '${CFH_REMINDER_JOB}', jsonb_build_object('request_id', r.id, 'phase', $4::text, 'n', $5::int), $6::timestamptz,
-         ${timerKey('r.id', "reminder:' || $4::text || ':' || $5::int || '")}
-       FROM r WHERE $6::timestamptz IS NOT NULL
-       ON CONFLICT (dedupe_key) WHERE done_at IS NULL DO NOTHING
-     )
-     SELECT id FROM r`,
-    [requestId, due, lead, phase, n + 1, next],
+  const at = sql`${due}::timestamptz`;
+  await q.run(
+    withCtes(
+      [
+        cte('r', sql`UPDATE cfh_requests SET reminder_count = reminder_count + 1 WHERE id = ${requestId} RETURNING ${CHANGED}`),
+        cte('step', sql`INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, 'reminder', ${at}, reminder_count::text FROM r`),
+        cte(
+          'ev',
+          insertEvents(eventsOf({ status: sql`'reminder'`, lead: sql`${lead}::text`, requestFrom: sql`NULL::text`, at, reminderCount: sql`r.reminder_count` })),
+        ),
+        cte('next', nextReminder(phase, n + 1, next)),
+      ],
+      sql`SELECT id FROM r`,
+    ),
   );
 }

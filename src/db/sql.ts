@@ -78,3 +78,9 @@ sql.join = (fragments: readonly Sql[], separator = ', '): Sql =>
 
 /** Nothing: for an optional part of a statement. */
 sql.empty = sql.raw('');
+
+/** A CTE of a statement: `name AS (body)` (name: written in the source). */
+export const cte = (name: string, body: Sql): Sql => sql`${sql.raw(name)} AS (${body})`;
+
+/** A statement of CTEs, each a step of the change named for what it does, then its final SELECT. */
+export const withCtes = (ctes: readonly Sql[], select: Sql): Sql => sql`WITH ${sql.join(ctes, ',\n')}\n${select}`;

@@ -1,6 +1,7 @@
 // The transactional outbox: a message for a device is stored in the same transaction as the change
 // that causes it, and published to the broker by the dispatcher, which that commit wakes.
 import type { Tx } from '../db/db.ts';
+import { sql, type Sql } from '../db/sql.ts';
 
 export interface DeviceMessage {
   /** MQTT topic, e.g. lockers/100/commands or radio/store10-radio/play. */
@@ -27,11 +28,9 @@ export async function enqueueDeviceMessage(q: Tx, message: DeviceMessage, create
 }
 
 /**
- * For a store statement that makes a change and sends its device message in one round trip (as
- * insertEventsFrom does for events): the INSERT of a CTE, over a SELECT of topic, payload (jsonb),
- * message_key, created_at. A key stored already is not sent again.
+ * The device messages of a change, for its statement (a CTE): `rows` is a SELECT of topic, payload
+ * (jsonb), message_key, created_at. A key stored already is not sent again. The fragment wakes
+ * the dispatcher when the statement holding it commits.
  */
-export function insertDeviceMessagesFrom(q: Tx, select: string): string {
-  q.signal('device_outbox');
-  return `INSERT INTO device_outbox (topic, payload, message_key, created_at) ${select} ON CONFLICT (message_key) DO NOTHING`;
-}
+export const queueDeviceMessages = (rows: Sql): Sql =>
+  sql`INSERT INTO device_outbox (topic, payload, message_key, created_at) ${rows} ON CONFLICT (message_key) DO NOTHING`.wakes('device_outbox');

@@ -2,6 +2,7 @@
 // which of them it may touch, the messages it receives (cabinet commands, play messages) and the
 // acks it sends. The features, the embedded broker, the external broker's auth endpoints, the
 // dispatcher's redelivery and the simulators all use these.
+import { sql, type Sql } from '../db/sql.ts';
 
 export type DeviceIdentity = { readonly kind: 'locker'; readonly lockerId: number } | { readonly kind: 'edge'; readonly edgeId: string };
 
@@ -12,7 +13,7 @@ const MAX_ID = 2_147_483_647;
 
 export const lockerCommandTopic = (lockerId: number) => `lockers/${lockerId}/commands`;
 /** lockerCommandTopic in SQL, for a statement that sends the command itself (lockerId: an SQL expression). */
-export const lockerCommandTopicSql = (lockerId: string) => `'lockers/' || ${lockerId} || '/commands'`;
+export const lockerCommandTopicSql = (lockerId: Sql): Sql => sql`'lockers/' || ${lockerId} || '/commands'`;
 export const lockerAckTopic = (lockerId: number) => `lockers/${lockerId}/acks`;
 export const edgePlayTopic = (edgeId: string) => `radio/${edgeId}/play`;
 export const edgePlayedTopic = (edgeId: string) => `radio/${edgeId}/played`;
@@ -35,11 +36,11 @@ export interface LockerCommandMessage {
 /**
  * The JSON a locker receives on lockers/<locker_id>/commands (QoS 1), as jsonb, built by the statement that carries the command
  * out and sends it (L3, L5 agree, the delayed close): `cabinet` is the alias of the cabinet row as
- * changed (id, key, size, thermal_mode); the others are SQL expressions (parameters) of the
- * command. resize carries the new size, set_thermal_mode the new mode (tests/devices/wire.test.ts).
+ * changed (id, key, size, thermal_mode); the others are SQL expressions of the command (a value:
+ * sql`${value}`). resize carries the new size, set_thermal_mode the new mode (tests/devices/wire.test.ts).
  */
-export function lockerCommandMessageSql(cabinet: string, command: { commandId: string; command: string; door: string; issuedAt: string }): string {
-  return `jsonb_build_object('command_id', ${command.commandId}::text, 'cabinet_key', ${cabinet}.key, 'cabinet_id', ${cabinet}.id,
+export function lockerCommandMessageSql(cabinet: Sql, command: { commandId: Sql; command: Sql; door: Sql; issuedAt: Sql }): Sql {
+  return sql`jsonb_build_object('command_id', ${command.commandId}::text, 'cabinet_key', ${cabinet}.key, 'cabinet_id', ${cabinet}.id,
       'command', ${command.command}::text, 'door', ${command.door}::text, 'issued_at', ${command.issuedAt}::text)
     || CASE ${command.command}::text WHEN 'resize' THEN jsonb_build_object('size', ${cabinet}.size)
          WHEN 'set_thermal_mode' THEN jsonb_build_object('thermal_mode', ${cabinet}.thermal_mode) ELSE '{}'::jsonb END`;

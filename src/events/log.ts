@@ -1,6 +1,7 @@
 // Writing the event log (contract section 11): each use case records the events of its change in
 // the transaction of that change; the commit then wakes the log's subscribers (db signals).
 import type { Queryable, Tx } from '../db/db.ts';
+import { sql, type Sql } from '../db/sql.ts';
 
 export const EVENT_TYPES = ['callforhelp', 'locker', 'radio', 'device'] as const;
 
@@ -54,8 +55,21 @@ export async function recordEvents(q: Tx, events: readonly NewEvent[], now: Date
 }
 
 /**
- * For a store statement that makes its change and writes its events in one round trip: the
- * INSERT of a CTE, over a SELECT of the columns type, status, organization_id, location_id,
+ * The events of a change, for its statement (a CTE): `rows` is a SELECT of the columns type, status,
+ * organization_id, location_id, internal_id (text), details (jsonb), message, created_at. The
+ * fragment wakes the log's subscribers when the statement holding it commits.
+ */
+export const insertEvents = (rows: Sql): Sql => sql`INSERT INTO events ${sql.raw(COLUMNS)} ${rows}`.wakes('events');
+
+/**
+ * As insertEvents, for a statement that often writes no event (a device report that changes
+ * nothing): it returns a row per event and wakes nobody by itself; the caller signals `events`
+ * only when the statement wrote some.
+ */
+export const insertEventsReturning = (rows: Sql): Sql => sql`INSERT INTO events ${sql.raw(COLUMNS)} ${rows} RETURNING 1`;
+
+/**
+ * For a store statement still written as text: the INSERT of a CTE, over a SELECT of the columns type, status, organization_id, location_id,
  * internal_id (text), details (jsonb), message, created_at. Marks the transaction as writing events.
  */
 export function insertEventsFrom(q: Tx, select: string): string {

@@ -66,9 +66,9 @@ export class Scheduler {
     return enqueueJob(q, kind, payload, runAt, opts);
   }
 
-  /** Drops the pending job of a key (see queue.ts). */
+  /** Calls off the pending job of a key, now (see queue.ts). */
   cancel(q: Queryable, key: string): Promise<void> {
-    return cancelJob(q, key);
+    return cancelJob(q, key, this.#clock.now());
   }
 
   start(): void {

@@ -2,10 +2,11 @@
 // (L9), and the pickup job's reminders and deadline. Like store.ts, each change is one statement
 // that writes its own events, and an order and its cabinet change with the cabinet row locked first.
 import type { Queryable, Tx } from '../db/db.ts';
-import { insertEventsFrom } from '../events/log.ts';
-import { deleteJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
+import { cte, sql, withCtes } from '../db/sql.ts';
+import { insertEvents } from '../events/log.ts';
+import { callOffJobs, enqueueKeyedJobs } from '../jobs/queue.ts';
 import { PICKUP_JOB } from './rules.ts';
-import { ORDER_COLUMNS, orderEvent, pickupJobKeys } from './store.ts';
+import { ORDER, ORDER_COLUMNS, orderEvent, pickupJobKeys } from './store.ts';
 import type { OrderRecordRow, PickupTarget } from './types.ts';
 
 export async function findOrderById(q: Queryable, id: number): Promise<OrderRecordRow | undefined> {
@@ -20,22 +21,26 @@ export async function findOrderById(q: Queryable, id: number): Promise<OrderReco
  * second finds the order ended.
  */
 export async function cancelBoundOrder(q: Tx, id: number, now: Date): Promise<OrderRecordRow | undefined> {
-  const [row] = await q.query<OrderRecordRow>(
-    `WITH cab AS (
-       SELECT c.id, c.key FROM cabinets c JOIN locker_orders o ON o.cabinet_id = c.id WHERE o.id = $1 FOR UPDATE OF c
-     ), done AS (
-       UPDATE locker_orders o SET canceled_at = $2, updated_at = $2
-       FROM cab WHERE o.id = $1 AND o.cabinet_id = cab.id AND o.completed_at IS NULL AND o.canceled_at IS NULL
-       RETURNING ${ORDER_COLUMNS}
-     ), release AS (
-       UPDATE cabinets c SET occupied = false, released_at = $2, cool_off_until = NULL, updated_at = $2
-       FROM done WHERE c.id = done.cabinet_id
-     ), unjob AS (${deleteJobsFrom(pickupJobKeys('done'))}
-     ), ev AS (
-       ${insertEventsFrom(q, orderEvent('order_canceled', 'was canceled in', 'SELECT done.*, cab.key AS cabinet_key FROM done, cab', '$2::timestamptz'))}
-     )
-     SELECT * FROM done`,
-    [id, now],
+  const at = sql`${now}::timestamptz`;
+  const [row] = await q.run<OrderRecordRow>(
+    withCtes(
+      [
+        cte('cab', sql`SELECT c.id, c.key FROM cabinets c JOIN locker_orders o ON o.cabinet_id = c.id WHERE o.id = ${id} FOR UPDATE OF c`),
+        cte(
+          'done',
+          sql`UPDATE locker_orders o SET canceled_at = ${at}, updated_at = ${at}
+          FROM cab WHERE o.id = ${id} AND o.cabinet_id = cab.id AND o.completed_at IS NULL AND o.canceled_at IS NULL
+          RETURNING ${ORDER}`,
+        ),
+        cte(
+          'release',
+          sql`UPDATE cabinets c SET occupied = false, released_at = ${at}, cool_off_until = NULL, updated_at = ${at} FROM done WHERE c.id = done.cabinet_id`,
+        ),
+        cte('unjob', callOffJobs(pickupJobKeys('done'), at)),
+        cte('ev', insertEvents(orderEvent('order_canceled', 'was canceled in', sql`SELECT done.*, cab.key AS cabinet_key FROM done, cab`, at))),
+      ],
+      sql`SELECT * FROM done`,
+    ),
   );
   return row;
 }
@@ -69,33 +74,51 @@ export async function lockPickupTarget(q: Queryable, id: number, step: number): 
   return row;
 }
 
-const ORDER_WITH_KEY = `SELECT u.*, c.key AS cabinet_key FROM u JOIN cabinets c ON c.id = u.cabinet_id`;
+const ORDER_WITH_KEY = sql`SELECT u.*, c.key AS cabinet_key FROM u JOIN cabinets c ON c.id = u.cabinet_id`;
 
 /** The deadline passed: the order expires (`order_expired`) and stays bound to its cabinet. */
 export async function expireOrder(q: Tx, id: number, now: Date): Promise<void> {
-  await q.query(
-    `WITH u AS (
-       UPDATE locker_orders o SET expired_at = $2
-       WHERE o.id = $1 AND o.completed_at IS NULL AND o.canceled_at IS NULL AND o.expired_at IS NULL
-       RETURNING o.*
-     ), ev AS (${insertEventsFrom(q, orderEvent('order_expired', 'expired unclaimed in', ORDER_WITH_KEY, '$2::timestamptz'))})
-     SELECT 1`,
-    [id, now],
+  const at = sql`${now}::timestamptz`;
+  await q.run(
+    withCtes(
+      [
+        cte(
+          'u',
+          sql`UPDATE locker_orders o SET expired_at = ${at}
+          WHERE o.id = ${id} AND o.completed_at IS NULL AND o.canceled_at IS NULL AND o.expired_at IS NULL
+          RETURNING o.*`,
+        ),
+        cte('ev', insertEvents(orderEvent('order_expired', 'expired unclaimed in', ORDER_WITH_KEY, at))),
+      ],
+      sql`SELECT 1`,
+    ),
   );
 }
 
 /** A pickup reminder (`pickup_reminder` with its count), and the job of the next step at `next`. */
 export async function remindOrder(q: Tx, id: number, count: number, next: Date, now: Date): Promise<void> {
-  await q.query(
-    `WITH u AS (
-       UPDATE locker_orders o SET reminders = $2
-       WHERE o.id = $1 AND o.reminders = $2 - 1 AND o.completed_at IS NULL AND o.canceled_at IS NULL AND o.expired_at IS NULL
-       RETURNING o.*
-     ), job AS (
-       ${insertKeyedJobsFrom(`SELECT '${PICKUP_JOB}', jsonb_build_object('order', u.id, 'step', u.reminders), $3::timestamptz,
-         'lockers:pickup:' || u.id || ':' || u.reminders FROM u`)}
-     ), ev AS (${insertEventsFrom(q, orderEvent('pickup_reminder', 'is waiting for its customer in', ORDER_WITH_KEY, '$4::timestamptz', ", 'reminder_count', s.reminders"))})
-     SELECT 1`,
-    [id, count, next, now],
+  await q.run(
+    withCtes(
+      [
+        cte(
+          'u',
+          sql`UPDATE locker_orders o SET reminders = ${count}
+          WHERE o.id = ${id} AND o.reminders = ${count - 1} AND o.completed_at IS NULL AND o.canceled_at IS NULL AND o.expired_at IS NULL
+          RETURNING o.*`,
+        ),
+        cte(
+          'job',
+          enqueueKeyedJobs(sql`SELECT ${PICKUP_JOB}::text, jsonb_build_object('order', u.id, 'step', u.reminders), ${next}::timestamptz,
+            'lockers:pickup:' || u.id || ':' || u.reminders FROM u`),
+        ),
+        cte(
+          'ev',
+          insertEvents(
+            orderEvent('pickup_reminder', 'is waiting for its customer in', ORDER_WITH_KEY, sql`${now}::timestamptz`, sql`, 'reminder_count', s.reminders`),
+          ),
+        ),
+      ],
+      sql`SELECT 1`,
+    ),
   );
 }

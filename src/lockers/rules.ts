@@ -1,5 +1,6 @@
 // The locker rules as plain functions: which order creation is refused and why, what a cabinet
 // command needs and changes, what a device report may carry, and the names of delayed work.
+import { sql, type Sql } from '../db/sql.ts';
 import { AppError, type FieldErrors } from '../http/errors.ts';
 import type { CabinetCommand, Door, DoorState, OrderRecordRow, OrderScope, OrderStatus, OrderTarget, ThermalMode } from './types.ts';
 
@@ -8,7 +9,7 @@ export const COOL_OFF_END_JOB = 'lockers.cool_off_end';
 /** One pending delayed close per door of a cabinet. */
 export const delayedCloseKey = (cabinetId: number, door: Door) => `lockers:close:${cabinetId}:${door}`;
 /** delayedCloseKey in SQL (cabinetId, door: SQL expressions). */
-export const delayedCloseKeySql = (cabinetId: string, door: string) => `'lockers:close:' || ${cabinetId} || ':' || ${door}`;
+export const delayedCloseKeySql = (cabinetId: Sql, door: Sql): Sql => sql`'lockers:close:' || ${cabinetId} || ':' || ${door}`;
 /** One pending cool-off end per cabinet. */
 export const coolOffKey = (cabinetId: number) => `lockers:cool-off:${cabinetId}`;
 /** An order's next pickup reminder, or its deadline. */

@@ -4,8 +4,9 @@
 // order writes its events (contract section 11) itself. The cabinet row is locked first wherever an
 // order and its cabinet change together, so concurrent requests queue instead of deadlocking.
 import type { Queryable, Tx } from '../db/db.ts';
-import { insertEventsFrom } from '../events/log.ts';
-import { deleteJobsFrom, insertKeyedJobsFrom } from '../jobs/queue.ts';
+import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
+import { insertEvents } from '../events/log.ts';
+import { callOffJobs, enqueueKeyedJobs } from '../jobs/queue.ts';
 import { PICKUP_JOB } from './rules.ts';
 import type { Completion, CreateOutcome, NewOrder, OrderRecordRow, OrderTarget } from './types.ts';
 
@@ -14,17 +15,20 @@ export const ORDER_COLUMNS = `o.id, o.order_id, o.cabinet_id, o.open_code, o.loc
   o.application, o.rearload, o.pickup_deadline, o.ready_at, o.expired_at, o.reminders`;
 
 /** The pending pickup job of each order of `orders` (rows with id and reminders): see rules.pickupKey. */
-export const pickupJobKeys = (orders: string) => `SELECT 'lockers:pickup:' || x.id || ':' || x.reminders FROM ${orders} x`;
+export const pickupJobKeys = (orders: string): Sql => sql`SELECT 'lockers:pickup:' || x.id || ':' || x.reminders FROM ${sql.raw(orders)} x`;
 
 /** A timestamptz as the wire wants it inside JSON built by the database. */
 const wireTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** An order event over `source`, whose rows have the order's columns and cabinet_key. */
-export const orderEvent = (status: string, message: string, source: string, now: string, moreDetails = '') => `
-  SELECT 'locker', '${status}', s.organization_id, s.location_id, s.id::text,
+/** An order event over `source`, whose rows have the order's columns and cabinet_key, for insertEvents. */
+export const orderEvent = (status: string, message: string, source: Sql, at: Sql, moreDetails: Sql = sql.empty): Sql => sql`
+  SELECT 'locker', ${status}::text, s.organization_id, s.location_id, s.id::text,
     jsonb_build_object('locker_id', s.locker_id, 'cabinet_id', s.cabinet_id, 'cabinet_key', s.cabinet_key, 'order_id', s.order_id, 'id', s.id${moreDetails}),
-    format('Order %s ${message} cabinet %s.', s.order_id, s.cabinet_key), ${now}
+    format(${`Order %s ${message} cabinet %s.`}::text, s.order_id, s.cabinet_key), ${at}
   FROM (${source}) s`;
+
+/** ORDER_COLUMNS in a statement built with sql. */
+export const ORDER = sql.raw(ORDER_COLUMNS);
 
 /**
  * L1: the location's lockers with their cabinets as the finished JSON body, built by the database
@@ -63,34 +67,45 @@ export async function locationListingJson(q: Queryable, locationId: number, now:
  * requests (ON CONFLICT waits for the other transaction, then does nothing if it committed an open order).
  */
 export async function insertOrder(q: Tx, o: NewOrder, now: Date): Promise<CreateOutcome> {
-  const [row] = await q.query<OrderTarget & { o_id: number | null; o_open_code: string; o_created_at: string }>(
-    `WITH cab AS (
-       SELECT c.id, c.key, c.enabled, coalesce(c.cool_off_until > $8::timestamptz, false) AS cooling,
-         l.id AS locker_id, l.location_id, l.organization_id, l.rear_loading_available,
-         coalesce(loc.locker_pickup_hours, 72)::float8 AS pickup_hours, coalesce(loc.locker_reminder_hours, 24)::float8 AS reminder_hours
-       FROM cabinets c JOIN lockers l ON l.id = c.locker_id JOIN locations loc ON loc.id = l.location_id
-       WHERE c.id = $2
-       FOR UPDATE OF c
-     ), ins AS (
-       INSERT INTO locker_orders (order_id, cabinet_id, locker_id, organization_id, location_id, open_code, rearload, created_at, updated_at, pickup_deadline)
-       SELECT $1, cab.id, cab.locker_id, cab.organization_id, cab.location_id, $7, $6, $8, $8, $8 + cab.pickup_hours * interval '1 hour' FROM cab
-       WHERE cab.locker_id = $3 AND cab.organization_id = $4 AND cab.location_id = $5
-         AND cab.enabled AND NOT cab.cooling AND (NOT $6::boolean OR cab.rear_loading_available)
-       ON CONFLICT (cabinet_id) WHERE completed_at IS NULL AND canceled_at IS NULL DO NOTHING
-       RETURNING id, order_id, cabinet_id, locker_id, organization_id, location_id, open_code, created_at, pickup_deadline
-     ), pickup AS (
-       ${insertKeyedJobsFrom(`SELECT '${PICKUP_JOB}', jsonb_build_object('order', ins.id, 'step', 0),
-         least($8 + cab.reminder_hours * interval '1 hour', ins.pickup_deadline), 'lockers:pickup:' || ins.id || ':0' FROM ins, cab`)}
-     ), occupy AS (
-       UPDATE cabinets SET occupied = true, released_at = NULL, cool_off_until = NULL, updated_at = $8
-       FROM cab WHERE cabinets.id = cab.id AND EXISTS (SELECT 1 FROM ins)
-     ), ev AS (
-       ${insertEventsFrom(q, orderEvent('order_created', 'was placed in', 'SELECT ins.*, cab.key AS cabinet_key FROM ins, cab', '$8::timestamptz'))}
-     )
-     SELECT cab.id AS cabinet_id, cab.enabled, cab.cooling, cab.locker_id, cab.location_id, cab.organization_id,
-       cab.rear_loading_available, ins.id AS o_id, ins.open_code AS o_open_code, ins.created_at AS o_created_at
-     FROM cab LEFT JOIN ins ON true`,
-    [o.orderId, o.cabinetId, o.lockerId, o.organizationId, o.locationId, o.rearload, o.openCode, now],
+  const at = sql`${now}::timestamptz`;
+  const [row] = await q.run<OrderTarget & { o_id: number | null; o_open_code: string; o_created_at: string }>(
+    withCtes(
+      [
+        cte(
+          'cab',
+          sql`SELECT c.id, c.key, c.enabled, coalesce(c.cool_off_until > ${at}, false) AS cooling,
+            l.id AS locker_id, l.location_id, l.organization_id, l.rear_loading_available,
+            coalesce(loc.locker_pickup_hours, 72)::float8 AS pickup_hours, coalesce(loc.locker_reminder_hours, 24)::float8 AS reminder_hours
+          FROM cabinets c JOIN lockers l ON l.id = c.locker_id JOIN locations loc ON loc.id = l.location_id
+          WHERE c.id = ${o.cabinetId}
+          FOR UPDATE OF c`,
+        ),
+        cte(
+          'ins',
+          sql`INSERT INTO locker_orders (order_id, cabinet_id, locker_id, organization_id, location_id, open_code, rearload, created_at, updated_at, pickup_deadline)
+          SELECT ${o.orderId}, cab.id, cab.locker_id, cab.organization_id, cab.location_id, ${o.openCode}, ${o.rearload}, ${at}, ${at},
+            ${at} + cab.pickup_hours * interval '1 hour' FROM cab
+          WHERE cab.locker_id = ${o.lockerId} AND cab.organization_id = ${o.organizationId} AND cab.location_id = ${o.locationId}
+            AND cab.enabled AND NOT cab.cooling AND (NOT ${o.rearload}::boolean OR cab.rear_loading_available)
+          ON CONFLICT (cabinet_id) WHERE completed_at IS NULL AND canceled_at IS NULL DO NOTHING
+          RETURNING id, order_id, cabinet_id, locker_id, organization_id, location_id, open_code, created_at, pickup_deadline`,
+        ),
+        cte(
+          'pickup',
+          enqueueKeyedJobs(sql`SELECT ${PICKUP_JOB}::text, jsonb_build_object('order', ins.id, 'step', 0),
+            least(${at} + cab.reminder_hours * interval '1 hour', ins.pickup_deadline), 'lockers:pickup:' || ins.id || ':0' FROM ins, cab`),
+        ),
+        cte(
+          'occupy',
+          sql`UPDATE cabinets SET occupied = true, released_at = NULL, cool_off_until = NULL, updated_at = ${at}
+          FROM cab WHERE cabinets.id = cab.id AND EXISTS (SELECT 1 FROM ins)`,
+        ),
+        cte('ev', insertEvents(orderEvent('order_created', 'was placed in', sql`SELECT ins.*, cab.key AS cabinet_key FROM ins, cab`, at))),
+      ],
+      sql`SELECT cab.id AS cabinet_id, cab.enabled, cab.cooling, cab.locker_id, cab.location_id, cab.organization_id,
+        cab.rear_loading_available, ins.id AS o_id, ins.open_code AS o_open_code, ins.created_at AS o_created_at
+      FROM cab LEFT JOIN ins ON true`,
+    ),
   );
   if (row === undefined) return { target: undefined, created: undefined };
   const { o_id, o_open_code, o_created_at, ...target } = row;
@@ -142,28 +157,35 @@ export async function completeOpenOrder(
   c: Completion,
   now: Date,
 ): Promise<OrderRecordRow | undefined> {
+  const at = sql`${now}::timestamptz`;
+  const coolOffUntil = sql`${c.coolOffUntil}::timestamptz`;
   const lockCabinet =
     'cabinetId' in by
-      ? 'SELECT c.id, c.key FROM cabinets c WHERE c.id = $1 FOR UPDATE'
-      : 'SELECT c.id, c.key FROM cabinets c JOIN locker_orders o ON o.cabinet_id = c.id WHERE o.open_code = $1 FOR UPDATE OF c';
-  const matchOrder = 'cabinetId' in by ? 'o.cabinet_id = cab.id' : 'o.cabinet_id = cab.id AND o.open_code = $1';
-  const [row] = await q.query<OrderRecordRow>(
-    `WITH cab AS (${lockCabinet}),
-     done AS (
-       UPDATE locker_orders o SET completed_at = $2, completed_by = $3, completed_device_id = $4, updated_at = $2
-       FROM cab WHERE ${matchOrder} AND o.completed_at IS NULL AND o.canceled_at IS NULL
-       RETURNING ${ORDER_COLUMNS}
-     ), release AS (
-       UPDATE cabinets c SET occupied = $5::timestamptz IS NOT NULL,
-         released_at = CASE WHEN $5::timestamptz IS NULL THEN $2::timestamptz END,
-         cool_off_until = $5::timestamptz, updated_at = $2
-       FROM done WHERE c.id = done.cabinet_id
-     ), unjob AS (${deleteJobsFrom(pickupJobKeys('done'))}
-     ), ev AS (
-       ${insertEventsFrom(q, orderEvent('order_completed', 'was completed in', 'SELECT done.*, cab.key AS cabinet_key FROM done, cab', '$2::timestamptz'))}
-     )
-     SELECT * FROM done`,
-    ['cabinetId' in by ? by.cabinetId : by.openCode, now, c.completedBy, c.completedDeviceId, c.coolOffUntil],
+      ? sql`SELECT c.id, c.key FROM cabinets c WHERE c.id = ${by.cabinetId} FOR UPDATE`
+      : sql`SELECT c.id, c.key FROM cabinets c JOIN locker_orders o ON o.cabinet_id = c.id WHERE o.open_code = ${by.openCode} FOR UPDATE OF c`;
+  const matchOrder = 'cabinetId' in by ? sql`o.cabinet_id = cab.id` : sql`o.cabinet_id = cab.id AND o.open_code = ${by.openCode}`;
+  const [row] = await q.run<OrderRecordRow>(
+    withCtes(
+      [
+        cte('cab', lockCabinet),
+        cte(
+          'done',
+          sql`UPDATE locker_orders o SET completed_at = ${at}, completed_by = ${c.completedBy}, completed_device_id = ${c.completedDeviceId}, updated_at = ${at}
+          FROM cab WHERE ${matchOrder} AND o.completed_at IS NULL AND o.canceled_at IS NULL
+          RETURNING ${ORDER}`,
+        ),
+        cte(
+          'release',
+          sql`UPDATE cabinets c SET occupied = ${coolOffUntil} IS NOT NULL,
+            released_at = CASE WHEN ${coolOffUntil} IS NULL THEN ${at} END,
+            cool_off_until = ${coolOffUntil}, updated_at = ${at}
+          FROM done WHERE c.id = done.cabinet_id`,
+        ),
+        cte('unjob', callOffJobs(pickupJobKeys('done'), at)),
+        cte('ev', insertEvents(orderEvent('order_completed', 'was completed in', sql`SELECT done.*, cab.key AS cabinet_key FROM done, cab`, at))),
+      ],
+      sql`SELECT * FROM done`,
+    ),
   );
   return row;
 }

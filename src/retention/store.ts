@@ -2,6 +2,8 @@
 // transaction) and says how many rows went. Rows another instance is deleting are skipped (SKIP
 // LOCKED), so instances running retention at once share the work instead of waiting on each other.
 import type { Queryable } from '../db/db.ts';
+import { sql } from '../db/sql.ts';
+import { deleteJobsDoneBefore } from '../jobs/queue.ts';
 
 const counted = async (q: Queryable, sql: string, params: unknown[]): Promise<number> => {
   const [row] = await q.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, params);
@@ -63,15 +65,12 @@ export const deleteOldEvents = (q: Queryable, cutoff: Date, limit: number) =>
     [cutoff, limit],
   );
 
-/** Jobs that ran (or failed for good) before the cutoff (index jobs_done, migration 010): pending
+/** Jobs that ran, failed for good or were called off before the cutoff (jobs/queue.ts): pending
  * jobs, however old, stay. */
-export const deleteFinishedJobs = (q: Queryable, cutoff: Date, limit: number) =>
-  counted(
-    q,
-    `DELETE FROM jobs WHERE id IN (
-     SELECT id FROM jobs WHERE done_at < $1 ORDER BY done_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-    [cutoff, limit],
-  );
+export const deleteFinishedJobs = async (q: Queryable, cutoff: Date, limit: number): Promise<number> => {
+  const [row] = await q.run<{ n: number }>(sql`WITH d AS (${deleteJobsDoneBefore(cutoff, limit)} RETURNING 1) SELECT count(*)::int AS n FROM d`);
+  return row?.n ?? 0;
+};
 
 /** Speech heard on the radio (R3) received before the cutoff, among the oldest ones (the primary
  * key's head): its transcripts are kept for the retention period, as the played ones are. */

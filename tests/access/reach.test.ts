@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { customerActor, deviceActor, mayReach, type Actor, type OrganizationActor } from '../../src/access/actor.ts';
 import { reachedLocations, reachesLocation } from '../../src/access/locations.ts';
-import { reachSql, reachSqlAt, reachValues } from '../../src/access/reach-sql.ts';
+import { reachSql } from '../../src/access/reach-sql.ts';
 import { sql } from '../../src/db/sql.ts';
 import { testDb } from '../support/world.ts';
 
@@ -107,16 +107,5 @@ test('the locations an actor reaches are read with the same rule, and a location
     assert.deepEqual(listed.sort(), expected.sort(), name);
     for (const id of [A1, A2, B1]) assert.equal(await reachesLocation(db, staff, id), listed.includes(id), `${name} at ${id}`);
     assert.equal(await reachesLocation(db, staff, 9199), false, `${name} at an unknown location`);
-  }
-});
-
-test('a statement with numbered parameters gets the same predicate, its values sent where it says', async () => {
-  for (const [name, actor] of Object.entries(ACTORS)) {
-    const rows = PLACES.map((p) => `(${JSON.stringify(p.name).replaceAll('"', "'")}, ${p.organizationId}, ${p.locationId ?? 'NULL::int'})`).join(', ');
-    const found = await db.query<{ name: string }>(
-      `SELECT p.name FROM (VALUES ${rows}) AS p (name, organization_id, location_id) WHERE ${reachSqlAt('p', '$1', '$2')}`,
-      reachValues(actor),
-    );
-    assert.deepEqual(found.map((r) => r.name).sort(), reachedInJs(actor), name);
   }
 });

@@ -3,6 +3,7 @@
 // field, for every command and door.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import { sql } from '../../src/db/sql.ts';
 import { lockerCommandMessageSql, lockerCommandTopicSql, type LockerCommandMessage } from '../../src/devices/wire.ts';
 import { testApp, type TestContext } from '../support/world.ts';
 
@@ -18,10 +19,15 @@ test('the command a statement sends is the contract message: its fields, the siz
     for (const door of ['front', 'rear'] as const) {
       const commandId = '6f1c0a52-2f3e-4b53-9a38-4f1f3c1b7e10';
       const issuedAt = '2026-05-01T10:00:00.123456Z';
-      const [row] = await ctx.db.query<{ topic: string; payload: unknown }>(
-        `SELECT ${lockerCommandTopicSql('c.locker_id')} AS topic, ${lockerCommandMessageSql('c', { commandId: '$1', command: '$2', door: '$3', issuedAt: '$4' })} AS payload
+      const message = lockerCommandMessageSql(sql`c`, {
+        commandId: sql`${commandId}`,
+        command: sql`${command}`,
+        door: sql`${door}`,
+        issuedAt: sql`${issuedAt}`,
+      });
+      const [row] = await ctx.db.run<{ topic: string; payload: unknown }>(
+        sql`SELECT ${lockerCommandTopicSql(sql`c.locker_id`)} AS topic, ${message} AS payload
          FROM (VALUES (4021, 7, 'large', 'chilled', 310)) AS c(id, key, size, thermal_mode, locker_id)`,
-        [commandId, command, door, issuedAt],
       );
       const expected: LockerCommandMessage = {
         command_id: commandId,
