@@ -3,14 +3,15 @@
 // announcements (announce.ts).
 import type { JobHandlers } from '../jobs/scheduler.ts';
 import { RADIO_EXPIRE_JOB } from './play.ts';
-import { expireMessage, insertRadioEvents } from './queue-store.ts';
+import { discardExpired } from '../devices/outbox.ts';
+import { insertRadioEvents } from './queue-store.ts';
 
 export function radioJobs(extra: JobHandlers = {}): JobHandlers {
   return {
     [RADIO_EXPIRE_JOB]: async (q, payload, job) => {
       const messageId = String(payload.message_id);
       const at = new Date(job.runAt);
-      if (await expireMessage(q, messageId, at)) await insertRadioEvents(q, 'expired', [messageId], at);
+      if (await discardExpired(q, messageId, at)) await insertRadioEvents(q, 'expired', [messageId], at);
     },
     ...extra,
   };
