@@ -11,8 +11,9 @@ export interface DeviceMessage {
   payload: Record<string, unknown>;
   /** Unique id of this message (command_id / message_id): a repeated key is stored once. */
   key: string;
-  /** A play's audio: the message_id of its radio_audio row, which the dispatcher puts in the
-   * payload as `audio` when it publishes (the WAV is stored once, not in every row that sends it). */
+  /** An attachment's reference (a play's audio: its message_id), which the dispatcher looks up in
+   * device_attachments and puts in the payload as `audio` when it publishes (stored once, by the
+   * feature that keeps it, not in every row that sends it). */
   audioMessageId?: string;
   /** A play's expiry: never published after it (contract section 12). */
   expiresAt?: Date;
