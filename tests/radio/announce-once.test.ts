@@ -40,21 +40,32 @@ async function jobRowFree(jobId: number): Promise<boolean> {
   return db.tx(async (q) => (await q.query('SELECT 1 FROM jobs WHERE id = $1 FOR UPDATE SKIP LOCKED', [jobId])).length === 1);
 }
 
-test('an announcement is synthesized before its transaction opens, and queued once', async () => {
-  const w = await makeWorld(db, clock);
-  const other = await otherInstanceScheduler();
-  const held = speech.hold((text) => text.startsWith('Customer needs help'));
-  await openCfhRequest(app, w);
+/** The location's pending announcement job, once the event log's subscriber has asked for it. */
+async function pendingAnnouncement(locationId: number): Promise<number> {
   let jobId = 0;
   await waitUntil(async () => {
     await ctx.events.runPending();
     const [job] = await db.query<{ id: number }>("SELECT id FROM jobs WHERE kind = $1 AND payload->>'location_id' = $2 AND done_at IS NULL", [
       RADIO_ANNOUNCE_JOB,
-      String(w.locationId),
+      String(locationId),
     ]);
     jobId = job?.id ?? 0;
     return jobId !== 0;
   });
+  return jobId;
+}
+
+const announced = async (edgeId: string) =>
+  (await db.query<{ cfh_status: string }>("SELECT cfh_status FROM radio_messages WHERE edge_id = $1 AND source = 'announcement' ORDER BY id", [edgeId])).map(
+    (m) => m.cfh_status,
+  );
+
+test('an announcement is synthesized before its transaction opens, and queued once', async () => {
+  const w = await makeWorld(db, clock);
+  const other = await otherInstanceScheduler();
+  const held = speech.hold((text) => text.startsWith('Customer needs help'));
+  await openCfhRequest(app, w);
+  const jobId = await pendingAnnouncement(w.locationId);
   clock.advance(3_500);
   const first = ctx.scheduler.runDue();
   try {
@@ -70,10 +81,36 @@ test('an announcement is synthesized before its transaction opens, and queued on
   }
   await first;
   assert.equal(await outboxCount(db, w.edgeId), 1, "the first worker's late speech is not queued again");
-  const said = await db.query("SELECT 1 FROM radio_messages WHERE edge_id = $1 AND source = 'announcement'", [w.edgeId]);
-  assert.equal(said.length, 1);
+  assert.deepEqual(await announced(w.edgeId), ['created']);
   const [job] = await db.query<{ done: boolean; failed: boolean }>('SELECT done_at IS NOT NULL AS done, failed FROM jobs WHERE id = $1', [jobId]);
   assert.deepEqual(job, { done: true, failed: false });
   assert.equal(await other.runDue(), 0);
   assert.equal(await ctx.scheduler.runDue(), 0, 'nothing is left to run');
+});
+
+test('a status that replaces the announcement while it is synthesized is said instead of it', async () => {
+  const w = await makeWorld(db, clock);
+  const held = speech.hold((text) => text.startsWith('Customer needs help'));
+  const messageId = await openCfhRequest(app, w);
+  const jobId = await pendingAnnouncement(w.locationId);
+  clock.advance(3_500);
+  const first = ctx.scheduler.runDue();
+  try {
+    await Promise.race([held.reached, first.then(() => assert.fail('the job ended without synthesizing'))]);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/callforhelp/cancel',
+      headers: { authorization: `Bearer ${w.token}` },
+      payload: { message_id: messageId },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(await pendingAnnouncement(w.locationId), jobId, 'the pending job takes the later status');
+  } finally {
+    held.release();
+  }
+  await first;
+  assert.deepEqual(await announced(w.edgeId), [], 'the words of the status replaced are not queued');
+  clock.advance(3_500);
+  await ctx.scheduler.runDue();
+  assert.deepEqual(await announced(w.edgeId), ['cancelled']);
 });
