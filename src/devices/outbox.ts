@@ -1,8 +1,9 @@
 // The transactional outbox: a message for a device is stored in the same transaction as the change
 // that causes it, and published to the broker by the dispatcher, which that commit wakes. This is
 // the one writer of device_outbox besides the dispatcher's marks (store.ts): a feature that gives
-// up a message it queued (the radio's expired and dropped plays) does it through these functions.
-import type { Tx } from '../db/db.ts';
+// up a message it queued (the radio's expired and dropped plays), and retention, do it through
+// these functions.
+import type { Queryable, Tx } from '../db/db.ts';
 import { TOPIC_LOCK } from './store.ts';
 
 export interface DeviceMessage {
@@ -79,4 +80,23 @@ export async function discardExpired(q: Tx, key: string, now: Date): Promise<boo
     [key, now],
   );
   return rows.length > 0;
+}
+
+/**
+ * Retention: one batch of the messages queued before the cutoff, delivered or not, among the
+ * oldest (the primary key's head); how many went. Not only the acked ones: redelivery skips a
+ * message older than a later acked one, so deleting that acked one alone would make a months-old
+ * command due to be sent again. Rows another instance is deleting are skipped.
+ */
+export async function deleteMessagesQueuedBefore(q: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `WITH d AS (
+       DELETE FROM device_outbox WHERE id IN (
+         SELECT id FROM (SELECT id, created_at FROM device_outbox ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS o
+         WHERE o.created_at < $1)
+       RETURNING 1
+     ) SELECT count(*)::int AS n FROM d`,
+    [cutoff, limit],
+  );
+  return row?.n ?? 0;
 }
