@@ -153,7 +153,7 @@ export class Scheduler {
       const held = await q.query('SELECT 1 FROM jobs WHERE id = $1 AND done_at IS NULL AND run_at = $2 AND payload = $3::jsonb FOR UPDATE', [
         job.id,
         leasedUntil,
-        job.payload,
+        JSON.stringify(job.payload), // as text: a payload of JSON null compares too
       ]);
       // Done by another worker after the lease ran out, or moved by its key to say something else.
       if (held.length === 0) return 'failed';
