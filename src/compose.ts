@@ -18,13 +18,14 @@ import { cfhJobs } from './cfh/jobs.ts';
 import { lockerJobs } from './lockers/jobs.ts';
 import { DeviceHealth } from './devices/health.ts';
 import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
-import { announceJob, announcementSubscriber, RADIO_ANNOUNCE_JOB, RADIO_ANNOUNCEMENTS_SUBSCRIBER, RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
+import { RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
 import { handleHeard, type RadioStaff, type VoiceCfh, type VoiceEdge } from './radio/heard.ts';
 import { HEARD_CONCURRENCY_PER_EDGE, HEARD_QUEUE_PER_EDGE, heardGate } from './radio/heard-gate.ts';
-import { radioJobs } from './radio/jobs.ts';
+import { announcementSubscriber, RADIO_ANNOUNCEMENTS_SUBSCRIBER, radioJobs } from './radio/jobs.ts';
 import { followRequests } from './radio/voice-store.ts';
 import { claimRequest, markOnTheWay, type CfhDeps } from './cfh/requests.ts';
 import type { Staff } from './cfh/rules.ts';
+import { frenchOptionWords } from './cfh/words.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
 import { WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -180,7 +181,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     queueLimit: config.radioQueueLimit,
     observeSynthesis: (seconds: number) => metrics.observeSynthesis(seconds),
   };
-  scheduler.registerAll(radioJobs({ [RADIO_ANNOUNCE_JOB]: announceJob(radioDeps) }));
+  scheduler.registerAll(radioJobs({ ...radioDeps, db, frenchOptionWords: (requestId) => frenchOptionWords(db, requestId) }));
   events.register(RADIO_ANNOUNCEMENTS_SUBSCRIBER, announcementSubscriber({ clock }));
   events.register(RADIO_REQUESTS_SUBSCRIBER, followRequests);
   const voiceLog = log('radio');

@@ -16,8 +16,9 @@ export interface OutboxMessage {
   topic: string;
   payload: Record<string, unknown>;
   message_key: string;
-  /** The WAV stored apart for a play (radio_audio), published as the payload's `audio`; null for
-   * any other message, and for plays queued when the payload held the audio itself. */
+  /** The attachment stored apart (a play's WAV: the device_attachments view, migration 027),
+   * published as the payload's `audio`; null for any other message, and for plays queued when the
+   * payload held the audio itself. */
   audio: Buffer | null;
 }
 
@@ -41,8 +42,8 @@ export async function pickUnpublished(q: Queryable, now: Date, limit: number): P
        SELECT topic FROM (SELECT DISTINCT topic FROM window_rows) t
        WHERE pg_try_advisory_xact_lock(${TOPIC_LOCK}, hashtext(topic))
      )
-     SELECT d.id, d.topic, d.payload, d.message_key, a.wav AS audio, (SELECT count(*) FROM window_rows)::int AS window_size
-     FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
+     SELECT d.id, d.topic, d.payload, d.message_key, a.bytes AS audio, (SELECT count(*) FROM window_rows)::int AS window_size
+     FROM device_outbox d LEFT JOIN device_attachments a ON a.ref = d.audio_message_id
      WHERE d.id IN (SELECT id FROM window_rows) AND d.topic IN (SELECT topic FROM our_topics) AND d.published_at IS NULL
      ORDER BY d.priority DESC, d.id LIMIT $2
      FOR UPDATE OF d SKIP LOCKED`,
@@ -127,9 +128,9 @@ export async function unackedOfTopics(
 ): Promise<Map<string, { id: number; bytes: number }[]>> {
   const rows = await q.query<{ topic: string; id: number; bytes: number }>(
     `SELECT topic, id, bytes FROM (
-       SELECT d.topic, d.id, octet_length(d.payload::text) + coalesce(octet_length(a.wav) * 4 / 3, 0) AS bytes,
+       SELECT d.topic, d.id, octet_length(d.payload::text) + coalesce(octet_length(a.bytes) * 4 / 3, 0) AS bytes,
          row_number() OVER (PARTITION BY d.topic ORDER BY d.priority DESC, d.id) AS n
-       FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
+       FROM device_outbox d LEFT JOIN device_attachments a ON a.ref = d.audio_message_id
        WHERE d.topic = ANY($1::text[]) AND d.published_at IS NOT NULL AND d.acked_at IS NULL AND ${live('d.', '$3')}
          AND (d.expires_at IS NOT NULL OR d.id > COALESCE((SELECT max(x.id) FROM device_outbox x WHERE x.topic = d.topic AND x.acked_at IS NOT NULL), 0))
      ) t WHERE n <= $2 ORDER BY topic, n`,
@@ -157,8 +158,8 @@ export async function forgetSuperseded(q: Queryable, topic: string): Promise<voi
 
 export async function messagesByIds(q: Queryable, ids: readonly number[]): Promise<OutboxMessage[]> {
   return q.query<OutboxMessage>(
-    `SELECT d.id, d.topic, d.payload, d.message_key, a.wav AS audio
-     FROM device_outbox d LEFT JOIN radio_audio a ON a.message_id = d.audio_message_id
+    `SELECT d.id, d.topic, d.payload, d.message_key, a.bytes AS audio
+     FROM device_outbox d LEFT JOIN device_attachments a ON a.ref = d.audio_message_id
      WHERE d.id = ANY($1::bigint[]) ORDER BY d.priority DESC, d.id`,
     [ids],
   );

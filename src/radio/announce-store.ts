@@ -1,11 +1,12 @@
-// SQL of the CFH announcements: which edge devices announce a request's status, in which language,
-// with which words (the option's French text is read from the option: events carry the English).
+// SQL of the CFH announcements: asking for the announcement job, and which edge devices announce a
+// request's status, in which language (the option's French words are Call for Help's to give:
+// announce.ts RequestWords).
 import type { Queryable, Tx } from '../db/db.ts';
+import { sql } from '../db/sql.ts';
+import { enqueueReplacingJobs } from '../jobs/queue.ts';
 import type { EventRow } from '../events/log.ts';
 import { replacesPending, WAITING_RANK } from './announce-rules.ts';
 import type { Edge } from './store.ts';
-
-export const RADIO_ANNOUNCE_JOB = 'radio.announce';
 
 /** The SQL of WAITING_RANK for a status expression (null for a status outside it). */
 const waitingRank = (status: string) =>
@@ -19,7 +20,7 @@ const waitingRank = (status: string) =>
  * unless no edge device of the location announces it (it would say nothing in place of something)
  * or it says less than the pending one (announce-rules.ts replacesPending).
  */
-export async function askForAnnouncements(q: Tx, events: readonly EventRow[], runAt: Date): Promise<void> {
+export async function askForAnnouncements(q: Tx, kind: string, events: readonly EventRow[], runAt: Date): Promise<void> {
   const cfh = events.filter((e) => e.type === 'callforhelp' && e.location_id !== null && e.internal_id !== null);
   if (cfh.length === 0) return;
   const announced = await announcedStatuses(q, [...new Set(cfh.map((e) => e.location_id as number))]);
@@ -32,25 +33,16 @@ export async function askForAnnouncements(q: Tx, events: readonly EventRow[], ru
   }
   const list = [...latest.values()];
   if (list.length === 0) return;
-  // As jobs/queue.ts enqueueJob with a key, for a batch: the pending job of the key takes the latest.
-  await q.query(
-    `INSERT INTO jobs (kind, payload, run_at, dedupe_key)
-     SELECT $1::text, jsonb_build_object('request_id', e.internal_id, 'organization_id', e.organization_id, 'location_id', e.location_id,
-         'status', e.status, 'details', e.details),
-       $2::timestamptz, 'radio.announce:' || e.internal_id
-     FROM unnest($3::text[], $4::int[], $5::int[], $6::text[], $7::jsonb[]) AS e(internal_id, organization_id, location_id, status, details)
-     ON CONFLICT (dedupe_key) WHERE done_at IS NULL
-     DO UPDATE SET payload = EXCLUDED.payload, run_at = EXCLUDED.run_at, attempts = 0
-     WHERE coalesce(${waitingRank("EXCLUDED.payload->>'status'")} >= ${waitingRank("jobs.payload->>'status'")}, true)`,
-    [
-      RADIO_ANNOUNCE_JOB,
-      runAt,
-      list.map((e) => e.internal_id),
-      list.map((e) => e.organization_id),
-      list.map((e) => e.location_id),
-      list.map((e) => e.status),
-      list.map((e) => JSON.stringify(e.details)),
-    ],
+  // The pending job of the key takes the new status only if it says as much (waitingRank).
+  await q.run(
+    enqueueReplacingJobs(
+      sql`SELECT ${kind}::text, jsonb_build_object('request_id', e.internal_id, 'organization_id', e.organization_id, 'location_id', e.location_id,
+           'status', e.status, 'details', e.details),
+         ${runAt}::timestamptz, 'radio.announce:' || e.internal_id
+       FROM unnest(${list.map((e) => e.internal_id)}::text[], ${list.map((e) => e.organization_id)}::int[], ${list.map((e) => e.location_id)}::int[],
+         ${list.map((e) => e.status)}::text[], ${list.map((e) => JSON.stringify(e.details))}::jsonb[]) AS e(internal_id, organization_id, location_id, status, details)`,
+      sql`coalesce(${sql.raw(waitingRank("EXCLUDED.payload->>'status'"))} >= ${sql.raw(waitingRank("jobs.payload->>'status'"))}, true)`,
+    ),
   );
 }
 
@@ -77,13 +69,4 @@ export async function announcingEdges(q: Queryable, locationId: number, status: 
     edge: { edgeId: r.edge_id, organizationId: r.organization_id, locationId: r.location_id, voiceHandlers: r.voice_handlers as Edge['voiceHandlers'] },
     language: r.language,
   }));
-}
-
-/** The option's French words of a request (events carry the English ones). */
-export async function frenchOption(q: Queryable, requestId: number): Promise<{ text: string | null; prompt: string | null }> {
-  const [row] = await q.query<{ text_fr: string | null; prompt_fr: string | null }>(
-    'SELECT o.text_fr, o.prompt_fr FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id WHERE r.id = $1',
-    [requestId],
-  );
-  return { text: row?.text_fr ?? null, prompt: row?.prompt_fr ?? null };
 }

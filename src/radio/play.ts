@@ -8,13 +8,13 @@ import type { Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/db.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import { isoMicros } from '../db/timestamps.ts';
-import { enqueueDeviceMessage } from '../devices/outbox.ts';
+import { discardBeyondLimit, enqueueDeviceMessage } from '../devices/outbox.ts';
 import { edgePlayTopic, playMessage } from '../devices/wire.ts';
 import { AppError } from '../http/errors.ts';
 import { edgeForActor, signedMessagingAccount, type SignedForm } from './access.ts';
 import { withChime } from './chime.ts';
 import { handlersFor, MAX_TEXT_LENGTH, spokenTextOf } from './rules.ts';
-import { dropBeyondBound, findDuplicate, insertRadioEvents, lockEdgeQueue } from './queue-store.ts';
+import { findDuplicate, insertRadioEvents, lockEdgeQueue } from './queue-store.ts';
 import { SpeechBusyError, SpeechInputError, SpeechTimeoutError, type SpeechSamples, type SpeechSynthesizer } from './speech/speech.ts';
 import { durationMs, encodeWav } from './speech/wav.ts';
 import { findEdge, insertPlay, type Credential, type Edge, type PlaySource, type VoiceHandler } from './store.ts';
@@ -198,7 +198,9 @@ export async function queuePlay(
     },
     now,
   );
-  await insertRadioEvents(q, 'dropped', await dropBeyondBound(q, edgeId, deps.queueLimit, now), now, { reason: 'queue_full' });
+  // Beyond the bound the oldest normal plays go first (urgent ones only when none is normal).
+  const dropped = await discardBeyondLimit(q, edgePlayTopic(edgeId), deps.queueLimit, now);
+  await insertRadioEvents(q, 'dropped', dropped, now, { reason: 'queue_full' });
   await enqueueJob(q, RADIO_EXPIRE_JOB, { message_id: messageId }, expiresAt);
   return { messageId, duplicate: false };
 }

@@ -1,9 +1,10 @@
-// SQL of an edge device's play queue (contract section 12): duplicates and replays, the bound of
-// unplayed messages, expiry. The queue is the edge device's rows of the device outbox; every
-// decision here runs under the per-topic lock the dispatcher takes too, so counting, dropping and
-// publishing one edge device's messages never interleave.
+// An edge device's play queue (contract section 12): duplicates and replays, the bound of unplayed
+// messages, expiry. The queue is the edge device's rows of the device outbox, which the outbox
+// (devices/outbox.ts) alone writes; every decision here runs under the per-topic lock the
+// dispatcher takes too, so counting, dropping and publishing one edge device's messages never
+// interleave.
 import type { Tx } from '../db/db.ts';
-import { TOPIC_LOCK } from '../devices/store.ts';
+import { lockDeviceQueue } from '../devices/outbox.ts';
 import { edgePlayTopic } from '../devices/wire.ts';
 import { insertEventsReturningFrom } from '../events/log.ts';
 
@@ -11,7 +12,7 @@ import { insertEventsReturningFrom } from '../events/log.ts';
 export const DUPLICATE_WINDOW_SECONDS = 10;
 
 export async function lockEdgeQueue(q: Tx, edgeId: string): Promise<void> {
-  await q.query(`SELECT pg_advisory_xact_lock(${TOPIC_LOCK}, hashtext($1))`, [edgePlayTopic(edgeId)]);
+  await lockDeviceQueue(q, edgePlayTopic(edgeId));
 }
 
 /** The message_id of the same text played on the edge device within the window, or of the same R2 MessageSid ever. */
@@ -50,37 +51,4 @@ export async function insertRadioEvents(q: Tx, status: string, messageIds: reado
     [status, messageIds, now, JSON.stringify(extra)],
   );
   if (rows.length > 0) q.signal('events');
-}
-
-/**
- * Beyond `limit` unplayed (not acked, not given up, not expired) messages on the edge device, the
- * oldest normal ones are dropped (the oldest urgent ones only when none is normal). Returns the
- * message_ids dropped.
- */
-export async function dropBeyondBound(q: Tx, edgeId: string, limit: number, now: Date): Promise<string[]> {
-  const rows = await q.query<{ message_key: string }>(
-    `WITH unplayed AS (
-       SELECT id, priority FROM device_outbox
-       WHERE topic = $1 AND acked_at IS NULL AND discarded_at IS NULL AND (expires_at IS NULL OR expires_at > $3)
-     ), victims AS (
-       SELECT id FROM unplayed ORDER BY priority, id
-       LIMIT GREATEST(0, (SELECT count(*) FROM unplayed) - $2)
-     )
-     UPDATE device_outbox SET discarded_at = $3, discard_reason = 'dropped', next_attempt_at = NULL
-     WHERE id IN (SELECT id FROM victims)
-     RETURNING message_key`,
-    [edgePlayTopic(edgeId), limit, now],
-  );
-  return rows.map((r) => r.message_key);
-}
-
-/** The play gives up a message not played by its expiry. True when it did (it was still unplayed). */
-export async function expireMessage(q: Tx, messageId: string, now: Date): Promise<boolean> {
-  const rows = await q.query(
-    `UPDATE device_outbox SET discarded_at = $2, discard_reason = 'expired', next_attempt_at = NULL
-     WHERE message_key = $1 AND acked_at IS NULL AND discarded_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $2
-     RETURNING 1`,
-    [messageId, now],
-  );
-  return rows.length > 0;
 }

@@ -5,6 +5,7 @@
 // read, and their events' subjects) are never deleted: they are the store's history, kept on purpose. Each kind goes batch by batch until a batch comes back short.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
+import { deleteMessagesQueuedBefore } from '../devices/outbox.ts';
 import { WorkLoop } from '../work/loop.ts';
 import * as store from './store.ts';
 
@@ -21,7 +22,7 @@ export const RETENTION_KINDS = [
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 const DELETE: Record<RetentionKind, (q: Queryable, cutoff: Date, limit: number) => Promise<number>> = {
-  device_messages: store.deleteDeliveredMessages,
+  device_messages: deleteMessagesQueuedBefore,
   radio_audio: store.deleteOldAudio,
   // Before the events: the events' cascade then has nothing left to do in one big statement.
   webhook_deliveries: store.deleteOldDeliveries,

@@ -11,20 +11,6 @@ const counted = async (q: Queryable, sql: string, params: unknown[]): Promise<nu
 };
 
 /**
- * Device messages queued before the cutoff, delivered or not, among the oldest ones (the primary
- * key's head). Not only the acked ones: redelivery skips a message older than a later acked one,
- * so deleting that acked one alone would make a months-old command due to be sent again.
- */
-export const deleteDeliveredMessages = (q: Queryable, cutoff: Date, limit: number) =>
-  counted(
-    q,
-    `DELETE FROM device_outbox WHERE id IN (
-     SELECT id FROM (SELECT id, created_at FROM device_outbox ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED) AS o
-     WHERE o.created_at < $1)`,
-    [cutoff, limit],
-  );
-
-/**
  * Announcement audio stored before the cutoff (index radio_audio_created): a play lives for
  * RADIO_MESSAGE_TTL_SECONDS, so audio older than the window was played or expired long ago. Outbox
  * rows still pointing at it lose the reference (ON DELETE SET NULL); the message and its

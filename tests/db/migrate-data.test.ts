@@ -30,6 +30,7 @@ const LAST_RELEASE_MIGRATION = 25;
  */
 const UNDO_LATER_MIGRATIONS: Record<number, string> = {
   26: 'ALTER TABLE call_buttons DROP COLUMN chat_channel_id; ALTER TABLE cfh_displays DROP COLUMN chat_channel_id',
+  27: 'DROP VIEW device_attachments',
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);

@@ -133,3 +133,30 @@ test('two instances on one PostgreSQL run every job exactly once', async () => {
     await second.close();
   }
 });
+
+test('a prepared job whose preparation fails is tried again later, and commits once when one succeeds', async () => {
+  const clock = new ManualClock();
+  const scheduler = new Scheduler({ db, clock });
+  const kind = kindOf();
+  let failures = 1;
+  const commit = recorder(kind, 'a');
+  scheduler.register(kind, {
+    leaseMs: 60_000,
+    prepare: async (payload) => {
+      if (failures-- > 0) throw new Error('speech busy');
+      return Number(payload.n) * 10;
+    },
+    commit: (q, n: number) => commit(q, { n }),
+  });
+  await db.tx((q) => scheduler.enqueue(q, kind, { n: 4 }, clock.now()));
+  assert.equal(await scheduler.runDue(), 0, 'the failed preparation committed nothing');
+  const [job] = await db.query<{ attempts: number; last_error: string; done: boolean }>(
+    'SELECT attempts, last_error, done_at IS NOT NULL AS done FROM jobs WHERE kind = $1',
+    [kind],
+  );
+  assert.deepEqual(job, { attempts: 1, last_error: 'speech busy', done: false });
+  clock.advance(2_000);
+  assert.equal(await scheduler.runDue(), 1);
+  assert.deepEqual(await runs(kind), [{ n: 40, worker: 'a' }]);
+  assert.equal(await scheduler.runDue(), 0);
+});

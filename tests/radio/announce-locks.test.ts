@@ -3,7 +3,7 @@
 // plays for the location's edge devices are queued at once, never waiting for that synthesis.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RADIO_ANNOUNCE_JOB } from '../../src/radio/announce.ts';
+import { RADIO_ANNOUNCE_JOB } from '../../src/radio/jobs.ts';
 import { waitUntil } from '../devices/device.ts';
 import { openCfhRequest } from '../support/requests.ts';
 import { makeWorld, testApp } from '../support/world.ts';
