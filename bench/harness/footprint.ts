@@ -5,7 +5,7 @@
 // PostgreSQL server: RSS would count the server's shared memory and binary once per process.
 import fs from 'node:fs';
 import path from 'node:path';
-import { serverDir } from '../../src/db/embedded/server.ts';
+import { serverDir } from './embedded-layout.ts';
 import type { Server } from './server.ts';
 
 export interface Footprint {

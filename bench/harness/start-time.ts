@@ -12,8 +12,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serverDir } from '../../src/db/embedded/server.ts';
-import { freePort } from '../../tests/support/free-port.ts';
+import { serverDir } from './embedded-layout.ts';
+import { freePort } from './free-port.ts';
 import { serviceNodeFlags } from './server.ts';
 
 export interface StartTimes {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { databaseCeiling, hasDatabaseCeiling } from './ceilings.ts';
 import { freshPostgres, vacuum } from '../harness/database.ts';
 import { isLocalDatabase, measureCpu, type CpuMs } from '../harness/cpu.ts';
-import { embeddedUrl } from '../../src/db/embedded/server.ts';
+import { embeddedUrl } from '../harness/embedded-layout.ts';
 import { idleFootprint, probeArgs, type Footprint } from '../harness/footprint.ts';
 import { historyRun, type HistoryResult } from '../history/run.ts';
 import { payloadCeiling } from './payload.ts';

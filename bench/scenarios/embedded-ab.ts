@@ -26,7 +26,7 @@ import { findBinaries } from '../../src/db/embedded/binaries.ts';
 import { serverUser } from '../../src/db/embedded/server-user.ts';
 import { measureCpu, type CpuMs } from '../harness/cpu.ts';
 import { freshPostgres, vacuum } from '../harness/database.ts';
-import { embeddedUrl } from '../../src/db/embedded/server.ts';
+import { embeddedUrl } from '../harness/embedded-layout.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
 import { seed } from '../harness/seed.ts';
 import { serviceNodeFlags, startServer, type Server } from '../harness/server.ts';

@@ -1,6 +1,6 @@
 // npm run soak:v2 [-- --minutes 30] [-- --instances 2] [-- --out FILE]   (BENCH_DATABASE_URL required)
 // Everything of version 2 at once, for a while, against two service instances sharing one fresh
-// PostgreSQL database and a private Mosquitto (anonymous, as tests/reliability starts it): call
+// PostgreSQL database and a private Mosquitto (anonymous, bench/harness/processes.ts): call
 // buttons and hub updates, displays, CFH from every source with staff on the API and on the radio,
 // timers shortened to seconds, signed webhooks to a local receiver plus a dead endpoint, SSE streams
 // reopened every minute, R1/R2 announcements to edges that ack, lockers through their pickup
@@ -8,13 +8,13 @@
 // 15 s (RSS and descriptors of each instance, database and table sizes, load average) go to a JSON
 // file; the summary judges the second half: zero 5xx and zero unexpected answers, RSS and
 // descriptors flat (least-squares slope under a threshold), retained tables flat.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { messagingSignature } from '../../src/radio/signature.ts';
-import { freePort } from '../../tests/support/free-port.ts';
-import { cleanupAll, startMosquitto, startService, tempDir, type Service } from '../../tests/reliability/processes.ts';
+import { freePort } from '../harness/free-port.ts';
+import { cleanupAll, startMosquitto, startService, tempDir, type Service } from '../harness/processes.ts';
 import { freshPostgres } from '../harness/database.ts';
 import { edgeDevice, keepStream, lockerDevice, webhookReceiver, type Edge, type Tally } from './devices.ts';
 import { makeSoakWorld, type SoakLocation } from './world.ts';
@@ -362,6 +362,16 @@ async function main(): Promise<void> {
   process.exit(failed ? 1 : 0);
 }
 
+/** What the messaging provider sends with an inbound message (its contract, section 2): base64 of
+ * HMAC-SHA1 keyed with the account's auth token, over the full URL then each form field sorted by
+ * name, name then value. The bench signs as the provider does; it does not borrow the service's check. */
+function providerSignature(authToken: string, url: string, form: Record<string, string>): string {
+  const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  let content = url;
+  for (const name of Object.keys(form).sort(byCodeUnit)) content += name + form[name];
+  return crypto.createHmac('sha1', authToken).update(content, 'utf8').digest('base64');
+}
+
 function makeDriver(instances: Service[], t: Tally): Driver {
   let next = 0;
   return {
@@ -372,7 +382,7 @@ function makeDriver(instances: Service[], t: Tally): Driver {
       if (opts.form !== undefined) {
         headers['content-type'] = 'application/x-www-form-urlencoded';
         body = new URLSearchParams(opts.form).toString();
-        headers['x-messaging-signature'] = messagingSignature(opts.signWith as string, `${s.url}${url}`, opts.form);
+        headers['x-messaging-signature'] = providerSignature(opts.signWith as string, `${s.url}${url}`, opts.form);
       } else if (opts.body !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(opts.body);
