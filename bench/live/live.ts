@@ -213,4 +213,5 @@ try {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 result.machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?', node: process.version, load_end: load(), at: new Date().toISOString() };
+if (jsonFile !== null) fs.mkdirSync(path.dirname(path.resolve(jsonFile)), { recursive: true });
 if (jsonFile !== null) fs.writeFileSync(jsonFile, `${JSON.stringify(result, null, 2)}\n`);

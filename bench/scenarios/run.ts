@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --json FILE] [-- --history N [--history-rounds R]] [-- --no-fleet] [-- --no-live] [-- --postgres-only]
+// npm run bench [-- --quick] [-- --json FILE (bench/out/results.json)] [-- --history N [--history-rounds R]] [-- --no-fleet] [-- --no-live] [-- --postgres-only]
 // Measures the service against ceilings of its own stack: a bare Fastify hello-world; for each
 // read, a bare Fastify server answering the same bytes and (on PostgreSQL) the read's statements
 // alone. On the embedded defaults (the service's own PostgreSQL server in DATA_DIR) and, with
@@ -24,7 +24,9 @@ const option = (name: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const jsonFile = option('json');
+// The run's figures as JSON: --json FILE, else bench/out/results.json (gitignored; only the
+// summary, bench/RESULTS.md, is committed).
+const jsonFile = path.resolve(option('json') ?? path.join(import.meta.dirname, '../out/results.json'));
 const history = Number(option('history') ?? 0);
 if (!Number.isInteger(history) || history < 0) {
   console.error('--history N: a whole number of orders and of CFH requests');
@@ -187,8 +189,9 @@ const report = {
   live: live?.result ?? null,
 };
 writeSection(path.join(root, 'bench/RESULTS.md'), markdown(settings, quick, hello, backends, extra, loadAtStart));
-if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(report, null, 2));
-log('\nwrote the benchmark section of bench/RESULTS.md');
+fs.mkdirSync(path.dirname(jsonFile), { recursive: true });
+fs.writeFileSync(jsonFile, JSON.stringify(report, null, 2));
+log(`\nwrote the benchmark section of bench/RESULTS.md and the run's JSON to ${path.relative(root, jsonFile)}`);
 // The scenarios' own errors (the embedded fleet and live runs report theirs in their figures).
 const errors = backends
   .flatMap((b) => [...b.scenarios.map((s) => s.errors), b.radio.errors, ...(b.history?.scenarios.map((s) => s.errors) ?? [])])

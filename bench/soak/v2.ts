@@ -1,4 +1,4 @@
-// npm run soak:v2 [-- --minutes 30] [-- --instances 2] [-- --out FILE]   (BENCH_DATABASE_URL required)
+// npm run soak:v2 [-- --minutes 30] [-- --instances 2] [-- --out FILE (bench/out/soak-v2-TIME.json)]   (BENCH_DATABASE_URL required)
 // Everything of version 2 at once, for a while, against two service instances sharing one fresh
 // PostgreSQL database and a private Mosquitto (anonymous, bench/harness/processes.ts): call
 // buttons and hub updates, displays, CFH from every source with staff on the API and on the radio,
@@ -24,7 +24,8 @@ const args = process.argv.slice(2);
 const arg = (name: string, fallback: string) => (args.includes(name) ? String(args[args.indexOf(name) + 1]) : fallback);
 const minutes = Number(arg('--minutes', '30'));
 const instanceCount = Number(arg('--instances', '2'));
-const out = path.resolve(arg('--out', `bench/soak-v2-${new Date().toISOString().slice(0, 16).replace(/:/g, '')}.json`));
+const out = path.resolve(arg('--out', `bench/out/soak-v2-${new Date().toISOString().slice(0, 16).replace(/:/g, '')}.json`));
+fs.mkdirSync(path.dirname(out), { recursive: true }); // bench/out/ is gitignored: bench/RESULTS.md keeps the summary
 const retentionSeconds = Number(arg('--retention-seconds', minutes >= 10 ? '300' : '60'));
 const SAMPLE_MS = 15_000;
 // Which speech engine the instances use: 'npm' hides Debian's Flite and Festival from them (PATH

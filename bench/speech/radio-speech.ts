@@ -206,6 +206,7 @@ try {
     const last = soakResult.samples.at(-1)?.rssMb ?? 0;
     console.log(`${soakResult.calls} in ${soakResult.seconds} s, ${soakResult.failures} failed; RSS first ${first} MB, last ${last} MB, max ${max} MB`);
   }
+  if (jsonFile !== undefined) fs.mkdirSync(path.dirname(path.resolve(jsonFile)), { recursive: true });
   if (jsonFile !== undefined) fs.writeFileSync(jsonFile, JSON.stringify({ results, soak: soakResult }, null, 2));
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -112,8 +112,8 @@ export function markdown(
     `Hello-world (bare Fastify, 12 bytes): **${hello.rps} req/s**, p50 ${hello.p50} ms, p99 ${hello.p99} ms, ${hello.serverCpuMs} ms of server CPU per request.`,
     '',
     'Ceilings of each read: *same payload*, a bare Fastify server answering the bytes the service answered (captured ' +
-      "from it, the same requests and autocannon settings); *statements alone*, the scenario's own SQL through the service's " +
-      'database handle (pool of 10, prepared), as many in flight as connections, no HTTP. *of lower* is the ratio to the lower of the two. ' +
+      "from it, the same requests and autocannon settings); *statements alone*, the bench's copy of the scenario's SQL through " +
+      'node-postgres (pool of 10, prepared, generic plans, as the service sets its connections), as many in flight as connections, no HTTP. *of lower* is the ratio to the lower of the two. ' +
       "CPU ms/req: processor time per request of the service and of its own database's PostgreSQL backends (from /proc; other databases' are not counted); the load generator shares the cores. " +
       "The database is vacuumed (VACUUM ANALYZE) before each scenario, as autovacuum would have (it is off on the machine's PostgreSQL). " +
       "The embedded backend is the service without DATABASE_URL, on the PostgreSQL server it starts in DATA_DIR/postgres; the benchmark reaches that server on its Unix socket for the vacuum, the CPU and the statements alone, as it does the machine's.",
