@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const world = makeBenchWorld({ locations: LOCATIONS, lockersPerLocation: 1, cabinetsPerLocker: CABINETS });
   const file = world.file as { locations: Record<string, unknown>[]; api_tokens: { scopes: string[] }[] };
   for (const location of file.locations) location.time_zone = TIME_ZONE;
-  for (const token of file.api_tokens) token.scopes.push('reports');
+  for (const token of file.api_tokens) if (!token.scopes.includes('reports')) token.scopes.push('reports'); // the world's token may have it already
   const provisionFile = path.join(dir, 'world.json');
   fs.writeFileSync(provisionFile, JSON.stringify(world.file));
   let server: Server | null = null;
