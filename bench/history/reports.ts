@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freshPostgres } from '../harness/database.ts';
+import { rangeRows } from '../harness/statements.ts';
 import { serviceNodeFlags, startServer, type Server } from '../harness/server.ts';
 import { makeBenchWorld } from '../harness/world.ts';
 
@@ -88,11 +89,6 @@ async function timed(url: string, token: string): Promise<{ ms: number; body: st
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${body}`);
   return { ms: performance.now() - started, body };
 }
-
-/** One location's rows of `table` in [from, to], days in the location's time zone: what a report reads. */
-const rangeRows = (table: string) =>
-  `SELECT count(*) AS n FROM ${table} o JOIN locations l ON l.id = o.location_id
-   WHERE o.location_id = $1 AND o.created_at >= ($2::date::timestamp AT TIME ZONE l.time_zone) AND o.created_at < (($3::date + 1)::timestamp AT TIME ZONE l.time_zone)`;
 
 /** The plan of a statement, as PostgreSQL runs it with these parameters. */
 async function plan(client: pg.Client, text: string, params: unknown[]): Promise<string[]> {

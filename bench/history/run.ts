@@ -124,7 +124,7 @@ export async function historyRun(ctx: HistoryContext): Promise<HistoryResult> {
       );
       results.push(result);
     }
-    const reports = await historyReports(server.url, world, log);
+    const reports = await historyReports(db.url, server.url, world, input, log);
     return { rows: settings.history, rounds: ctx.rounds, fillSeconds, scenarios: results, reports };
   } finally {
     await server?.stop();
