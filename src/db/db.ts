@@ -198,10 +198,9 @@ function fromPool(pool: pg.Pool, hub: SignalHub, hooks: { beforeEnd: () => Promi
 
 export async function openDb(target: DbTarget): Promise<Db> {
   // Generic plans (plan_cache_mode=force_generic_plan) for the statements prepared on a
-  // connection (statementNames above). Measured over a million rows of history (`npm run bench --
-  // --history N`, docs/performance.md): under PostgreSQL's default, auto, every hot statement
-  // settled on its generic plan after five runs but L7's, which auto planned again on every call
-  // (0.9 ms a run against 0.26 ms with its generic plan, which finds the cabinet by key as well).
+  // connection (statementNames above): under PostgreSQL's default, auto, L7 is planned again on
+  // every call, 0.9 ms a run against 0.26 ms on its generic plan, which finds the cabinet by key as
+  // well (over a million rows of history; docs/performance.md, "Decisions").
   const connection = {
     connectionString: target.url,
     connectionTimeoutMillis: 5_000,

@@ -1,8 +1,8 @@
-// The radio benchmark's word count (bench/radio-scoring.ts): strict, and spelling-neutral for the
+// The radio benchmark's word count (bench/speech/scoring.ts): strict, and spelling-neutral for the
 // recognizer's other spellings of the same sounds (never homophones or near misses).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { scoreWords, words } from '../../bench/radio-scoring.ts';
+import { scoreWords, words } from '../../bench/speech/scoring.ts';
 
 const score = (said: string, heard: string) => scoreWords(words(said), words(heard));
 

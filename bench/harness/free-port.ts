@@ -1,0 +1,14 @@
+// A loopback TCP port free at the moment of asking, for a child process to listen on. The bench's
+// own copy: it imports nothing from tests/ (the tests have theirs in tests/support/free-port.ts).
+import net from 'node:net';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
