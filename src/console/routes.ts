@@ -15,6 +15,7 @@ import { sessionTag } from './live.ts';
 import { locationsOf } from './pages.ts';
 import { csrfTokenOf, resumeSession, signIn, signOut } from './sessions.ts';
 import { loadWebFiles, SECURITY_HEADERS } from './static.ts';
+import { VALUES_MODULE, valuesModule } from './values.ts';
 
 export interface ConsoleRouteDeps {
   db: Db;
@@ -46,6 +47,7 @@ function secured(reply: FastifyReply): FastifyReply {
 export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const files = loadWebFiles();
+  files.set(VALUES_MODULE, valuesModule());
   const secure = new URL(deps.publicBaseUrl).protocol === 'https:';
   app.decorateRequest('consoleIdentity', null);
 

@@ -21,6 +21,11 @@ export interface WebFile {
   etag: string;
 }
 
+/** A front-end file of these bytes, its ETag the SHA-256 of them. */
+export function webFile(body: Buffer, type: string): WebFile {
+  return { body, type, etag: `"${crypto.createHash('sha256').update(body).digest('base64url')}"` };
+}
+
 /** Every file of the front end by its path under web/ (e.g. `app.js`, `pages/queue.js`). */
 export function loadWebFiles(dir = WEB_DIR): Map<string, WebFile> {
   const files = new Map<string, WebFile>();
@@ -31,8 +36,7 @@ export function loadWebFiles(dir = WEB_DIR): Map<string, WebFile> {
       else {
         const type = TYPES[path.extname(entry.name)];
         if (type === undefined) continue;
-        const body = fs.readFileSync(path.join(dir, rel));
-        files.set(rel, { body, type, etag: `"${crypto.createHash('sha256').update(body).digest('base64url')}"` });
+        files.set(rel, webFile(fs.readFileSync(path.join(dir, rel)), type));
       }
     }
   };
