@@ -3,7 +3,7 @@
 // own modules), so that no page keeps a copy by hand.
 import { DEFAULT_STAFF_ACTION, STAFF_ACTIONS } from '../cfh/schemas.ts';
 import { CFH_STEPS, STEPS_BY_STAFF_ACTION } from './actions.ts';
-import { webFile, type WebFile } from './static.ts';
+import { webFile, type WebFile } from '../http/web-files.ts';
 
 /** Its path under /console/assets/ (no file of web/ has it). */
 export const VALUES_MODULE = 'values.js';
