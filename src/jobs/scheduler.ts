@@ -5,11 +5,8 @@
 // at the next start. Handlers touch only the database; messages to devices go through the outbox,
 // and the job's commit wakes the dispatcher.
 import type { Clock } from '../clock.ts';
-import type { Db, Queryable, Tx } from '../db/db.ts';
+import type { Db, Tx } from '../db/db.ts';
 import { WorkLoop } from './loop.ts';
-import { cancelJob, enqueueJob, type EnqueueOptions } from './queue.ts';
-
-export type { EnqueueOptions } from './queue.ts';
 
 export type JobHandler = (q: Tx, payload: Record<string, unknown>, job: { id: number; runAt: string }) => Promise<void>;
 
@@ -59,16 +56,6 @@ export class Scheduler {
   /** The job kinds this scheduler runs. */
   get kinds(): string[] {
     return [...this.#handlers.keys()];
-  }
-
-  /** Stores a job (see queue.ts). */
-  enqueue(q: Queryable, kind: string, payload: Record<string, unknown>, runAt: Date, opts: EnqueueOptions = {}): Promise<void> {
-    return enqueueJob(q, kind, payload, runAt, opts);
-  }
-
-  /** Drops the pending job of a key (see queue.ts). */
-  cancel(q: Queryable, key: string): Promise<void> {
-    return cancelJob(q, key);
   }
 
   start(): void {
