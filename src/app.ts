@@ -22,7 +22,7 @@ import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
 import { lockerRoutes } from './lockers/routes.ts';
 import { deviceHealthRoutes } from './devices/health-routes.ts';
 import { cfhRoutes } from './cfh/routes.ts';
-import { cfhV2Routes } from './cfh/button-routes.ts';
+import { buttonDisplayListRoutes } from './cfh/button-routes.ts';
 import { cfhStreamRoutes } from './cfh/stream-routes.ts';
 import { cfhPageRoutes } from './cfh/page-routes.ts';
 import { radioRoutes } from './radio/routes.ts';
@@ -124,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     escalationSeconds: deps.config.cfhEscalationSeconds,
     apiTokens: app.apiTokens,
   });
-  await app.register(cfhV2Routes, {
+  await app.register(buttonDisplayListRoutes, {
     db: deps.db,
     clock: deps.clock,
     timeoutSeconds: deps.config.cfhTimeoutSeconds,

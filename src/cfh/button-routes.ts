@@ -20,10 +20,10 @@ import {
   PressAnswer,
   PressBody,
   RequestList,
-} from './schemas-v2.ts';
+} from './schemas-buttons-displays-list-streams.ts';
 import { toButtonRecord, toListedRecord, toRecord } from './views.ts';
 
-export interface CfhV2RouteDeps extends ButtonDeps {
+export interface ButtonDisplayListRouteDeps extends ButtonDeps {
   apiTokens: ApiTokens;
 }
 
@@ -57,7 +57,7 @@ const hubErrors = errorResponses({
   ...SERVICE_ERRORS,
 });
 
-export async function cfhV2Routes(fastify: FastifyInstance, deps: CfhV2RouteDeps): Promise<void> {
+export async function buttonDisplayListRoutes(fastify: FastifyInstance, deps: ButtonDisplayListRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const hub = hubAuth(deps.apiTokens);
 

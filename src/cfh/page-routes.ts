@@ -1,16 +1,18 @@
 // The customer pages over HTTP (docs/cfh.md): GET /help/{display_key} (also at the deployed system's
 // QR path, /callforhelp/v1/display/CFH.{display_key}) and GET /help/t/{message_id}. Not API operations (hidden from the OpenAPI document): HTML for a phone,
 // in the browser's language when English or French, else the location's (?lang=en|fr overrides), under a content security policy that runs only
-// the page's own inline script.
+// the page's own script (a file of web/, served here under /help-assets/, with the answer's nonce).
 import crypto from 'node:crypto';
+import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { customerActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import { AppError } from '../http/errors.ts';
+import { loadWebFiles, sendWebFile } from '../http/web-files.ts';
 import { displayPage } from './displays.ts';
-import { notFoundPageHtml, displayPageHtml, pageLanguage, trackingPageHtml } from './pages.ts';
+import { notFoundPageHtml, displayPageHtml, PAGE_SCRIPTS_PATH, pageLanguage, trackingPageHtml } from './pages.ts';
 import { requestStatus } from './requests.ts';
 import { toStatusView } from './views.ts';
 
@@ -44,6 +46,13 @@ async function orNotFound(reply: FastifyReply, lang: 'en' | 'fr', nonce: string,
 
 export async function cfhPageRoutes(fastify: FastifyInstance, deps: { db: Queryable }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const scripts = loadWebFiles(path.join(import.meta.dirname, 'web'));
+
+  app.get(`${PAGE_SCRIPTS_PATH}:file`, { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
+    const file = scripts.get(request.params.file);
+    if (file === undefined) return reply.code(404).send({ message: 'no such file', code: 'not_found' });
+    return sendWebFile(request, reply.header('x-content-type-options', 'nosniff'), file);
+  });
 
   /** The display's page for its key (null: no key, as the deployed path without its prefix). */
   async function displayAnswer(request: FastifyRequest, reply: FastifyReply, key: string | null, asked: string | undefined): Promise<FastifyReply> {

@@ -1,8 +1,9 @@
-// The customer pages (contract section 9), plain server-rendered HTML with a little inline script:
+// The customer pages (contract section 9), plain server-rendered HTML with a little script:
 // GET /help/{display_key} (the display's options, and a free text when allowed) and GET
 // /help/t/{message_id} (the request's state, live from C6, with a cancel button). English or
-// French. Every stored text is escaped; data for the script goes in as JSON that cannot close
-// its <script> element.
+// French. Every stored text is escaped; the page's script is a file of web/ (display.js,
+// tracking.js, served by page-routes.ts), and its data goes in as JSON that cannot close its
+// <script> element.
 import type { DisplayOption, DisplayRow } from './button-store.ts';
 import { CUSTOM_TEXT_MAX } from './displays.ts';
 import type { CfhStatusView } from './schemas.ts';
@@ -60,7 +61,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
-/** JSON for an inline script: `<`, `>`, `&` and line separators escaped, so no text can end the script. */
+/** JSON for a script element: `<`, `>`, `&` and line separators escaped, so no text can end the script. */
 function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
@@ -96,11 +97,24 @@ function languageSwitch(lang: Language): string {
   return `<nav class="lang"><a href="?lang=${other}" lang="${other}" hreflang="${other}">${TEXT[lang].other_language}</a></nav>`;
 }
 
-function page(lang: Language, title: string, nonce: string, body: string, script: string): string {
+/** Where page-routes.ts serves the pages' scripts (src/cfh/web). */
+export const PAGE_SCRIPTS_PATH = '/help-assets/';
+
+/** A page's script: its file under web/, and the data it reads from #page-data. */
+interface PageScript {
+  file: 'display.js' | 'tracking.js';
+  data: Record<string, unknown>;
+}
+
+function page(lang: Language, title: string, nonce: string, body: string, script: PageScript | null): string {
+  const scripts =
+    script === null
+      ? ''
+      : `<script type="application/json" id="page-data">${scriptJson(script.data)}</script><script nonce="${nonce}" src="${PAGE_SCRIPTS_PATH}${script.file}"></script>`;
   return `<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body>${body}<script nonce="${nonce}">${script}</script></body></html>`;
+<body>${body}${scripts}</body></html>`;
 }
 
 /** The display's page: its options, and the free text when it allows one. */
@@ -113,15 +127,7 @@ export function displayPageHtml(lang: Language, nonce: string, key: string, disp
     : '';
   // The store's name: the display's own name is for staff (the radio and the console say it).
   const body = `${languageSwitch(lang)}<h1>${escapeHtml(display.store_name)}</h1><p>${escapeHtml(t.choose)}</p>${buttons}${free}<p id="error" role="alert" hidden></p>`;
-  const script = `const K=${scriptJson(key)},T=${scriptJson({ wait: t.wait, refused: t.refused, failed: t.failed, sending: t.sending })},L=${scriptJson(lang)};
-const err=document.getElementById('error');
-async function ask(body){err.hidden=true;document.querySelectorAll('button').forEach(b=>b.disabled=true);
-try{const r=await fetch('/api/callforhelp/displays/'+encodeURIComponent(K)+'/requests',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)});
-if(r.status===201){const rec=await r.json();location.assign('/help/t/'+encodeURIComponent(rec.message_id)+'?lang='+L);return}
-err.textContent=r.status===429?T.wait:r.status===422?T.refused:T.failed}catch(e){err.textContent=T.failed}
-err.hidden=false;document.querySelectorAll('button').forEach(b=>b.disabled=false)}
-document.querySelectorAll('button[data-option]').forEach(b=>b.addEventListener('click',()=>ask({option_id:Number(b.dataset.option)})));
-const f=document.getElementById('free');if(f)f.addEventListener('submit',e=>{e.preventDefault();const v=document.getElementById('text').value.trim();if(v)ask({custom_text:v})});`;
+  const script: PageScript = { file: 'display.js', data: { key, texts: { wait: t.wait, refused: t.refused, failed: t.failed, sending: t.sending }, lang } };
   return page(lang, display.store_name, nonce, body, script);
 }
 
@@ -158,19 +164,10 @@ export function trackingPageHtml(lang: Language, nonce: string, view: CfhStatusV
   const texts = Object.fromEntries(
     ['received', 'escalated', 'claimed', 'on_the_way', 'completed', 'cancelled', 'timed_out', 'associate', 'failed'].map((k) => [k, t[k as keyof typeof t]]),
   );
-  const script = `const M=${scriptJson(view.message_id)},T=${scriptJson(texts)};
-const st=document.getElementById('state'),cb=document.getElementById('cancel'),err=document.getElementById('error');
-function show(v){const r=v.cfh_request,n=r.claimed_by==null||r.claimed_by==='An associate'?T.associate:r.claimed_by;
-const s=r.status==='created'?T.received:(T[r.status]||T.received);st.textContent=s.replace('{name}',n);st.dataset.status=r.status;cb.hidden=r.is_closed}
-const q='message_id='+encodeURIComponent(M);let es=null,poll=null;
-function live(){es=new EventSource('/api/callforhelp/v1/tracking/stream?'+q);es.addEventListener('status',e=>show(JSON.parse(e.data)));
-es.onerror=()=>{if(es.readyState===2&&!poll)poll=setInterval(async()=>{const r=await fetch('/api/callforhelp/v1/tracking?'+q);if(r.ok)show(await r.json())},5000)}}
-live();
-cb.addEventListener('click',async()=>{cb.disabled=true;try{const r=await fetch('/api/callforhelp/cancel',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({message_id:M})});
-if(r.ok){const t=await fetch('/api/callforhelp/v1/tracking?'+q);if(t.ok)show(await t.json())}else{err.textContent=T.failed;err.hidden=false}}catch(e){err.textContent=T.failed;err.hidden=false}cb.disabled=false});`;
+  const script: PageScript = { file: 'tracking.js', data: { messageId: view.message_id, texts } };
   return page(lang, t.title, nonce, body, script);
 }
 
 export function notFoundPageHtml(lang: Language, nonce: string): string {
-  return page(lang, TEXT[lang].title, nonce, `<h1>${escapeHtml(TEXT[lang].notFound)}</h1>`, '');
+  return page(lang, TEXT[lang].title, nonce, `<h1>${escapeHtml(TEXT[lang].notFound)}</h1>`, null);
 }

@@ -1,4 +1,5 @@
 // The rows store.ts reads, timestamps already in the wire format (db/timestamps.ts).
+import type { StaffAction } from './schemas.ts';
 
 /** A cfh_requests row, as the record (C0, C4) is made from. */
 export interface RequestRow {
@@ -31,7 +32,7 @@ export interface RequestRow {
   is_escalated: boolean;
   escalated_at: string | null;
   /** C7 only: its option's staff_action. */
-  staff_action?: 'claim_and_on_the_way' | 'on_the_way' | 'acknowledge' | 'done' | 'none';
+  staff_action?: StaffAction;
 }
 
 /** A request and its option, as the status view (C5) is made from. */

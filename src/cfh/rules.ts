@@ -55,10 +55,6 @@ export function cancelOfClosed(state: { is_completed: boolean }): CancelOutcome 
   return state.is_completed ? 'conflict' : 'unchanged';
 }
 
-/** The statuses of a request's events (contract section 11 spells "cancelled" with two l's; the
- * request's own step log keeps the seed's "canceled"). */
-export type CfhEventStatus = 'created' | 'escalated' | 'reminder' | 'claimed' | 'on_the_way' | 'completed' | 'cancelled' | 'timed_out';
-
 /** A step as its event tells it: the staff steps name the employee. */
 export type CfhEventStep =
   | { status: 'created' | 'cancelled' | 'timed_out' | 'escalated' | 'reminder' | 'recorded' | 'auto_completed' }

@@ -20,7 +20,13 @@ export function requestFromOf(value: string | undefined): RequestFrom {
 
 export const STATUSES = ['created', 'escalated', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
 export const SOURCES = ['api', 'call_button', 'display'] as const;
+/** What staff do with an option's requests (contract section 10): the one list (the migration's
+ * CHECK aside), with the schema of a value and its type built from it. */
 export const STAFF_ACTIONS = ['claim_and_on_the_way', 'on_the_way', 'acknowledge', 'done', 'none'] as const;
+export type StaffAction = (typeof STAFF_ACTIONS)[number];
+export const staffActionSchema = () => oneOf(STAFF_ACTIONS);
+/** An option's staff action when none is set (the column's default). */
+export const DEFAULT_STAFF_ACTION: StaffAction = 'claim_and_on_the_way';
 
 const OptionalId = Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: INT32_MAX })));
 const NullableSqlSeconds = nullable(SqlSeconds);

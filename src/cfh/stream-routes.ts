@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { actorOf, bearerAuth, tokenActorOf, type ApiTokens } from '../http/auth.ts';
 import { errorResponses, SERVICE_ERRORS, STREAM_429 } from '../http/schemas.ts';
 import { customerOrBearer } from './access.ts';
-import { eventStream, StreamQuery, TrackingStreamQuery } from './schemas-v2.ts';
+import { eventStream, StreamQuery, TrackingStreamQuery } from './schemas-buttons-displays-list-streams.ts';
 import { streamLocation, streamRequest, type StreamDeps } from './streams.ts';
 
 export interface CfhStreamRouteDeps extends StreamDeps {

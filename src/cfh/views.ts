@@ -1,6 +1,6 @@
 // The wire formats of Call for Help: the seed's request record (C0, C4) and status view (C5).
 import { sqlSeconds } from '../db/timestamps.ts';
-import type { CfhRequestRecord, CfhStatusView } from './schemas.ts';
+import { DEFAULT_STAFF_ACTION, type CfhRequestRecord, type CfhStatusView } from './schemas.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
 import { staffNameFor, statusOf } from './rules.ts';
 
@@ -42,7 +42,7 @@ export function toRecord(row: RequestRow): CfhRequestRecord {
 
 /** C7's entry: the record and its option's staff_action. */
 export function toListedRecord(row: RequestRow): CfhRequestRecord & { staff_action: NonNullable<RequestRow['staff_action']> } {
-  return { ...toRecord(row), staff_action: row.staff_action ?? 'claim_and_on_the_way' };
+  return { ...toRecord(row), staff_action: row.staff_action ?? DEFAULT_STAFF_ACTION };
 }
 
 /** B2's answer: the record with the status view's arrival fields. */

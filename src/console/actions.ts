@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { claimRequest, completeRequest, markOnTheWay } from '../cfh/requests.ts';
 import type { Staff } from '../cfh/rules.ts';
+import type { StaffAction } from '../cfh/schemas.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import { commandCabinet } from '../lockers/cabinets.ts';
 import { cancelOrder, renewOpenCode } from '../lockers/lifecycle.ts';
@@ -52,7 +53,19 @@ const staffOf = (session: ConsoleSessionActor): Staff => ({
   from: 'web_interface',
 });
 
-export type CfhStep = 'claim' | 'on_the_way' | 'complete';
+/** The steps staff take on a request in the console: C1, C2 and C3. */
+export const CFH_STEPS = ['claim', 'on_the_way', 'complete'] as const;
+export type CfhStep = (typeof CFH_STEPS)[number];
+
+/** Which steps staff see, by the option's staff action (contract section 10); the queue page gets it
+ * from values.ts. */
+export const STEPS_BY_STAFF_ACTION: Readonly<Record<StaffAction, readonly CfhStep[]>> = {
+  claim_and_on_the_way: ['claim', 'on_the_way', 'complete'],
+  on_the_way: ['on_the_way', 'complete'],
+  acknowledge: ['claim', 'complete'],
+  done: ['complete'],
+  none: [],
+};
 
 /** C1 / C2 / C3 from the console; `success` as the API answers it (false: the request moved on). */
 export async function cfhStep(

@@ -8,7 +8,7 @@ import { errorResponses, oneOf, RowId, SERVICE_ERRORS, STREAM_429, StorableText 
 import { SpeakableText } from '../radio/schemas.ts';
 import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
-import { announce, cabinetAction, cfhStep, orderAction, redeliver } from './actions.ts';
+import { announce, cabinetAction, CFH_STEPS, cfhStep, orderAction, redeliver } from './actions.ts';
 import { csrfCheck, sessionActorOf, sessionAuth, sessionCookie } from './guard.ts';
 import { resumeSession } from './sessions.ts';
 import { openConsoleStream } from './live.ts';
@@ -136,7 +136,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       onRequest: changing,
       schema: {
         hide: true,
-        params: Type.Object({ message_id: Type.String({ minLength: 1, maxLength: 200 }), step: oneOf(['claim', 'on_the_way', 'complete'] as const) }),
+        params: Type.Object({ message_id: Type.String({ minLength: 1, maxLength: 200 }), step: oneOf(CFH_STEPS) }),
         body: Type.Optional(Type.Object({ outcome: Type.Optional(StorableText({ maxLength: 200 })) })),
       },
     },

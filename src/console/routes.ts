@@ -14,7 +14,9 @@ import type { LiveStreams } from '../live/streams.ts';
 import { sessionTag } from './live.ts';
 import { locationsOf } from './pages.ts';
 import { csrfTokenOf, resumeSession, signIn, signOut } from './sessions.ts';
+import { sendWebFile } from '../http/web-files.ts';
 import { loadWebFiles, SECURITY_HEADERS } from './static.ts';
+import { VALUES_MODULE, valuesModule } from './values.ts';
 
 export interface ConsoleRouteDeps {
   db: Db;
@@ -46,6 +48,7 @@ function secured(reply: FastifyReply): FastifyReply {
 export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const files = loadWebFiles();
+  files.set(VALUES_MODULE, valuesModule());
   const secure = new URL(deps.publicBaseUrl).protocol === 'https:';
 
   const page = files.get('index.html');
@@ -62,9 +65,7 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
     const name = (request.params as { '*': string })['*'];
     const file = files.get(name);
     if (file === undefined) return reply.code(404).send({ message: 'no such file', code: 'not_found' });
-    reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-cache', etag: file.etag }).type(file.type);
-    if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-    return reply.send(file.body);
+    return sendWebFile(request, reply.headers(SECURITY_HEADERS), file);
   });
 
   const origin = sameOrigin(deps.publicBaseUrl);

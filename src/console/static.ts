@@ -1,43 +1,13 @@
 // The console's front end: plain ES modules, CSS and one HTML page from src/console/web, served as
-// they are in the repository (no build step). They are read once when the app starts, each with
-// the SHA-256 of its bytes as its ETag, so the first paint needs no disk read and a reload none
-// of the bytes again.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
+// they are in the repository (no build step; http/web-files.ts reads them once, with ETags).
 import path from 'node:path';
+import { loadWebFiles as loadFiles, type WebFile } from '../http/web-files.ts';
 
 export const WEB_DIR = path.join(import.meta.dirname, 'web');
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-};
-
-export interface WebFile {
-  body: Buffer;
-  type: string;
-  etag: string;
-}
-
 /** Every file of the front end by its path under web/ (e.g. `app.js`, `pages/queue.js`). */
 export function loadWebFiles(dir = WEB_DIR): Map<string, WebFile> {
-  const files = new Map<string, WebFile>();
-  const walk = (sub: string) => {
-    for (const entry of fs.readdirSync(path.join(dir, sub), { withFileTypes: true })) {
-      const rel = sub === '' ? entry.name : `${sub}/${entry.name}`;
-      if (entry.isDirectory()) walk(rel);
-      else {
-        const type = TYPES[path.extname(entry.name)];
-        if (type === undefined) continue;
-        const body = fs.readFileSync(path.join(dir, rel));
-        files.set(rel, { body, type, etag: `"${crypto.createHash('sha256').update(body).digest('base64url')}"` });
-      }
-    }
-  };
-  walk('');
-  return files;
+  return loadFiles(dir);
 }
 
 /** Headers of every console answer: nothing but the service's own scripts, styles and media run

@@ -2,17 +2,6 @@
 
 interface PgError {
   code?: string;
-  constraint?: string;
-}
-
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as PgError;
-  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
-}
-
-export function isSerializationFailure(err: unknown): boolean {
-  const code = (err as PgError)?.code;
-  return code === '40001' || code === '40P01';
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENOENT', '57P01', '57P02', '57P03']);

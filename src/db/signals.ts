@@ -35,7 +35,6 @@ export class SignalHub implements CommitSignals {
   #broadcast: ((signals: ReadonlySet<Signal>) => void) | null = null;
   #startListening: (() => Promise<void>) | null = null;
   #listening: Promise<void> | null = null;
-  #onError: ((err: unknown) => void) | null = null;
 
   /** scope: the schema whose commits these are. */
   constructor(scope = 'public') {
@@ -60,11 +59,6 @@ export class SignalHub implements CommitSignals {
   listening(): Promise<void> {
     if (this.#startListening === null) return Promise.resolve();
     return (this.#listening ??= this.#startListening());
-  }
-
-  /** Where a listener that throws is reported (it never stops the others). */
-  onListenerError(report: (err: unknown) => void): void {
-    this.#onError = report;
   }
 
   /** A transaction of this process committed with these signals. */
@@ -104,8 +98,8 @@ export class SignalHub implements CommitSignals {
         for (const fn of this.#listeners.get(signal) ?? []) {
           try {
             fn();
-          } catch (err) {
-            this.#onError?.(err);
+          } catch {
+            // A listener that throws never stops the others.
           }
         }
       }

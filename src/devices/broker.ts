@@ -7,7 +7,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Aedes, type AedesPublishPacket, type Client } from 'aedes';
 import { WebSocketServer, createWebSocketStream } from 'ws';
-import { ACK_SUBSCRIPTIONS, deviceName, inboxTopic, type DeviceIdentity } from './wire.ts';
+import { DEVICE_MESSAGE_SUBSCRIPTIONS, deviceName, inboxTopic, type DeviceIdentity } from './wire.ts';
 import type { GatewayLogger, Transport } from './transport.ts';
 import { guardedConnection, LoginAdmission } from './mqtt-guard.ts';
 import { deviceAccess } from './broker-access.ts';
@@ -16,8 +16,8 @@ import { DeviceConnections } from './broker-connections.ts';
 export interface EmbeddedBrokerHooks {
   /** Checks a device's key against the database. */
   authenticate(device: DeviceIdentity, key: string): Promise<boolean>;
-  /** A device published on its ack topic (already authorized). */
-  onAck(topic: string, payload: Buffer): void;
+  /** A device published a message in (an ack, a play report, heard speech; already authorized). */
+  onDeviceMessage(topic: string, payload: Buffer): void;
   /** A device is (again) subscribed to its inbox: time to send what it has not acked. */
   onDeviceListening(device: DeviceIdentity): void;
   /** A device's connection is up, or closed (device health). */
@@ -90,14 +90,14 @@ export class EmbeddedBroker implements Transport {
       hooks.onDisconnected?.(device);
     });
     aedes.on('clientError', (client, err) => log.debug({ clientId: client.id, err: err.message }, 'device connection error'));
-    for (const filter of ACK_SUBSCRIPTIONS) {
+    for (const filter of DEVICE_MESSAGE_SUBSCRIPTIONS) {
       await new Promise<void>((resolve) => {
         aedes.subscribe(
           filter,
           (packet: AedesPublishPacket, cb: () => void) => {
             // Only a device's own ack topic gets here (authorizePublish); recording is asynchronous.
             if (packet.topic.startsWith('$')) return cb();
-            hooks.onAck(packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
+            hooks.onDeviceMessage(packet.topic, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
             cb();
           },
           resolve,

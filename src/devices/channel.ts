@@ -44,7 +44,7 @@ export async function startChannel(o: ChannelOptions): Promise<Channel> {
       url: o.config.mqttUrl,
       clientId: o.clientId,
       persistentSession: o.config.mqttClientId !== null,
-      onAck: o.onMessage,
+      onDeviceMessage: o.onMessage,
       onConnect: o.onBrokerConnect,
       log: o.log,
     });
@@ -58,7 +58,7 @@ export async function startChannel(o: ChannelOptions): Promise<Channel> {
     log: o.log,
     hooks: {
       authenticate: (device, key) => checkDeviceKey(o.db, device, key),
-      onAck: o.onMessage,
+      onDeviceMessage: o.onMessage,
       onDeviceListening: (device) => void lanes?.redeliver(inboxTopic(device)),
       onConnected: o.onConnected,
       onDisconnected: (device) => {

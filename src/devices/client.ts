@@ -2,7 +2,7 @@
 // subscribes to every device's acks. The broker itself authenticates devices, ideally by asking
 // this service over HTTP (routes.ts).
 import mqtt, { type MqttClient } from 'mqtt';
-import { ACK_SUBSCRIPTIONS } from './wire.ts';
+import { DEVICE_MESSAGE_SUBSCRIPTIONS } from './wire.ts';
 import type { GatewayLogger, Transport } from './transport.ts';
 
 export interface BrokerCredentials {
@@ -44,7 +44,7 @@ export class ExternalBroker implements Transport {
     clientId: string;
     /** clean: false with a stable client id: acks sent while the service restarts wait in the broker. */
     persistentSession: boolean;
-    onAck(topic: string, payload: Buffer): void;
+    onDeviceMessage(topic: string, payload: Buffer): void;
     onConnect(): void;
     log: GatewayLogger;
     waitMs?: number;
@@ -65,7 +65,7 @@ export class ExternalBroker implements Transport {
     const subscribed = new Promise<void>((resolve) => {
       client.on('connect', (connack) => {
         opts.log.info({ broker: where, sessionPresent: connack.sessionPresent }, 'connected to the MQTT broker');
-        client.subscribe(Object.fromEntries(ACK_SUBSCRIPTIONS.map((t) => [t, { qos: 1 as const }])), (err, granted) => {
+        client.subscribe(Object.fromEntries(DEVICE_MESSAGE_SUBSCRIPTIONS.map((t) => [t, { qos: 1 as const }])), (err, granted) => {
           const refused = (granted ?? []).filter((g) => g.qos === 128).map((g) => g.topic);
           if (err || refused.length > 0) opts.log.error({ err, refused }, 'the broker refused the ack subscriptions');
           resolve();
@@ -73,7 +73,7 @@ export class ExternalBroker implements Transport {
         });
       });
     });
-    client.on('message', (topic, payload) => opts.onAck(topic, payload));
+    client.on('message', (topic, payload) => opts.onDeviceMessage(topic, payload));
     client.on('error', (err) => {
       if (!announced) opts.log.warn({ broker: where, err: err.message }, 'MQTT broker connection error');
       announced = true;

@@ -124,7 +124,7 @@ export class DeviceGateway {
       clock: this.#clock,
       log: this.#log,
       clientId: this.#clientId,
-      onMessage: (topic, payload) => this.#onAck(topic, payload),
+      onMessage: (topic, payload) => this.#onDeviceMessage(topic, payload),
       onConnected: (device) => this.#presence?.connected(device),
       onDisconnected: (device) => this.#presence?.disconnected(device),
       onBrokerConnect: () => this.notify(),
@@ -240,7 +240,7 @@ export class DeviceGateway {
     void this.#channel?.redeliver(topic);
   }
 
-  #onAck(topic: string, payload: Buffer): void {
+  #onDeviceMessage(topic: string, payload: Buffer): void {
     receiveDeviceMessage({ acks: this.#acks, presence: this.#presence, heard: this.#heard, log: this.#log, track: (w) => void this.#track(w) }, topic, payload);
   }
 }

@@ -102,7 +102,7 @@ export function withAudio(payload: Readonly<Record<string, unknown>>, wav: Buffe
 }
 
 /** The service's subscriptions: every device's acks, and what edge devices heard. */
-export const ACK_SUBSCRIPTIONS = ['lockers/+/acks', 'radio/+/played', 'radio/+/heard'] as const;
+export const DEVICE_MESSAGE_SUBSCRIPTIONS = ['lockers/+/acks', 'radio/+/played', 'radio/+/heard'] as const;
 
 /** `locker:<locker_id>` or `edge:<edge_id>`; anything else is no device. */
 export function parseDeviceUsername(username: string | null | undefined): DeviceIdentity | null {

@@ -34,26 +34,6 @@ export interface EventRow {
 
 const COLUMNS = '(type, status, organization_id, location_id, internal_id, details, message, created_at)';
 
-/** Records events in one statement of the caller's transaction. */
-export async function recordEvents(q: Tx, events: readonly NewEvent[], now: Date): Promise<void> {
-  if (events.length === 0) return;
-  await q.query(
-    `INSERT INTO events ${COLUMNS}
-     SELECT * , $8::timestamptz FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::jsonb[], $7::text[])`,
-    [
-      events.map((e) => e.type),
-      events.map((e) => e.status),
-      events.map((e) => e.organizationId),
-      events.map((e) => e.locationId),
-      events.map((e) => (e.internalId === null ? null : String(e.internalId))),
-      events.map((e) => JSON.stringify(e.details)),
-      events.map((e) => e.message ?? null),
-      now,
-    ],
-  );
-  q.signal('events');
-}
-
 /**
  * The events of a change, for its statement (a CTE): `rows` is a SELECT of the columns type, status,
  * organization_id, location_id, internal_id (text), details (jsonb), message, created_at. The

@@ -6,11 +6,8 @@
 // and the job's commit wakes the dispatcher. Work that is not the database's (speech) is a
 // PreparedJob's `prepare`, run with no transaction open: the job is held meanwhile by a lease.
 import type { Clock } from '../clock.ts';
-import type { Db, Queryable, Tx } from '../db/db.ts';
+import type { Db, Tx } from '../db/db.ts';
 import { WorkLoop } from '../work/loop.ts';
-import { cancelJob, enqueueJob, type EnqueueOptions } from './queue.ts';
-
-export type { EnqueueOptions } from './queue.ts';
 
 export type JobHandler = (q: Tx, payload: Record<string, unknown>, job: { id: number; runAt: string }) => Promise<void>;
 
@@ -77,16 +74,6 @@ export class Scheduler {
   /** The job kinds this scheduler runs. */
   get kinds(): string[] {
     return [...this.#handlers.keys()];
-  }
-
-  /** Stores a job (see queue.ts). */
-  enqueue(q: Queryable, kind: string, payload: Record<string, unknown>, runAt: Date, opts: EnqueueOptions = {}): Promise<void> {
-    return enqueueJob(q, kind, payload, runAt, opts);
-  }
-
-  /** Calls off the pending job of a key, now (see queue.ts). */
-  cancel(q: Queryable, key: string): Promise<void> {
-    return cancelJob(q, key, this.#clock.now());
   }
 
   start(): void {

@@ -16,9 +16,6 @@ export const coolOffKey = (cabinetId: number) => `lockers:cool-off:${cabinetId}`
 export const PICKUP_JOB = 'lockers.pickup';
 /** The pickup job of an order after `step` reminders: a job never re-keys itself while it runs. */
 export const pickupKey = (orderId: number, step: number) => `lockers:pickup:${orderId}:${step}`;
-/** Defaults of a location's locker_pickup_hours and locker_reminder_hours (also in store.ts's SQL). */
-export const DEFAULT_PICKUP_HOURS = 72;
-export const DEFAULT_REMINDER_HOURS = 24;
 
 const HOUR_MS = 3_600_000;
 

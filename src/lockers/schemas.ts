@@ -12,6 +12,7 @@ const NullableDelay = nullable(Type.Integer({ minimum: 0, maximum: 604_800, desc
 const NullableInteger = nullable(Type.Integer());
 const NullableString = nullable(Type.String());
 
+/** A cabinet's thermal modes: the one list, the schemas and types built from it. */
 export const THERMAL_MODES = ['ambient', 'heat', 'freeze', 'chill'] as const;
 export const CABINET_COMMANDS = ['resize', 'set_thermal_mode', 'disable', 'enable', 'open', 'close'] as const;
 export const CUSTOMER_COMMANDS = ['here', 'agree', 'disagree'] as const;

@@ -5,6 +5,7 @@
 // CONFLICT DO UPDATE locks every row it meets, even those its WHERE leaves alone; an instance
 // starting with PROVISION_FILE while others serve orders then held every locker and cabinet of the
 // file, and deadlocked with an order that held a cabinet and needed its locker.)
+import { DEFAULT_STAFF_ACTION } from '../cfh/schemas.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { EVENT_TYPES } from '../events/log.ts';
@@ -181,7 +182,7 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
             text_fr: { value: o.text_fr },
             prompt_en: { value: o.prompt_en },
             prompt_fr: { value: o.prompt_fr },
-            staff_action: { value: o.staff_action ?? 'claim_and_on_the_way' },
+            staff_action: { value: o.staff_action ?? DEFAULT_STAFF_ACTION },
           },
           now,
         );

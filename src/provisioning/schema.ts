@@ -1,7 +1,9 @@
 // The declarative provisioning file (contract section 7).
 import { Type, type Static } from 'typebox';
+import { staffActionSchema } from '../cfh/schemas.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { nullable, oneOf, oneOfOrNull, RowId, STORABLE } from '../http/schemas.ts';
+import { THERMAL_MODES } from '../lockers/schemas.ts';
 
 /** What a token may do (contract section 2). */
 export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'webhooks', 'console'] as const;
@@ -20,7 +22,8 @@ const ChatChannelId = nullable(Type.String({ minLength: 1, maxLength: 200, ...ST
 
 const CfhSeconds = Type.Integer({ minimum: 0, maximum: 604_800 });
 
-export const ThermalMode = Type.Union([Type.Literal('ambient'), Type.Literal('heat'), Type.Literal('freeze'), Type.Literal('chill')]);
+/** One of the lockers' THERMAL_MODES (each a literal, as the refusals name them). */
+export const ThermalMode = Type.Unsafe<(typeof THERMAL_MODES)[number]>(Type.Union(THERMAL_MODES.map((mode) => Type.Literal(mode))));
 
 const Cabinet = Type.Object({
   id: Id,
@@ -84,7 +87,7 @@ export const ProvisioningFile = Type.Object({
         text_fr: Name,
         prompt_en: Type.String({ maxLength: 2000 }),
         prompt_fr: Type.String({ maxLength: 2000 }),
-        staff_action: Type.Optional(oneOf(['claim_and_on_the_way', 'on_the_way', 'acknowledge', 'done', 'none'] as const)),
+        staff_action: Type.Optional(staffActionSchema()),
       }),
     ),
   ),

@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
-import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
-import { ann, cfhClient, createRequest, eventKinds, iso, seconds, SQL_SECONDS, success, type CfhClient } from './support.ts';
+import { testApp, type TestContext } from '../support/world.ts';
+import { ann, createRequest, eventKinds, iso, seconds, SQL_SECONDS, success, worldWithClient } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await testApp({ clock: new ManualClock('2026-04-10T16:20:05.987Z') });
 });
 
-async function world(): Promise<{ w: World; client: CfhClient }> {
-  const w = await makeWorld(ctx.db, ctx.clock);
-  return { w, client: cfhClient(ctx.app, w.token) };
-}
-
 test('a customer cancels: is_canceled, is_closed, closed_at = customer_canceled_at in seconds, is_claimed false', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const created = await createRequest(client, { location_id: w.locationId, option_id: w.optionId, display_id: 4 });
   assert.equal(success(await client.claim(created.message_id, ann)), true);
   const claimedAt = ctx.clock.now();
@@ -48,7 +43,7 @@ test('a customer cancels: is_canceled, is_closed, closed_at = customer_canceled_
 });
 
 test('cancelling a cancelled request returns it unchanged', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   const first = await client.cancel(message_id);
   assert.equal(first.statusCode, 200, first.body);
@@ -60,7 +55,7 @@ test('cancelling a cancelled request returns it unchanged', async () => {
 });
 
 test('cancelling a completed request is a conflict and changes nothing', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal(success(await client.complete(message_id)), true);
   const before = (await client.track(message_id)).json();
@@ -73,7 +68,7 @@ test('cancelling a completed request is a conflict and changes nothing', async (
 });
 
 test('a cancelled request can no longer be claimed, sent on the way or completed', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal((await client.cancel(message_id)).statusCode, 200);
   assert.equal(success(await client.claim(message_id)), false);

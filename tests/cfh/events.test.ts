@@ -4,18 +4,13 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import type { EventRow } from '../../src/events/log.ts';
-import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
-import { ann, bob, cfhClient, createRequest, iso, success, type CfhClient, type Employee } from './support.ts';
+import { testApp, type TestContext, type World } from '../support/world.ts';
+import { ann, bob, createRequest, iso, success, type CfhClient, type Employee, worldWithClient } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await testApp({ clock: new ManualClock('2026-06-01T12:00:00.125Z') });
 });
-
-async function world(opts: { cfhTimeoutSeconds?: number } = {}): Promise<{ w: World; client: CfhClient }> {
-  const w = await makeWorld(ctx.db, ctx.clock, opts);
-  return { w, client: cfhClient(ctx.app, w.token) };
-}
 
 /** The world's events, oldest first (every world is an organization of its own). */
 function eventsOf(w: World): Promise<EventRow[]> {
@@ -47,7 +42,7 @@ function form(message_id: string, claimed_by: string | null, request_from: strin
 }
 
 test('created, claimed, on the way and completed: one event each, in the CFH form, at the time of the step', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const created = ctx.clock.now();
   const { id, message_id } = await open(w, client);
   ctx.clock.advance(10_000);
@@ -85,7 +80,7 @@ test('created, claimed, on the way and completed: one event each, in the CFH for
 });
 
 test('a cancel writes "cancelled" (the contract\'s spelling); cancelling again writes nothing', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { id, message_id } = await open(w, client);
   assert.equal(success(await client.claim(message_id, ann)), true);
   ctx.clock.advance(3_000);
@@ -108,7 +103,7 @@ test('a cancel writes "cancelled" (the contract\'s spelling); cancelling again w
 });
 
 test('the timeout writes "timed_out" at the deadline, once, from the job', async () => {
-  const { w, client } = await world({ cfhTimeoutSeconds: 2 });
+  const { w, client } = await worldWithClient(ctx, { cfhTimeoutSeconds: 2 });
   const created = ctx.clock.now();
   const { id, message_id } = await open(w, client);
   ctx.clock.advance(2_500);
@@ -129,7 +124,7 @@ test('the timeout writes "timed_out" at the deadline, once, from the job', async
 });
 
 test('on the way on an unclaimed request writes claimed and on_the_way; repeating it writes nothing', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await open(w, client);
   assert.equal(success(await client.onTheWay(message_id, bob)), true);
   ctx.clock.advance(1_000);
@@ -147,7 +142,7 @@ test('on the way on an unclaimed request writes claimed and on_the_way; repeatin
 });
 
 test('refused steps write no event', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const other: Employee = { channel_id: 'C-floor', claimed_by: 'Cy', claimed_by_user_id: 'U-cy' };
 
   const completedOne = await open(w, client);
@@ -182,7 +177,7 @@ test('refused steps write no event', async () => {
 });
 
 test("of concurrent claims only the winner's is an event", async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await open(w, client);
   const employees = Array.from({ length: 10 }, (_, i): Employee => ({ channel_id: 'C-floor', claimed_by: `Employee ${i}`, claimed_by_user_id: `U-${i}` }));
   const results = await Promise.all(employees.map((e) => client.claim(message_id, e)));

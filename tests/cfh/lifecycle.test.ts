@@ -2,21 +2,16 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { listEvents } from '../../src/cfh/store.ts';
-import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
-import { ann, bob, cfhClient, createRequest, eventKinds, iso, ISO_MICROS, seconds, SQL_SECONDS, success, type CfhClient } from './support.ts';
+import { testApp, type TestContext } from '../support/world.ts';
+import { ann, bob, createRequest, eventKinds, iso, ISO_MICROS, seconds, SQL_SECONDS, success, worldWithClient } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await testApp({ clock: new ManualClock('2026-03-02T10:00:00.250Z') });
 });
 
-async function world(): Promise<{ w: World; client: CfhClient }> {
-  const w = await makeWorld(ctx.db, ctx.clock);
-  return { w, client: cfhClient(ctx.app, w.token) };
-}
-
 test('a kiosk creates a request and gets the whole record, in the wire formats', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const created = ctx.clock.now();
   const res = await client.create({
     location_id: w.locationId,
@@ -101,7 +96,7 @@ test('a kiosk creates a request and gets the whole record, in the wire formats',
 });
 
 test('optional ids may be left out, and every request gets its own message_id', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const a = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   const b = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.notEqual(a.message_id, b.message_id);
@@ -109,7 +104,7 @@ test('optional ids may be left out, and every request gets its own message_id', 
 });
 
 test('claimed, on the way and completed: each step shows in the status view the customer polls', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId, device_id: 7 });
   const created = ctx.clock.now();
 
@@ -200,7 +195,7 @@ test('claimed, on the way and completed: each step shows in the status view the 
 });
 
 test('completion sets is_completed 1, completed_at, completion_reason, is_closed and closed_at', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal(success(await client.claim(message_id)), true);
   ctx.clock.advance(1_234);
@@ -223,7 +218,7 @@ test('completion sets is_completed 1, completed_at, completion_reason, is_closed
 });
 
 test('a closed request refuses claim, on-the-way and complete with success false, and stays as it was', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal(success(await client.complete(message_id, 'not_interested', bob)), true);
   const before = (await client.track(message_id)).json();
@@ -236,7 +231,7 @@ test('a closed request refuses claim, on-the-way and complete with success false
 });
 
 test('a claimed request cannot be claimed again, not even by its claimer', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal(success(await client.claim(message_id, ann)), true);
   assert.equal(success(await client.claim(message_id, bob)), false);
@@ -245,7 +240,7 @@ test('a claimed request cannot be claimed again, not even by its claimer', async
 });
 
 test('on the way is for the claimer only; another employee is refused', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal(success(await client.claim(message_id, ann)), true);
   assert.equal(success(await client.onTheWay(message_id, bob)), false);
@@ -256,7 +251,7 @@ test('on the way is for the claimer only; another employee is refused', async ()
 });
 
 test('on the way on an unclaimed request claims it for that employee', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   ctx.clock.advance(3_000);
   const at = ctx.clock.now();
@@ -277,7 +272,7 @@ test('on the way on an unclaimed request claims it for that employee', async () 
 });
 
 test('on the way again by the claimer succeeds and keeps the first time', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   const first = ctx.clock.now();
   assert.equal(success(await client.onTheWay(message_id, ann)), true);
@@ -288,7 +283,7 @@ test('on the way again by the claimer succeeds and keeps the first time', async 
 });
 
 test('every step is an event: who, when, from which provider, with which token', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal(success(await client.claim(message_id, { ...ann, request_from: 'web_interface' })), true);
   assert.equal(success(await client.onTheWay(message_id, { ...ann, request_from: 'web_interface' })), true);
@@ -334,7 +329,7 @@ test('every step is an event: who, when, from which provider, with which token',
 });
 
 test('request_from defaults to provider_a', async () => {
-  const { w, client } = await world();
+  const { w, client } = await worldWithClient(ctx);
   const { message_id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
   assert.equal(success(await client.claim(message_id, ann)), true);
   const events = await listEvents(ctx.db, w.organizationId, message_id);
@@ -342,7 +337,7 @@ test('request_from defaults to provider_a', async () => {
 });
 
 test('an unknown message_id is 404 on every operation', async () => {
-  const { client } = await world();
+  const { client } = await worldWithClient(ctx);
   for (const res of [
     await client.claim('no-such-request'),
     await client.onTheWay('no-such-request'),

@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { testApp, type TestContext } from '../support/world.ts';
 import { makeCfhWorld } from './support.ts';
 
-const skip = hasChromium ? false : 'chromium is not installed (/usr/bin/chromium); .ci/run installs it';
 const PHONE = { width: 390, height: 844 };
 
 let ctx: TestContext;

@@ -4,11 +4,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { before, test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { testApp, type TestContext } from '../support/world.ts';
 import { ann, cfhClient, makeCfhWorld, success } from './support.ts';
-
-const skip = hasChromium ? false : 'chromium is not installed (/usr/bin/chromium); .ci/run installs it';
 
 let ctx: TestContext;
 let base: string;

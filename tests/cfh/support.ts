@@ -7,7 +7,7 @@ import type { Db } from '../../src/db/db.ts';
 import { listEvents } from '../../src/cfh/store.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile } from '../../src/provisioning/schema.ts';
-import { freshId, makeWorld, type World } from '../support/world.ts';
+import { freshId, makeWorld, type TestContext, type World } from '../support/world.ts';
 
 export const ISO_MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 export const SQL_SECONDS = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
@@ -152,4 +152,10 @@ export async function addLocation(db: Db, clock: Clock, w: World): Promise<numbe
   const id = freshId();
   await applyProvisioning(db, clock, { locations: [{ id, organization_id: w.organizationId, name: `Store ${id}` }] });
   return id;
+}
+
+/** A world of its own, and a kiosk's client with its token. */
+export async function worldWithClient(ctx: TestContext, opts: Parameters<typeof makeWorld>[2] = {}): Promise<{ w: World; client: CfhClient }> {
+  const w = await makeWorld(ctx.db, ctx.clock, opts);
+  return { w, client: cfhClient(ctx.app, w.token) };
 }

@@ -8,11 +8,10 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ManualClock } from '../../src/clock.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { freshId, TEST_SECRET, testApp, type Teardown } from '../support/world.ts';
 import { consoleWorld, type ConsoleWorld } from './support.ts';
 
-const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 const TABLET = { width: 820, height: 1180 };
 
 async function serving(t: Teardown, clock = new ManualClock(new Date())) {

@@ -4,12 +4,10 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { openSse } from '../support/sse.ts';
 import { testApp } from '../support/world.ts';
 import { consoleWorld, signInHttp } from './support.ts';
-
-const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 
 test('the console stream sends ready, then a change naming what changed in its location', async (t) => {
   const ctx = await testApp({ t });

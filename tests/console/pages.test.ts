@@ -3,12 +3,10 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { testApp, testConfig } from '../support/world.ts';
 import { provisionEndpoint } from '../webhooks/support.ts';
 import { consoleWorld } from './support.ts';
-
-const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 
 test('devices: a locker that reported is online with its firmware and address; webhooks: a failed attempt is shown and sent again', { skip }, async (t) => {
   const ctx = await testApp({ t, config: testConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }) });

@@ -5,12 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { placeOrder } from '../support/requests.ts';
 import { freshId, provisionToken, testApp } from '../support/world.ts';
 import { consoleWorld } from './support.ts';
 
-const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 const PAGES = ['queue', 'lockers', 'radio', 'devices', 'reports', 'webhooks'];
 const LONG = 'Customer asks about the outdoor garden furniture collection';
 

@@ -5,11 +5,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { freshId, provisionToken, testApp } from '../support/world.ts';
 import { consoleWorld } from './support.ts';
-
-const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 
 test('escalation highlighted live, buttons by staff_action, the call button named, outcomes offered on completion', { skip }, async (t) => {
   const ctx = await testApp({ t });

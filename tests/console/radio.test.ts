@@ -4,12 +4,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { TestDevice } from '../devices/device.ts';
 import { testApp } from '../support/world.ts';
 import { consoleWorld, fromPage, signInHttp } from './support.ts';
-
-const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 
 test('speech heard on the radio appears live on the radio page with its speaker', { skip }, async (t) => {
   const ctx = await testApp({ t });

@@ -5,11 +5,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { browserContext, hasChromium } from '../support/browser.ts';
+import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { freshId, testApp } from '../support/world.ts';
 import { consoleWorld } from './support.ts';
-
-const skip = hasChromium ? false : 'no chromium at /usr/bin/chromium (.ci/run installs it)';
 
 test("a request from an integration is 'integration' and 'waiting'; a button never pressed is 'not seen yet'", { skip }, async (t) => {
   const ctx = await testApp({ t });

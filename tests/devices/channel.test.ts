@@ -3,19 +3,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { makeWorld, testApp, TEST_MQTT_URL } from '../support/world.ts';
-import { byKey, outboxState, queueCommand, queuePlay, TestDevice, waitUntil } from './device.ts';
+import { byKey, outboxState, queueCommand, queuePlay, TestDevice, waitUntil, edgeLogin, lockerLogin } from './device.ts';
 
 const ctx = await testApp();
 const { db, clock, devices } = ctx;
 const needsOwnBroker = TEST_MQTT_URL !== null && 'the external test broker is anonymous, without our HTTP auth plugin';
 
 /** Device credentials; on an anonymous external broker they are sent and ignored. */
-const locker = (world: { lockerId: number; lockerKey: string }) => ({ username: `locker:${world.lockerId}`, password: world.lockerKey });
-const edge = (world: { edgeId: string; edgeKey: string }) => ({ username: `edge:${world.edgeId}`, password: world.edgeKey });
 
 test('a locker connects with its key and receives the command queued for it', async () => {
   const world = await makeWorld(db, clock);
-  const device = await TestDevice.connect(ctx.mqttUrl, locker(world));
+  const device = await TestDevice.connect(ctx.mqttUrl, lockerLogin(world));
   try {
     assert.equal(await device.subscribe(`lockers/${world.lockerId}/commands`), 1);
     const key = await queueCommand(db, clock, world.lockerId, { cabinet_key: 2, command: 'open', door: 'front' });
@@ -31,7 +29,7 @@ test('a locker connects with its key and receives the command queued for it', as
 
 test("an ack on the locker's ack topic marks its command acked, and keeps what the device said", async () => {
   const world = await makeWorld(db, clock);
-  const device = await TestDevice.connect(ctx.mqttUrl, locker(world));
+  const device = await TestDevice.connect(ctx.mqttUrl, lockerLogin(world));
   try {
     await device.subscribe(`lockers/${world.lockerId}/commands`);
     const key = await queueCommand(db, clock, world.lockerId);
@@ -49,7 +47,7 @@ test("an ack on the locker's ack topic marks its command acked, and keeps what t
 test('an ack counts only on the topic of the device the message was for', async () => {
   const a = await makeWorld(db, clock);
   const b = await makeWorld(db, clock);
-  const deviceB = await TestDevice.connect(ctx.mqttUrl, locker(b));
+  const deviceB = await TestDevice.connect(ctx.mqttUrl, lockerLogin(b));
   try {
     const keyA = await queueCommand(db, clock, a.lockerId);
     const keyB = await queueCommand(db, clock, b.lockerId);
@@ -72,7 +70,7 @@ test('an edge device that was offline gets its play message when it comes back',
   // External broker: a persistent session (the broker queues QoS 1 for it). Embedded broker: a clean
   // session is enough, the service redelivers what is not acked when the device subscribes again.
   const persistent = TEST_MQTT_URL !== null;
-  const first = await TestDevice.connect(ctx.mqttUrl, { ...edge(world), clientId, clean: !persistent });
+  const first = await TestDevice.connect(ctx.mqttUrl, { ...edgeLogin(world), clientId, clean: !persistent });
   await first.subscribe(topic);
   await first.end();
 
@@ -80,7 +78,7 @@ test('an edge device that was offline gets its play message when it comes back',
   await devices.dispatchPending();
   assert.notEqual((await outboxState(db, key)).published_at, null, 'published while the device was away');
 
-  const back = await TestDevice.connect(ctx.mqttUrl, { ...edge(world), clientId, clean: !persistent });
+  const back = await TestDevice.connect(ctx.mqttUrl, { ...edgeLogin(world), clientId, clean: !persistent });
   try {
     if (!persistent) await back.subscribe(topic);
     const message = await back.next(byKey(key));
@@ -90,7 +88,7 @@ test('an edge device that was offline gets its play message when it comes back',
     await waitUntil(async () => (await outboxState(db, key)).acked_at !== null);
   } finally {
     await back.end();
-    if (persistent) await (await TestDevice.connect(ctx.mqttUrl, { ...edge(world), clientId, clean: true })).end();
+    if (persistent) await (await TestDevice.connect(ctx.mqttUrl, { ...edgeLogin(world), clientId, clean: true })).end();
   }
 });
 
@@ -111,14 +109,14 @@ test('a wrong key, an unknown device and an anonymous client are refused', { ski
   assert.equal(await refused({ username: 'admin', password: world.lockerKey }), 4);
   assert.equal(await refused({}), 5);
   // The right key still works (so the refusals above are about the credentials).
-  const ok = await TestDevice.connect(ctx.mqttUrl, locker(world));
+  const ok = await TestDevice.connect(ctx.mqttUrl, lockerLogin(world));
   await ok.end();
 });
 
 test("a locker cannot subscribe to another locker's topic, nor receive its commands", { skip: needsOwnBroker }, async () => {
   const a = await makeWorld(db, clock);
   const b = await makeWorld(db, clock);
-  const intruder = await TestDevice.connect(ctx.mqttUrl, locker(b));
+  const intruder = await TestDevice.connect(ctx.mqttUrl, lockerLogin(b));
   try {
     assert.equal(await intruder.subscribe(`lockers/${a.lockerId}/commands`), 128);
     assert.equal(await intruder.subscribe('lockers/+/commands'), 128);
@@ -143,7 +141,7 @@ test("a device that publishes on another device's topic is disconnected and acks
   const b = await makeWorld(db, clock);
   const keyA = await queueCommand(db, clock, a.lockerId);
   await devices.dispatchPending();
-  const intruder = await TestDevice.connect(ctx.mqttUrl, locker(b));
+  const intruder = await TestDevice.connect(ctx.mqttUrl, lockerLogin(b));
   const closed = intruder.closed();
   intruder.client.publish(`lockers/${a.lockerId}/acks`, JSON.stringify({ command_id: keyA }), { qos: 1 });
   await closed;
@@ -151,7 +149,7 @@ test("a device that publishes on another device's topic is disconnected and acks
   assert.equal((await outboxState(db, keyA)).acked_at, null);
   // Nor may a locker speak for an edge device, or write on a command topic.
   for (const topic of [`radio/${b.edgeId}/played`, `lockers/${b.lockerId}/commands`]) {
-    const device = await TestDevice.connect(ctx.mqttUrl, locker(b));
+    const device = await TestDevice.connect(ctx.mqttUrl, lockerLogin(b));
     const gone = device.closed();
     device.client.publish(topic, JSON.stringify({ command_id: keyA }), { qos: 1 });
     await gone;
@@ -163,7 +161,7 @@ test("a device that publishes on another device's topic is disconnected and acks
 test('MQTT over WebSocket at /mqtt on the HTTP port reaches the same broker', { skip: needsOwnBroker }, async () => {
   const world = await makeWorld(db, clock);
   const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const device = await TestDevice.connect(`${address.replace(/^http/, 'ws')}/mqtt`, locker(world));
+  const device = await TestDevice.connect(`${address.replace(/^http/, 'ws')}/mqtt`, lockerLogin(world));
   try {
     assert.equal(await device.subscribe(`lockers/${world.lockerId}/commands`), 1);
     const key = await queueCommand(db, clock, world.lockerId);

@@ -179,3 +179,8 @@ export async function startBareBroker(port = 0): Promise<BareBroker> {
     },
   };
 }
+
+/** A locker's MQTT login: its username and key. */
+export const lockerLogin = (world: { lockerId: number; lockerKey: string }) => ({ username: `locker:${world.lockerId}`, password: world.lockerKey });
+/** An edge device's MQTT login: its username and key. */
+export const edgeLogin = (world: { edgeId: string; edgeKey: string }) => ({ username: `edge:${world.edgeId}`, password: world.edgeKey });

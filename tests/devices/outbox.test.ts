@@ -7,13 +7,11 @@ import { DeviceGateway } from '../../src/devices/gateway.ts';
 import { enqueueDeviceMessage } from '../../src/devices/outbox.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { makeWorld, testConfig, testDb, testGatewayOptions, TEST_MQTT_URL } from '../support/world.ts';
-import { byKey, outboxState, queueCommand, startBareBroker, TestDevice, waitUntil } from './device.ts';
+import { byKey, outboxState, queueCommand, startBareBroker, TestDevice, waitUntil, lockerLogin } from './device.ts';
 
 // No app here: its gateway would dispatch what these tests mean to leave queued.
 const db = await testDb();
 const clock = new ManualClock(new Date());
-
-const locker = (world: { lockerId: number; lockerKey: string }) => ({ username: `locker:${world.lockerId}`, password: world.lockerKey });
 
 /** A gateway of its own, as a second service instance would run one; stopped when the file ends. */
 async function instance(opts: { config?: ReturnType<typeof testConfig>; batchSize?: number } = {}): Promise<DeviceGateway> {
@@ -41,7 +39,7 @@ test('a command committed while no dispatcher ran is delivered once by the next 
 
   // A new instance (with the embedded broker, a new broker too) starts; the device connects to it.
   const next = await instance();
-  const device = await TestDevice.connect(next.deviceUrl ?? '', locker(world));
+  const device = await TestDevice.connect(next.deviceUrl ?? '', lockerLogin(world));
   try {
     await device.subscribe(topic);
     await next.settle();
@@ -64,7 +62,7 @@ test('a device that comes back is sent again, in order, what it has not acked, b
   const world = await makeWorld(db, clock);
   const topic = `lockers/${world.lockerId}/commands`;
   const gateway = await instance();
-  const first = await TestDevice.connect(gateway.deviceUrl ?? '', locker(world));
+  const first = await TestDevice.connect(gateway.deviceUrl ?? '', lockerLogin(world));
   const [k1, k2, k3] = [
     await queueCommand(db, clock, world.lockerId, { command: 'open' }),
     await queueCommand(db, clock, world.lockerId, { command: 'close' }),
@@ -82,7 +80,7 @@ test('a device that comes back is sent again, in order, what it has not acked, b
     await first.end();
   }
 
-  const back = await TestDevice.connect(gateway.deviceUrl ?? '', locker(world));
+  const back = await TestDevice.connect(gateway.deviceUrl ?? '', lockerLogin(world));
   try {
     await back.subscribe(topic);
     // The embedded broker tells the service the device is listening; an external one may not.

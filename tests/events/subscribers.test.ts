@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { openDb, type Db, type Tx } from '../../src/db/db.ts';
-import { recordEvents, type EventRow, type NewEvent } from '../../src/events/log.ts';
+import type { EventRow, NewEvent } from '../../src/events/log.ts';
 import { EventSubscribers } from '../../src/events/subscribers.ts';
+import { recordEvents } from '../support/events.ts';
 import { freshId, testDb, testDatabaseUrl } from '../support/world.ts';
 
 const db = await testDb();

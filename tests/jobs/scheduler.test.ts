@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { openDb, type Db } from '../../src/db/db.ts';
+import { cancelJob, enqueueJob } from '../../src/jobs/queue.ts';
 import { Scheduler } from '../../src/jobs/scheduler.ts';
 import { testDb, testDatabaseUrl } from '../support/world.ts';
 
@@ -29,7 +30,7 @@ test('a job runs once it is due by the clock, and not before', async () => {
   const scheduler = new Scheduler({ db, clock });
   const kind = kindOf();
   scheduler.register(kind, recorder(kind, 'a'));
-  await db.tx((q) => scheduler.enqueue(q, kind, { n: 1 }, new Date(clock.now().getTime() + 5_000)));
+  await db.tx((q) => enqueueJob(q, kind, { n: 1 }, new Date(clock.now().getTime() + 5_000)));
   clock.advance(4_999);
   assert.equal(await scheduler.runDue(), 0);
   assert.deepEqual(await runs(kind), []);
@@ -44,7 +45,7 @@ test('a job that fell due while the service was down runs at the next start', as
   const kind = kindOf();
   const before = new Scheduler({ db, clock });
   before.register(kind, recorder(kind, 'before'));
-  await db.tx((q) => before.enqueue(q, kind, { n: 7 }, new Date(clock.now().getTime() + 60_000)));
+  await db.tx((q) => enqueueJob(q, kind, { n: 7 }, new Date(clock.now().getTime() + 60_000)));
   await before.stop(); // the service goes down with the job pending
   clock.advance(10 * 60_000);
   const after = new Scheduler({ db, clock, pollMs: 10 });
@@ -62,7 +63,7 @@ test('a job enqueued in a transaction that rolls back never runs', async () => {
   scheduler.register(kind, recorder(kind, 'a'));
   await assert.rejects(
     db.tx(async (q) => {
-      await scheduler.enqueue(q, kind, { n: 1 }, clock.now());
+      await enqueueJob(q, kind, { n: 1 }, clock.now());
       throw new Error('the change failed');
     }),
   );
@@ -79,7 +80,7 @@ test('a failing job leaves no effect and is retried later', async () => {
     await recorder(kind, `try${calls}`)(q, payload);
     if (calls === 1) throw new Error('transient');
   });
-  await db.tx((q) => scheduler.enqueue(q, kind, { n: 3 }, clock.now()));
+  await db.tx((q) => enqueueJob(q, kind, { n: 3 }, clock.now()));
   assert.equal(await scheduler.runDue(), 0);
   assert.deepEqual(await runs(kind), [], 'the failed attempt was rolled back');
   clock.advance(60_000);
@@ -94,15 +95,15 @@ test('enqueueing again with the same key moves the pending job, and cancel drops
   const key = `${kind}:cabinet`;
   scheduler.register(kind, recorder(kind, 'a'));
   const at = (ms: number) => new Date(clock.now().getTime() + ms);
-  await db.tx((q) => scheduler.enqueue(q, kind, { n: 1 }, at(1_000), { key }));
-  await db.tx((q) => scheduler.enqueue(q, kind, { n: 2 }, at(5_000), { key }));
+  await db.tx((q) => enqueueJob(q, kind, { n: 1 }, at(1_000), { key }));
+  await db.tx((q) => enqueueJob(q, kind, { n: 2 }, at(5_000), { key }));
   clock.advance(1_000);
   assert.equal(await scheduler.runDue(), 0, 'the first due time was replaced');
   clock.advance(4_000);
   assert.equal(await scheduler.runDue(), 1);
   assert.deepEqual(await runs(kind), [{ n: 2, worker: 'a' }]);
-  await db.tx((q) => scheduler.enqueue(q, kind, { n: 3 }, at(1_000), { key }));
-  await db.tx((q) => scheduler.cancel(q, key));
+  await db.tx((q) => enqueueJob(q, kind, { n: 3 }, at(1_000), { key }));
+  await db.tx((q) => cancelJob(q, key, clock.now()));
   clock.advance(2_000);
   assert.equal(await scheduler.runDue(), 0);
 });
@@ -121,7 +122,7 @@ test('two instances on one PostgreSQL run every job exactly once', async () => {
     a.register(kind, slow('a'));
     b.register(kind, slow('b'));
     await db.tx(async (q) => {
-      for (let n = 0; n < 60; n++) await a.enqueue(q, kind, { n }, clock.now());
+      for (let n = 0; n < 60; n++) await enqueueJob(q, kind, { n }, clock.now());
     });
     const [ranA, ranB] = await Promise.all([a.runDue(), b.runDue()]);
     const rows = await runs(kind);
@@ -148,7 +149,7 @@ test('a prepared job whose preparation fails is tried again later, and commits o
     },
     commit: (q, n: number) => commit(q, { n }),
   });
-  await db.tx((q) => scheduler.enqueue(q, kind, { n: 4 }, clock.now()));
+  await db.tx((q) => enqueueJob(q, kind, { n: 4 }, clock.now()));
   assert.equal(await scheduler.runDue(), 0, 'the failed preparation committed nothing');
   const [job] = await db.query<{ attempts: number; last_error: string; done: boolean }>(
     'SELECT attempts, last_error, done_at IS NOT NULL AS done FROM jobs WHERE kind = $1',

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { App, AppDeps } from '../../src/app.ts';
-import { recordEvents } from '../../src/events/log.ts';
 import { LiveStreams } from '../../src/live/streams.ts';
 import type { Db } from '../../src/db/db.ts';
+import { recordEvents } from '../support/events.ts';
 import { openSse } from '../support/sse.ts';
 import { freshId, makeWorld, otherInstanceDb, testApp, type Teardown } from '../support/world.ts';
 

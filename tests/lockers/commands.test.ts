@@ -1,26 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withSecret } from '../support/world.ts';
-import { assertError, assertInvalid, lockers, outboxOf, sharedApp, WIRE_TIME, type Json, type Lockers } from './helpers.ts';
+import { assertError, assertInvalid, CABINET_RECORD_FIELDS, lockers, outboxOf, sharedApp, WIRE_TIME, type Json, type Lockers } from './helpers.ts';
 
 await sharedApp();
-
-const COMMANDED_FIELDS = [
-  'id',
-  'key',
-  'created_at',
-  'updated_at',
-  'name',
-  'locker_id',
-  'state',
-  'enabled',
-  'size',
-  'occupied',
-  'released_at',
-  'thermal_mode',
-  'rear_load_status',
-  'tag',
-];
 
 interface LoggedCommand {
   command_id: string;
@@ -49,7 +32,7 @@ async function ok(l: Lockers, index: number, body: Json): Promise<Json> {
 test('a command answers with the cabinet, enabled and occupied as 1/0', async () => {
   const l = await lockers();
   const cabinet = await ok(l, 0, { command: 'open', acted_by: 5 });
-  assert.deepEqual(Object.keys(cabinet).sort(), [...COMMANDED_FIELDS].sort());
+  assert.deepEqual(Object.keys(cabinet).sort(), [...CABINET_RECORD_FIELDS].sort());
   assert.equal(cabinet.id, l.world.cabinetIds[0]);
   assert.equal(cabinet.enabled, 1);
   assert.equal(cabinet.occupied, 0);

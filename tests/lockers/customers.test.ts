@@ -1,25 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertError, assertInvalid, lockers, outboxOf, sharedApp, type Json, type Lockers } from './helpers.ts';
+import { assertError, assertInvalid, CABINET_RECORD_FIELDS, lockers, outboxOf, sharedApp, type Json, type Lockers } from './helpers.ts';
 
 await sharedApp();
-
-const CUSTOMER_FIELDS = [
-  'id',
-  'key',
-  'created_at',
-  'updated_at',
-  'name',
-  'locker_id',
-  'state',
-  'enabled',
-  'size',
-  'occupied',
-  'released_at',
-  'thermal_mode',
-  'rear_load_status',
-  'tag',
-];
 
 async function eventsOf(l: Lockers, orderId: unknown): Promise<string[]> {
   const rows = await l.ctx.db.query<{ kind: string }>('SELECT kind FROM locker_order_events WHERE locker_order_id = $1 ORDER BY id', [orderId]);
@@ -32,7 +15,7 @@ test('agree opens the front door, answers with boolean flags, and queues the ope
   const res = await l.customer(order.open_code as string, 'agree');
   assert.equal(res.statusCode, 200, res.body);
   const cabinet = res.json<Json>();
-  assert.deepEqual(Object.keys(cabinet).sort(), [...CUSTOMER_FIELDS].sort());
+  assert.deepEqual(Object.keys(cabinet).sort(), [...CABINET_RECORD_FIELDS].sort());
   assert.equal(cabinet.id, l.world.cabinetIds[2]);
   assert.equal(cabinet.state, 'open');
   assert.equal(cabinet.rear_load_status, 'closed');

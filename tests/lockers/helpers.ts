@@ -8,6 +8,24 @@ export const WIRE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
 export type Json = Record<string, unknown>;
 
+/** The keys of the cabinet record L3 and L5 answer. */
+export const CABINET_RECORD_FIELDS = [
+  'id',
+  'key',
+  'created_at',
+  'updated_at',
+  'name',
+  'locker_id',
+  'state',
+  'enabled',
+  'size',
+  'occupied',
+  'released_at',
+  'thermal_mode',
+  'rear_load_status',
+  'tag',
+];
+
 export interface Lockers {
   ctx: TestContext;
   world: World;

@@ -8,9 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { processAlive } from '../../src/db/data-dir-lock.ts';
 import { BinariesError, findBinaries } from '../../src/db/embedded/binaries.ts';
-import { example, listeningUrl, root, serverPidUnder, startService, tempDir } from './service-process.ts';
-
-const TOKEN = 'example-api-token-change-me-00001'; // the chat-bot token of examples/provision.json
+import { example, listeningUrl, root, serverPidUnder, startService, tempDir, EXAMPLE_TOKEN as TOKEN } from './service-process.ts';
 
 const alive = processAlive;
 

@@ -8,9 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { embeddedUrl } from '../../src/db/embedded/server.ts';
-import { example, listeningUrl, serverPidUnder, startService, tempDir } from './service-process.ts';
-
-const TOKEN = 'example-api-token-change-me-00001'; // the chat-bot token of examples/provision.json
+import { example, listeningUrl, serverPidUnder, startService, tempDir, EXAMPLE_TOKEN as TOKEN } from './service-process.ts';
 
 function mountable(): string | false {
   if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';

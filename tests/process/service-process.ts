@@ -7,6 +7,8 @@ import { after } from 'node:test';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 export const example = path.join(root, 'examples/provision.json');
+/** The chat-bot token of examples/provision.json. */
+export const EXAMPLE_TOKEN = 'example-api-token-change-me-00001';
 
 export interface Running {
   child: ChildProcess;

@@ -4,9 +4,9 @@
 // an escalation is never replaced by a lower status (a reminder, the first call).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordEvents } from '../../src/events/log.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { openCfhRequests } from '../support/requests.ts';
+import { recordEvents } from '../support/events.ts';
 import { makeWorld, testApp, type World } from '../support/world.ts';
 
 const ctx = await testApp();

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
-import { recordEvents } from '../../src/events/log.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { openCfhRequest } from '../support/requests.ts';
+import { recordEvents } from '../support/events.ts';
 import { makeWorld, testApp, type World } from '../support/world.ts';
 import { assertSpeechWav } from './audio.ts';
 import { outboxPlay } from './support.ts';

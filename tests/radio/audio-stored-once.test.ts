@@ -10,7 +10,7 @@ import type { Db } from '../../src/db/db.ts';
 import { freshDb, freshId, makeWorld, testApp, TEST_MQTT_URL, type World } from '../support/world.ts';
 import { byKey, TestDevice } from '../devices/device.ts';
 import { assertSpeechWav } from './audio.ts';
-import { edgeKey, playText, SENTENCE } from './support.ts';
+import { edgeKey, playByEdge, playText, SENTENCE } from './support.ts';
 
 const ctx = await testApp();
 const { app, db, clock, devices } = ctx;
@@ -28,11 +28,7 @@ async function listeningEdge(w: World): Promise<{ device: TestDevice; raw: Buffe
 
 const rawOf = (raw: Buffer[], key: string) => raw.filter((b) => b.toString('utf8').includes(`"message_id":"${key}"`));
 
-async function play(w: World, process = false): Promise<string> {
-  const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text: SENTENCE, actor: 'Store manager', process });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json<{ message_id: string }>().message_id;
-}
+const play = (w: World, process = false) => playByEdge(app, w, { text: SENTENCE, actor: 'Store manager', process });
 
 test('the WAV of a play is stored once, in radio_audio; the outbox row refers to it and the edge device receives it', async () => {
   const w = await makeWorld(db, clock, { voiceHandlers: ['transcript'] });

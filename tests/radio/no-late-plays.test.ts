@@ -5,16 +5,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TestDevice, type Received } from '../devices/device.ts';
 import { makeWorld, testApp, testConfig, type World } from '../support/world.ts';
-import { edgeKey, playText } from './support.ts';
+import { playByEdge } from './support.ts';
 
 const ctx = await testApp({ config: testConfig({ RADIO_MESSAGE_TTL_SECONDS: '120', RADIO_QUEUE_LIMIT: '4' }) });
 const { app, db, clock, devices } = ctx;
 
-async function play(w: World, text: string, priority?: 'urgent' | 'normal'): Promise<string> {
-  const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text, actor: 'Manager', ...(priority ? { priority } : {}) });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json<{ message_id: string }>().message_id;
-}
+const play = (w: World, text: string, priority?: 'urgent' | 'normal') => playByEdge(app, w, { text, actor: 'Manager', ...(priority ? { priority } : {}) });
 
 async function radioEvents(w: World, status: string): Promise<string[]> {
   const rows = await db.query<{ internal_id: string }>(

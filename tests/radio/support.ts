@@ -1,5 +1,6 @@
 // Helpers of the radio tests: requests as an edge integration or a messaging provider would send
 // them, and the play messages they leave in the device outbox.
+import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { App } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
@@ -31,6 +32,13 @@ export async function outboxCount(db: Db, edgeId: string): Promise<number> {
 
 export function playText(app: App, headers: Record<string, string>, body: Record<string, unknown>) {
   return app.inject({ method: 'POST', url: '/webhooks/incoming/generic', headers, payload: body });
+}
+
+/** R1 by the edge device's key: the play's message_id (asserting a 200). */
+export async function playByEdge(app: App, w: World, body: { text: string; actor: string } & Record<string, unknown>): Promise<string> {
+  const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, ...body });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<{ message_id: string }>().message_id;
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

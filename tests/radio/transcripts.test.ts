@@ -7,7 +7,7 @@ import { TestDevice, waitUntil } from '../devices/device.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { freshId, makeWorld, provisionToken, testApp, type World } from '../support/world.ts';
 import { assertSpeechWav } from './audio.ts';
-import { bearer, edgeKey, playText } from './support.ts';
+import { bearer, edgeKey, playByEdge, playText } from './support.ts';
 
 const ctx = await testApp();
 const { app, db, clock } = ctx;
@@ -32,11 +32,7 @@ async function list(headers: Record<string, string>, query: string): Promise<{ s
   return { status: res.statusCode, body: res.json() };
 }
 
-async function play(w: World, text: string): Promise<string> {
-  const res = await playText(app, edgeKey(w.edgeKey), { edgeId: w.edgeId, text, actor: 'Manager' });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json<{ message_id: string }>().message_id;
-}
+const play = (w: World, text: string) => playByEdge(app, w, { text, actor: 'Manager' });
 
 async function hear(w: World, text: string, speaker: string): Promise<string> {
   const device = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });

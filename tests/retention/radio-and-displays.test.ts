@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { Retention } from '../../src/retention/retention.ts';
 import { cfhClient, makeCfhWorld, type CfhWorld } from '../cfh/support.ts';
 import { TestDevice, waitUntil } from '../devices/device.ts';
+import { countRows } from './support.ts';
 import { testApp, type TestContext } from '../support/world.ts';
 
 let ctx: TestContext;
@@ -15,8 +16,6 @@ before(async () => {
   ctx = await testApp({ clock: new ManualClock('2026-04-01T10:00:00.000Z') });
   await ctx.events.runPending(); // the radio's subscribers start at the end of the log
 });
-
-const count = async (sql: string, params: unknown[] = []) => (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params))[0]?.n ?? 0;
 
 /** What a day at the store leaves in the three tables: a request (in the voice actions' view), a
  * phrase heard on the radio, a display press from a phone. */
@@ -33,7 +32,7 @@ async function aDay(w: CfhWorld, ip: string): Promise<string> {
   // On PostgreSQL the log is read once no older transaction runs: read it until the view has it.
   await waitUntil(async () => {
     await ctx.events.runPending();
-    return (await count('radio_open_requests WHERE message_id = $1', [created.json().message_id])) === 1;
+    return (await countRows(ctx.db, 'radio_open_requests WHERE message_id = $1', [created.json().message_id])) === 1;
   });
   const edge = await TestDevice.connect(ctx.mqttUrl, { username: `edge:${w.edgeId}`, password: w.edgeKey });
   const heardId = crypto.randomUUID();
@@ -43,7 +42,7 @@ async function aDay(w: CfhWorld, ip: string): Promise<string> {
       JSON.stringify({ heard_id: heardId, text: 'Anyone seen the mop?', heard_at: ctx.clock.now().toISOString() }),
       { qos: 1 },
     );
-    await waitUntil(async () => (await count('radio_heard WHERE edge_id = $1 AND heard_id = $2', [w.edgeId, heardId])) === 1);
+    await waitUntil(async () => (await countRows(ctx.db, 'radio_heard WHERE edge_id = $1 AND heard_id = $2', [w.edgeId, heardId])) === 1);
     await ctx.devices.settle();
   } finally {
     await edge.end();
@@ -59,8 +58,8 @@ test("heard speech, voice actions' stale open requests and displays' old presses
   ctx.clock.set('2026-04-03T10:00:00.000Z');
   const is = await makeCfhWorld(ctx.db, ctx.clock);
   const recent = await aDay(is, '10.1.0.2');
-  const heard = (w: CfhWorld) => count('radio_heard WHERE edge_id = $1', [w.edgeId]);
-  const presses = (w: CfhWorld) => count('cfh_display_presses WHERE display_id = $1', [w.displayId]);
+  const heard = (w: CfhWorld) => countRows(ctx.db, 'radio_heard WHERE edge_id = $1', [w.edgeId]);
+  const presses = (w: CfhWorld) => countRows(ctx.db, 'cfh_display_presses WHERE display_id = $1', [w.displayId]);
   assert.deepEqual([await heard(was), await heard(is), await presses(was), await presses(is)], [1, 1, 1, 1]);
 
   const retention = new Retention({
@@ -76,10 +75,10 @@ test("heard speech, voice actions' stale open requests and displays' old presses
   const deleted = await retention.runNow();
   assert.ok(deleted.radio_heard >= 1 && deleted.radio_open_requests >= 1 && deleted.display_presses >= 1, JSON.stringify(deleted));
   assert.deepEqual([await heard(was), await heard(is)], [0, 1], 'the newer phrase stays');
-  assert.equal(await count('radio_open_requests WHERE message_id = $1', [old]), 0, 'a request open longer than the window leaves the view');
-  assert.equal(await count('radio_open_requests WHERE message_id = $1', [recent]), 1);
+  assert.equal(await countRows(ctx.db, 'radio_open_requests WHERE message_id = $1', [old]), 0, 'a request open longer than the window leaves the view');
+  assert.equal(await countRows(ctx.db, 'radio_open_requests WHERE message_id = $1', [recent]), 1);
   assert.deepEqual([await presses(was), await presses(is)], [0, 1], 'the newer press stays');
-  assert.equal(await count('cfh_requests WHERE location_id = ANY ($1::int[])', [[was.locationId, is.locationId]]), 4, 'requests are kept');
+  assert.equal(await countRows(ctx.db, 'cfh_requests WHERE location_id = ANY ($1::int[])', [[was.locationId, is.locationId]]), 4, 'requests are kept');
 });
 
 test('a window in seconds (RETENTION_TEST_SECONDS, soaks only) replaces the days', async () => {
@@ -97,8 +96,8 @@ test('a window in seconds (RETENTION_TEST_SECONDS, soaks only) replaces the days
     },
   });
   await keep.runNow();
-  assert.equal(await count('radio_heard WHERE edge_id = $1', [w.edgeId]), 1, 'two minutes old, within five');
+  assert.equal(await countRows(ctx.db, 'radio_heard WHERE edge_id = $1', [w.edgeId]), 1, 'two minutes old, within five');
   ctx.clock.advance(240_000);
   await keep.runNow();
-  assert.equal(await count('radio_heard WHERE edge_id = $1', [w.edgeId]), 0, 'six minutes old');
+  assert.equal(await countRows(ctx.db, 'radio_heard WHERE edge_id = $1', [w.edgeId]), 0, 'six minutes old');
 });

@@ -8,6 +8,7 @@ import { Retention, type RetentionKind } from '../../src/retention/retention.ts'
 import { cfhClient, createRequest } from '../cfh/support.ts';
 import { edgeKey, playText } from '../radio/support.ts';
 import { report, reportWorld } from '../reports/support.ts';
+import { countRows } from './support.ts';
 import { testApp, withSecret, type TestContext } from '../support/world.ts';
 import { fanOut, provisionEndpoint } from '../webhooks/support.ts';
 
@@ -15,8 +16,6 @@ let ctx: TestContext;
 before(async () => {
   ctx = await testApp({ clock: new ManualClock('2026-03-01T10:00:00.000Z') });
 });
-
-const count = async (sql: string, params: unknown[] = []) => (await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, params))[0]?.n ?? 0;
 
 test('a sweep deletes what is older than the window, in batches, counts it, and keeps requests and orders', async () => {
   const w = await reportWorld(ctx);
@@ -59,10 +58,10 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
   await history(2); // within the window
 
   const before = {
-    outbox: await count('device_outbox WHERE acked_at IS NOT NULL'),
-    audio: await count('radio_audio'),
-    deliveries: await count('webhook_deliveries'),
-    events: await count('events'),
+    outbox: await countRows(ctx.db, 'device_outbox WHERE acked_at IS NOT NULL'),
+    audio: await countRows(ctx.db, 'radio_audio'),
+    deliveries: await countRows(ctx.db, 'webhook_deliveries'),
+    events: await countRows(ctx.db, 'events'),
   };
   assert.ok(before.outbox >= 4 && before.audio >= 2 && before.deliveries >= 2 && before.events >= 4, JSON.stringify(before));
 
@@ -80,32 +79,32 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
     },
   });
   const cutoff = '2026-03-02T10:00:00.000Z';
-  const outboxTotal = await count('device_outbox');
+  const outboxTotal = await countRows(ctx.db, 'device_outbox');
   const oldBefore = {
-    device_messages: await count('device_outbox WHERE created_at < $1', [cutoff]),
-    radio_audio: await count('radio_audio WHERE created_at < $1', [cutoff]),
-    webhook_deliveries: await count('webhook_deliveries WHERE created_at < $1', [cutoff]),
-    events: await count('events WHERE created_at < $1', [cutoff]),
-    jobs: await count('jobs WHERE done_at < $1', [cutoff]),
+    device_messages: await countRows(ctx.db, 'device_outbox WHERE created_at < $1', [cutoff]),
+    radio_audio: await countRows(ctx.db, 'radio_audio WHERE created_at < $1', [cutoff]),
+    webhook_deliveries: await countRows(ctx.db, 'webhook_deliveries WHERE created_at < $1', [cutoff]),
+    events: await countRows(ctx.db, 'events WHERE created_at < $1', [cutoff]),
+    jobs: await countRows(ctx.db, 'jobs WHERE done_at < $1', [cutoff]),
   };
   assert.ok(oldBefore.jobs >= 1);
-  const waiting = await count('jobs WHERE done_at IS NULL');
+  const waiting = await countRows(ctx.db, 'jobs WHERE done_at IS NULL');
   const deleted = await retention.runNow();
   const nothingElse = { radio_heard: 0, radio_open_requests: 0, display_presses: 0 };
   assert.deepEqual(deleted, { ...oldBefore, ...nothingElse }, 'everything old, batch after batch of one');
   assert.deepEqual(counted, { ...oldBefore, ...nothingElse }, 'counted for /metrics');
-  assert.equal(await count('device_outbox WHERE created_at < $1', [cutoff]), 0);
-  assert.equal(await count('radio_audio WHERE created_at < $1', [cutoff]), 0);
-  assert.equal(await count('events WHERE created_at < $1', [cutoff]), 0);
-  assert.equal(await count('webhook_deliveries WHERE created_at < $1', [cutoff]), 0);
-  assert.equal(await count('jobs WHERE done_at < $1', [cutoff]), 0);
-  assert.equal(await count('jobs WHERE done_at IS NULL'), waiting, 'jobs still to run stay, however old');
-  assert.equal(await count('device_outbox'), outboxTotal - oldBefore.device_messages, 'newer messages stay');
-  assert.ok((await count('events WHERE created_at >= $1', [cutoff])) > 0, 'newer events stay');
-  assert.ok((await count('radio_audio')) > 0);
+  assert.equal(await countRows(ctx.db, 'device_outbox WHERE created_at < $1', [cutoff]), 0);
+  assert.equal(await countRows(ctx.db, 'radio_audio WHERE created_at < $1', [cutoff]), 0);
+  assert.equal(await countRows(ctx.db, 'events WHERE created_at < $1', [cutoff]), 0);
+  assert.equal(await countRows(ctx.db, 'webhook_deliveries WHERE created_at < $1', [cutoff]), 0);
+  assert.equal(await countRows(ctx.db, 'jobs WHERE done_at < $1', [cutoff]), 0);
+  assert.equal(await countRows(ctx.db, 'jobs WHERE done_at IS NULL'), waiting, 'jobs still to run stay, however old');
+  assert.equal(await countRows(ctx.db, 'device_outbox'), outboxTotal - oldBefore.device_messages, 'newer messages stay');
+  assert.ok((await countRows(ctx.db, 'events WHERE created_at >= $1', [cutoff])) > 0, 'newer events stay');
+  assert.ok((await countRows(ctx.db, 'radio_audio')) > 0);
 
-  assert.equal(await count('cfh_requests WHERE location_id = $1', [w.locationId]), 2, 'requests are kept');
-  assert.equal(await count('locker_orders WHERE location_id = $1', [w.locationId]), 2, 'orders are kept');
+  assert.equal(await countRows(ctx.db, 'cfh_requests WHERE location_id = $1', [w.locationId]), 2, 'requests are kept');
+  assert.equal(await countRows(ctx.db, 'locker_orders WHERE location_id = $1', [w.locationId]), 2, 'orders are kept');
   const p1 = await report(ctx.app, w.reports, 'cfh', { location_id: w.locationId, from: '2026-03-01', to: '2026-03-03' });
   assert.equal(p1.json().total, 2, p1.body);
   assert.deepEqual(
@@ -139,8 +138,8 @@ test('events a subscriber has not read yet are kept, however old', async () => {
     },
   });
   await retention.runNow();
-  assert.equal(await count(`events WHERE location_id = $1`, [w.locationId]), 1, 'not yet read by the webhooks subscriber');
+  assert.equal(await countRows(ctx.db, `events WHERE location_id = $1`, [w.locationId]), 1, 'not yet read by the webhooks subscriber');
   await fanOut(ctx); // on PostgreSQL the log is read once no older transaction runs
   await retention.runNow();
-  assert.equal(await count(`events WHERE location_id = $1`, [w.locationId]), 0);
+  assert.equal(await countRows(ctx.db, `events WHERE location_id = $1`, [w.locationId]), 0);
 });

@@ -22,6 +22,8 @@ let shared: Promise<Browser> | null = null;
 
 /** Whether this machine has the browser (the browser tests skip with a reason when it has not). */
 export const hasChromium = fs.existsSync(CHROMIUM_PATH);
+/** A browser test's skip option: skipped, saying why, where Chromium is missing. */
+export const skipWithoutChromium = hasChromium ? false : `chromium is not installed (${CHROMIUM_PATH}); .ci/run installs it`;
 
 /** The file's browser, launched on first use. */
 export function testBrowser(): Promise<Browser> {

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import pg from 'pg';
 import { ManualClock } from '../../src/clock.ts';
-import { recordEvents } from '../../src/events/log.ts';
 import { closeBreaker, noteFailures, openBreaker } from '../../src/webhooks/attempt-store.ts';
 import { BREAKER_FAILURES } from '../../src/webhooks/rules.ts';
 import { claimDue } from '../../src/webhooks/store.ts';
+import { recordEvents } from '../support/events.ts';
 import { makeWorld, provisionToken, type TestContext } from '../support/world.ts';
 import { deliveriesOf, deliverNow, fanOut, provisionEndpoint, Receiver, webhookApp } from './support.ts';
 

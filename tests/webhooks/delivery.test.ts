@@ -6,24 +6,12 @@ import { ManualClock } from '../../src/clock.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { ann, bob, cfhClient, createRequest, iso, success } from '../cfh/support.ts';
 import { makeWorld, provisionToken, withSecret, type TestContext, type World } from '../support/world.ts';
-import { deliverNow, deliveriesOf, provisionEndpoint, Receiver, webhookApp } from './support.ts';
+import { deliverNow, deliveriesOf, provisionEndpoint, Receiver, webhookApp, worldWithEndpoint } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await webhookApp({ clock: new ManualClock(new Date()) });
 });
-
-async function worldWithEndpoint(t: Parameters<typeof Receiver.start>[0], events?: ('callforhelp' | 'locker' | 'radio' | 'device')[]) {
-  const w = await makeWorld(ctx.db, ctx.clock);
-  const receiver = await Receiver.start(t);
-  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, {
-    organizationId: w.organizationId,
-    url: receiver.url,
-    secret: receiver.secret,
-    ...(events ? { events } : {}),
-  });
-  return { w, receiver, endpointId };
-}
 
 async function storeNumber(w: World, value: string): Promise<void> {
   await applyProvisioning(ctx.db, ctx.clock, {
@@ -32,7 +20,7 @@ async function storeNumber(w: World, value: string): Promise<void> {
 }
 
 test("a CFH request's steps arrive once each, in order, signed, in the payload of section 11", async (t) => {
-  const { w, receiver, endpointId } = await worldWithEndpoint(t);
+  const { w, receiver, endpointId } = await worldWithEndpoint(ctx, t);
   await storeNumber(w, '010');
   const client = cfhClient(ctx.app, w.token);
   const created = ctx.clock.now();
@@ -114,7 +102,7 @@ test("a CFH request's steps arrive once each, in order, signed, in the payload o
 });
 
 test('locker steps arrive once each, in the order they happened', async (t) => {
-  const { w, receiver } = await worldWithEndpoint(t);
+  const { w, receiver } = await worldWithEndpoint(ctx, t);
   const order = await ctx.app.inject({
     method: 'POST',
     url: withSecret('/api/lockers/orders'),
@@ -163,7 +151,7 @@ test('locker steps arrive once each, in the order they happened', async (t) => {
 });
 
 test('an endpoint gets only the types it takes, of its organization, and of its location when it has one', async (t) => {
-  const { w, receiver } = await worldWithEndpoint(t, ['locker']);
+  const { w, receiver } = await worldWithEndpoint(ctx, t, { events: ['locker'] });
   const other = await makeWorld(ctx.db, ctx.clock);
   const ofLocation = await Receiver.start(t);
   await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, locationId: w.locationId, url: ofLocation.url, secret: ofLocation.secret });
@@ -188,7 +176,7 @@ test('an endpoint gets only the types it takes, of its organization, and of its 
 });
 
 test('an endpoint with an empty list of events receives nothing', async (t) => {
-  const { w, receiver } = await worldWithEndpoint(t, []);
+  const { w, receiver } = await worldWithEndpoint(ctx, t, { events: [] });
   await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   await deliverNow(ctx);
   assert.equal(receiver.requests, 0);

@@ -9,22 +9,13 @@ import { EventSubscribers } from '../../src/events/subscribers.ts';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
 import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from '../../src/webhooks/fanout.ts';
 import { cfhClient, createRequest } from '../cfh/support.ts';
-import { makeWorld, provisionToken, testDb, type World, testDatabaseUrl } from '../support/world.ts';
-import { deliveriesOf, fanOut, provisionEndpoint, Receiver, webhookApp } from './support.ts';
+import { makeWorld, testDb, type World, testDatabaseUrl } from '../support/world.ts';
+import { deliveriesOf, fanOut, provisionEndpoint, Receiver, webhookApp, worldWithEndpoint } from './support.ts';
 
 const clock = new ManualClock(new Date());
 
-async function world(t: Parameters<typeof Receiver.start>[0], behaviour: Parameters<typeof Receiver.start>[1] = 'ok') {
-  const db = await testDb();
-  const w = await makeWorld(db, clock);
-  const receiver = await Receiver.start(t, behaviour);
-  const endpointId = await provisionEndpoint(db, clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret });
-  const token = await provisionToken(db, clock, w.organizationId, ['webhooks']);
-  return { w, receiver, endpointId, token };
-}
-
 test('events written before a restart are delivered after it, and an attempt cut short by the stop is made again', async (t) => {
-  const { w, receiver, endpointId, token } = await world(t, 'hang');
+  const { w, receiver, endpointId, token } = await worldWithEndpoint({ db: await testDb(), clock }, t, { behaviour: 'hang' });
   const first = await webhookApp({ clock });
   const client = cfhClient(first.app, w.token);
   await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
@@ -51,7 +42,7 @@ test('events written before a restart are delivered after it, and an attempt cut
 
 /** A service, an endpoint and four events of one store, fanned out to their deliveries. */
 async function oneStoresFourEvents(t: Parameters<typeof Receiver.start>[0], behaviour: Parameters<typeof Receiver.start>[1]) {
-  const { w, receiver, endpointId, token } = await world(t, behaviour);
+  const { w, receiver, endpointId, token } = await worldWithEndpoint({ db: await testDb(), clock }, t, { behaviour });
   const ctx = await webhookApp({ clock, t });
   const client = cfhClient(ctx.app, w.token);
   for (let n = 0; n < 4; n++) await createRequest(client, { location_id: w.locationId, option_id: w.optionId });

@@ -6,8 +6,8 @@ import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { WebhookDeliverer } from '../../src/webhooks/deliverer.ts';
 import { cfhClient, createRequest } from '../cfh/support.ts';
-import { makeWorld, provisionToken, type Teardown, type TestContext } from '../support/world.ts';
-import { deliveriesOf, fanOut, provisionEndpoint, Receiver, webhookApp, type Behaviour, type DeliveryView } from './support.ts';
+import { makeWorld, type Teardown, type TestContext } from '../support/world.ts';
+import { deliveriesOf, fanOut, provisionEndpoint, Receiver, webhookApp, type Behaviour, type DeliveryView, worldWithEndpoint } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -15,14 +15,6 @@ before(async () => {
 });
 
 const HOUR = 60 * 60_000;
-
-async function endpointFor(t: Teardown, behaviour: Behaviour) {
-  const w = await makeWorld(ctx.db, ctx.clock);
-  const receiver = await Receiver.start(t, behaviour);
-  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret });
-  const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['webhooks']);
-  return { w, receiver, endpointId, token };
-}
 
 /** The one delivery of an endpoint, as W1 shows it. */
 async function onlyDelivery(token: string, endpointId: number): Promise<DeliveryView> {
@@ -36,7 +28,7 @@ async function onlyDelivery(token: string, endpointId: number): Promise<Delivery
  * hour at a time until the delivery is settled; returns it as W1 shows it.
  */
 async function retriedUntilSettled(t: Teardown, behaviour: Behaviour, deliverer: WebhookDeliverer = ctx.webhooks) {
-  const { w, receiver, endpointId, token } = await endpointFor(t, behaviour);
+  const { w, receiver, endpointId, token } = await worldWithEndpoint(ctx, t, { behaviour });
   await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   await fanOut(ctx);
   await deliverer.runDue();
@@ -118,7 +110,7 @@ test('a receiver that hangs is cut off at the time limit and retried', async (t)
 });
 
 test('a receiver that recovers gets the delivery at its next retry', async (t) => {
-  const { w, receiver, endpointId, token } = await endpointFor(t, 'status500');
+  const { w, receiver, endpointId, token } = await worldWithEndpoint(ctx, t, { behaviour: 'status500' });
   await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   await fanOut(ctx);
   await ctx.webhooks.runDue();

@@ -5,8 +5,8 @@ import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { assertContractAnswer } from '../support/contract.ts';
 import { cfhClient, createRequest, iso } from '../cfh/support.ts';
-import { makeWorld, provisionToken, type Teardown, type TestContext } from '../support/world.ts';
-import { deliverNow, deliveriesOf, listDeliveries, provisionEndpoint, Receiver, redeliver, webhookApp, type DeliveryView } from './support.ts';
+import { provisionToken, type Teardown, type TestContext } from '../support/world.ts';
+import { deliverNow, deliveriesOf, listDeliveries, redeliver, webhookApp, type DeliveryView, worldWithEndpoint } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -14,10 +14,7 @@ before(async () => {
 });
 
 async function setUp(t: Teardown, requests = 1) {
-  const w = await makeWorld(ctx.db, ctx.clock);
-  const receiver = await Receiver.start(t);
-  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, { organizationId: w.organizationId, url: receiver.url, secret: receiver.secret });
-  const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['webhooks']);
+  const { w, receiver, endpointId, token } = await worldWithEndpoint(ctx, t);
   for (let i = 0; i < requests; i++) await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   await deliverNow(ctx);
   return { w, receiver, endpointId, token };

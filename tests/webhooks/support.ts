@@ -9,7 +9,18 @@ import type { App } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import type { Db } from '../../src/db/db.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { closeWith, freshId, testApp, testConfig, type Teardown, type TestAppOptions, type TestContext } from '../support/world.ts';
+import {
+  closeWith,
+  freshId,
+  makeWorld,
+  provisionToken,
+  testApp,
+  testConfig,
+  type Teardown,
+  type TestAppOptions,
+  type TestContext,
+  type World,
+} from '../support/world.ts';
 
 /** The receivers listen on 127.0.0.1: the service must be allowed private targets to reach them. */
 export function webhookApp(opts: TestAppOptions = {}): Promise<TestContext> {
@@ -209,4 +220,23 @@ export async function fanOut(ctx: Pick<TestContext, 'db' | 'events'>): Promise<v
 export async function deliverNow(ctx: TestContext): Promise<number> {
   await fanOut(ctx);
   return ctx.webhooks.runDue();
+}
+
+/** A world of its own with a receiver (behaving as told), its endpoint (subscribed to `events`, else
+ * to all) and a token with the webhooks scope. */
+export async function worldWithEndpoint(
+  ctx: { db: Db; clock: Clock },
+  t: Teardown | undefined,
+  opts: { behaviour?: Behaviour; events?: ('callforhelp' | 'locker' | 'radio' | 'device')[] } = {},
+): Promise<{ w: World; receiver: Receiver; endpointId: number; token: string }> {
+  const w = await makeWorld(ctx.db, ctx.clock);
+  const receiver = await Receiver.start(t, opts.behaviour);
+  const endpointId = await provisionEndpoint(ctx.db, ctx.clock, {
+    organizationId: w.organizationId,
+    url: receiver.url,
+    secret: receiver.secret,
+    ...(opts.events ? { events: opts.events } : {}),
+  });
+  const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['webhooks']);
+  return { w, receiver, endpointId, token };
 }

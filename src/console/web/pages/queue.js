@@ -3,15 +3,9 @@
 import { act, confirmDialog, post, toast } from '../api.js';
 import { h, label, mount, time } from '../dom.js';
 import { ageText, badge, empty, livePage, scrollTable } from './common.js';
+// Made by the service from its own lists (src/console/values.ts), not a file here.
+import { DEFAULT_STAFF_ACTION, STEPS_BY_STAFF_ACTION } from '../values.js';
 
-/** Which steps staff see, by the option's staff action (contract section 10). */
-const STEPS = {
-  claim_and_on_the_way: ['claim', 'on_the_way', 'complete'],
-  on_the_way: ['on_the_way', 'complete'],
-  acknowledge: ['claim', 'complete'],
-  done: ['complete'],
-  none: [],
-};
 const OPEN = new Set(['created', 'escalated', 'claimed', 'on_the_way']);
 /** The store's words for the API's values (the API keeps its own: clients switch on them). */
 const WORDS = { created: 'waiting', api: 'integration' };
@@ -74,7 +68,7 @@ export function queuePage(container, { locationId }) {
 }
 
 function requestCard(r, ctx) {
-  const steps = STEPS[r.staff_action] ?? STEPS.claim_and_on_the_way;
+  const steps = STEPS_BY_STAFF_ACTION[r.staff_action] ?? STEPS_BY_STAFF_ACTION[DEFAULT_STAFF_ACTION];
   const escalated = r.status === 'escalated' || r.is_escalated;
   const buttons = [];
   if (steps.includes('claim') && (r.status === 'created' || r.status === 'escalated')) {

@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { oneOf, RowId, StorableText } from '../http/schemas.ts';
 import { UPDATE_TYPES } from './buttons.ts';
-import { CfhRequestRecord, MessageId, STAFF_ACTIONS } from './schemas.ts';
+import { CfhRequestRecord, MessageId, staffActionSchema } from './schemas.ts';
 
 const DeviceKey = StorableText({ minLength: 1, maxLength: 64, description: "the button's MAC address (any case)" });
 
@@ -86,7 +86,7 @@ export type ListQuery = Static<typeof ListQuery>;
 export const ListedRecord = Type.Object(
   {
     ...CfhRequestRecord.properties,
-    staff_action: oneOf(STAFF_ACTIONS),
+    staff_action: staffActionSchema(),
   },
   { title: 'CfhListedRequest' },
 );
