@@ -1,6 +1,6 @@
-// The HTTP application: plugins, error handling, and each feature's routes given the narrow
-// dependencies it declares. compose.ts builds it with everything else the service runs.
-import Fastify, { type FastifyInstance } from 'fastify';
+// The HTTP application: plugins, error handling, the cross-cutting routes (home, health, /mqtt,
+// /metrics) and each feature module's routes. compose.ts builds the modules and everything else.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -10,70 +10,39 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { DeviceGateway } from './devices/gateway.ts';
 import { deviceRoutes } from './devices/routes.ts';
+import type { FeatureModule } from './feature-module.ts';
 import { frameworkErrors, registerErrorHandling } from './http/errors.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { redactUrl } from './http/secrets.ts';
 import { healthRoutes } from './http/health.ts';
 import { homeRoutes } from './http/home.ts';
 import { clientErrorHandler, closeAfterEarlyAnswers } from './http/client-errors.ts';
 import { registerFailureLimit, type FailureLimit } from './http/rate-limit.ts';
-import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
-import { lockerRoutes } from './lockers/routes.ts';
-import { deviceHealthRoutes } from './devices/health-routes.ts';
-import { cfhRoutes } from './cfh/routes.ts';
-import { buttonDisplayListRoutes } from './cfh/button-routes.ts';
-import { cfhStreamRoutes } from './cfh/stream-routes.ts';
-import { cfhPageRoutes } from './cfh/page-routes.ts';
-import { radioRoutes } from './radio/routes.ts';
-import type { SpeechSynthesizer } from './radio/speech/speech.ts';
-import { webhookRoutes } from './webhooks/routes.ts';
-import { reportRoutes } from './reports/routes.ts';
 import type { ServiceMetrics } from './metrics/metrics.ts';
-import type { LiveStreams } from './live/streams.ts';
 import { metricsRoutes, registerHttpMetrics } from './metrics/routes.ts';
-import { consoleRoutes } from './console/routes.ts';
 
-/** What the HTTP app is built from; each feature's routes take their own part of it. */
+/** What the HTTP app is built from: the cross-cutting parts, and each feature's module. */
 export interface AppDeps {
   config: Config;
   db: Db;
   clock: Clock;
+  /** Made first (logger.ts): every request logs through it. */
+  logger: FastifyBaseLogger;
   /** The device channel (MQTT): WebSocket upgrades at /mqtt, the broker auth endpoints, health. */
   devices: DeviceGateway;
-  /** SHA-256 of the shared secret_token of L1-L6. */
-  secretDigest: string;
   /** Brute-force guard; the default unless a test needs another. */
   failureLimit?: FailureLimit;
-  /** Text to speech (WAV) for the radio. */
-  speech: SpeechSynthesizer;
-  /** The service's Prometheus metrics (GET /metrics, HTTP answers, speech time). */
+  /** The service's Prometheus metrics (GET /metrics, HTTP answers). */
   metrics: ServiceMetrics;
-  /** Server-Sent Events of committed changes (C6, C8, the console's streams). */
-  live: LiveStreams;
+  /** The features, whose routes are registered in this order. */
+  modules: readonly FeatureModule[];
 }
 
 export type App = FastifyInstance;
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Bearer-token lookup shared by the routes that take tokens (one cache per app). */
-    apiTokens: ApiTokens;
-  }
-}
-
-/** Header names whose values never reach a log line. */
-export const REDACTED_HEADERS = ['authorization', 'api-key', 'x-messaging-signature', 'x-twilio-signature', 'cookie'];
-
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
-    logger: {
-      level: deps.config.logLevel,
-      redact: { paths: REDACTED_HEADERS.map((h) => `req.headers["${h}"]`), censor: '[REDACTED]' },
-      serializers: {
-        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
-      },
-    },
+    loggerInstance: deps.logger,
     bodyLimit: 1024 * 1024,
     ajv: { customOptions: { allErrors: true } },
     return503OnClosing: true,
@@ -94,7 +63,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
-  app.decorate('apiTokens', apiTokenLookup(deps.db, deps.clock));
   app.decorateRequest('actor', null);
   app.decorateRequest('locker', null);
   registerErrorHandling(app);
@@ -110,56 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(homeRoutes);
   await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
-  await app.register(lockerRoutes, {
-    db: deps.db,
-    clock: deps.clock,
-    secretDigest: deps.secretDigest,
-    deviceSeen: (lockerId) => deps.devices.seen({ kind: 'locker', lockerId }),
-  });
-  await app.register(deviceHealthRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens, offlineSeconds: deps.config.deviceOfflineSeconds });
-  await app.register(cfhRoutes, {
-    db: deps.db,
-    clock: deps.clock,
-    timeoutSeconds: deps.config.cfhTimeoutSeconds,
-    escalationSeconds: deps.config.cfhEscalationSeconds,
-    apiTokens: app.apiTokens,
-  });
-  await app.register(buttonDisplayListRoutes, {
-    db: deps.db,
-    clock: deps.clock,
-    timeoutSeconds: deps.config.cfhTimeoutSeconds,
-    escalationSeconds: deps.config.cfhEscalationSeconds,
-    offlineSeconds: deps.config.deviceOfflineSeconds,
-    apiTokens: app.apiTokens,
-  });
-  await app.register(cfhStreamRoutes, { db: deps.db, live: deps.live, apiTokens: app.apiTokens });
-  await app.register(cfhPageRoutes, { db: deps.db });
-  await app.register(radioRoutes, {
-    db: deps.db,
-    clock: deps.clock,
-    speech: deps.speech,
-    publicBaseUrl: deps.config.publicBaseUrl,
-    apiTokens: app.apiTokens,
-    ttlSeconds: deps.config.radioMessageTtlSeconds,
-    queueLimit: deps.config.radioQueueLimit,
-    observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
-  });
-  await app.register(webhookRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
-  await app.register(reportRoutes, { db: deps.db, clock: deps.clock, apiTokens: app.apiTokens });
   await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
-  await app.register(consoleRoutes, {
-    db: deps.db,
-    clock: deps.clock,
-    publicBaseUrl: deps.config.publicBaseUrl,
-    timeoutSeconds: deps.config.cfhTimeoutSeconds,
-    escalationSeconds: deps.config.cfhEscalationSeconds,
-    ttlSeconds: deps.config.radioMessageTtlSeconds,
-    queueLimit: deps.config.radioQueueLimit,
-    offlineSeconds: deps.config.deviceOfflineSeconds,
-    speech: deps.speech,
-    live: deps.live,
-    observeSynthesis: (seconds) => deps.metrics.observeSynthesis(seconds),
-  });
+  for (const module of deps.modules) await module.routes?.(app);
 
   return app;
 }

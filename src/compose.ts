@@ -2,38 +2,35 @@
 // scheduler with every feature's job kinds, event subscribers, and the HTTP app whose lifecycle
 // starts and stops them all (onReady / onClose). main.ts, the tests and the benchmark use it.
 import fs from 'node:fs';
-import { deviceActor } from './access/actor.ts';
 import { buildApp, type App } from './app.ts';
+import { cfhModule } from './cfh/module.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { consoleModule } from './console/module.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { DatabaseStartError, openConfiguredDb } from './db/open.ts';
-import { DeviceGateway, type GatewayListeners, type GatewayLogger } from './devices/gateway.ts';
+import { DeviceGateway, type GatewayListeners } from './devices/gateway.ts';
+import { DeviceHealth } from './devices/health.ts';
+import { deviceHealthModule } from './devices/health-module.ts';
 import { EventSubscribers } from './events/subscribers.ts';
+import type { FeatureModule } from './feature-module.ts';
+import { apiTokenLookup, type ApiTokens } from './http/auth.ts';
 import type { FailureLimit } from './http/rate-limit.ts';
 import { resolveSecretToken } from './http/secret-token.ts';
 import { Scheduler } from './jobs/scheduler.ts';
-import { cfhJobs } from './cfh/jobs.ts';
-import { lockerJobs } from './lockers/jobs.ts';
-import { DeviceHealth } from './devices/health.ts';
-import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
-import { RADIO_REQUESTS_SUBSCRIBER } from './radio/announce.ts';
-import { handleHeard, type RadioStaff, type VoiceCfh, type VoiceEdge } from './radio/heard.ts';
-import { HEARD_CONCURRENCY_PER_EDGE, HEARD_QUEUE_PER_EDGE, heardGate } from './radio/heard-gate.ts';
-import { announcementSubscriber, RADIO_ANNOUNCEMENTS_SUBSCRIBER, radioJobs } from './radio/jobs.ts';
-import { followRequests } from './radio/voice-store.ts';
-import { claimRequest, markOnTheWay, type CfhDeps } from './cfh/requests.ts';
-import type { Staff } from './cfh/rules.ts';
-import { frenchOptionWords } from './cfh/words.ts';
-import { RADIO_PLAYED_ACKS, recordPlayed } from './radio/played.ts';
-import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
-import { WebhookDeliverer } from './webhooks/deliverer.ts';
-import { WEBHOOKS_SUBSCRIBER, webhookFanOut } from './webhooks/fanout.ts';
-import { ServiceMetrics } from './metrics/metrics.ts';
-import { Retention } from './retention/retention.ts';
 import { LiveFeed } from './live/feed.ts';
 import { LiveStreams } from './live/streams.ts';
+import { lockersModule } from './lockers/module.ts';
+import { componentLogger, createLogger, type ServiceLogger } from './logger.ts';
+import { ServiceMetrics } from './metrics/metrics.ts';
+import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
+import { radioModule } from './radio/module.ts';
+import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
+import { reportsModule } from './reports/module.ts';
+import { Retention } from './retention/retention.ts';
+import type { WebhookDeliverer } from './webhooks/deliverer.ts';
+import { webhooksModule } from './webhooks/module.ts';
 
 export interface ComposeOptions {
   config: Config;
@@ -57,6 +54,8 @@ export interface ComposeOptions {
    * given where this app hears of devices. Default: its own, built with them. */
   devices?: (listeners: GatewayListeners) => DeviceGateway;
   failureLimit?: FailureLimit;
+  /** The service's logger; default: one made from LOG_LEVEL (logger.ts). */
+  logger?: ServiceLogger;
   /** Tests: the scheduler, the event subscribers and the webhook deliverer run only when told
    * (runDue, runPending, webhooks.runDue). */
   manualJobs?: boolean;
@@ -82,19 +81,8 @@ export interface Service {
   feed: LiveFeed;
   /** The open Server-Sent Events streams of this instance. */
   live: LiveStreams;
-}
-
-/**
- * Voice actions claim through Call for Help's own use cases, as the edge device they were heard
- * on: no API token, request_from "radio".
- */
-function voiceCfh(deps: CfhDeps): VoiceCfh {
-  const actor = (edge: VoiceEdge) => deviceActor('edge_device', edge.edgeId, edge);
-  const staff = (s: RadioStaff): Staff => ({ ...s, from: 'radio' });
-  return {
-    claim: (edge, messageId, s) => claimRequest(deps, actor(edge), messageId, staff(s)),
-    onTheWay: (edge, messageId, s) => markOnTheWay(deps, actor(edge), messageId, staff(s)),
-  };
+  /** The bearer-token lookup every feature's routes share (one cache). */
+  apiTokens: ApiTokens;
 }
 
 /** A start that cannot go on, with a message for the operator. */
@@ -151,13 +139,11 @@ async function prepareDb(
 async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; secretDigest: string; ownsDb: boolean }): Promise<Service> {
   const { config } = opts;
   const { db, clock } = parts;
-  // The app's logger exists once the app does; components log through it from then on.
-  let app: App | null = null;
-  const log = (component: string): GatewayLogger => {
-    const at = (level: 'debug' | 'info' | 'warn' | 'error') => (obj: object, msg: string) => app?.log[level]({ ...obj, component }, msg);
-    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-  };
+  const logger = opts.logger ?? createLogger(config);
+  const log = (component: string) => componentLogger(logger, component);
   const metrics = new ServiceMetrics();
+  const observeSynthesis = (seconds: number) => metrics.observeSynthesis(seconds);
+  const apiTokens = apiTokenLookup(db, clock);
   const speechLog = log('speech');
   // On the embedded path (a small store box) the engines start on first use: about 115 MB less while
   // no announcement has been made. With PostgreSQL they warm at start, so the first is not the slow one.
@@ -168,50 +154,32 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
       onEngineFailed: (engine, err) => speechLog.warn({ engine, err }, 'speech engine cannot run; using the next one'),
     });
   const speech = opts.speech ?? (warmSpeech ? makeSpeech() : lazySpeechSynthesizer(makeSpeech));
-  const scheduler = new Scheduler({ db, clock, log: log('jobs') });
-  scheduler.registerAll(lockerJobs({ clock }));
-  scheduler.registerAll(cfhJobs());
+  const feed = new LiveFeed({ db, log: log('live') });
+  const live = new LiveStreams({ feed, log: log('live') });
+
   const health = new DeviceHealth({ db, clock, offlineSeconds: config.deviceOfflineSeconds, log: log('health') });
-  scheduler.registerAll(health.jobs());
-  const events = new EventSubscribers({ db, log: log('events') });
-  events.register(WEBHOOKS_SUBSCRIBER, webhookFanOut({ clock }));
-  const radioDeps = {
-    speech,
-    ttlSeconds: config.radioMessageTtlSeconds,
-    queueLimit: config.radioQueueLimit,
-    observeSynthesis: (seconds: number) => metrics.observeSynthesis(seconds),
-  };
-  scheduler.registerAll(radioJobs({ ...radioDeps, db, frenchOptionWords: (requestId) => frenchOptionWords(db, requestId) }));
-  events.register(RADIO_ANNOUNCEMENTS_SUBSCRIBER, announcementSubscriber({ clock }));
-  events.register(RADIO_REQUESTS_SUBSCRIBER, followRequests);
-  const voiceLog = log('radio');
-  const voice = {
-    ...radioDeps,
-    db,
-    clock,
-    cfh: voiceCfh({ db, clock, timeoutSeconds: config.cfhTimeoutSeconds, escalationSeconds: config.cfhEscalationSeconds }),
-    log: voiceLog,
-  };
-  const heard = heardGate((edgeId, payload) => handleHeard(voice, edgeId, payload), {
-    concurrency: HEARD_CONCURRENCY_PER_EDGE,
-    queueLimit: HEARD_QUEUE_PER_EDGE,
-    log: voiceLog,
-  });
-  const listeners: GatewayListeners = {
-    presence: health,
-    heard: async (edgeId, payload) => {
-      await heard(edgeId, payload);
-    },
-  };
+  const cfh = cfhModule({ db, clock, config, apiTokens, live });
+  const radio = radioModule({ db, clock, config, speech, apiTokens, observeSynthesis, cfh, log: log('radio') });
+  const listeners: GatewayListeners = { presence: health, heard: radio.heard };
   const devices = opts.devices?.(listeners) ?? new DeviceGateway({ config, db, clock, log: log('devices'), listeners });
-  const webhooks = new WebhookDeliverer({
-    db,
-    clock,
-    allowPrivate: config.webhookAllowPrivate,
-    perEndpoint: config.webhookEndpointConcurrency,
-    log: log('webhooks'),
-  });
-  devices.onAcked(RADIO_PLAYED_ACKS, 'edge', recordPlayed);
+  const webhooks = webhooksModule({ db, clock, config, apiTokens, log: log('webhooks') });
+  const modules: FeatureModule[] = [
+    lockersModule({ db, clock, secretDigest: parts.secretDigest, deviceSeen: (lockerId) => devices.seen({ kind: 'locker', lockerId }) }),
+    deviceHealthModule(health, { db, clock, offlineSeconds: config.deviceOfflineSeconds, apiTokens }),
+    cfh,
+    radio,
+    webhooks,
+    reportsModule({ db, clock, apiTokens }),
+    consoleModule({ db, clock, config, speech, live, observeSynthesis }),
+  ];
+
+  const scheduler = new Scheduler({ db, clock, log: log('jobs') });
+  const events = new EventSubscribers({ db, log: log('events') });
+  for (const module of modules) {
+    if (module.jobs !== undefined) scheduler.registerAll(module.jobs);
+    for (const [name, handler] of Object.entries(module.subscribers ?? {})) events.register(name, handler);
+    for (const [name, ack] of Object.entries(module.acks ?? {})) devices.onAcked(name, ack.kind, ack.handle);
+  }
   const retentionLog = log('retention');
   const retention = new Retention({
     db,
@@ -231,28 +199,24 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   // that runs without it is told of at start, since nothing else does that work.
   const autovacuumOff = (await db.query<{ autovacuum: string }>('SHOW autovacuum'))[0]?.autovacuum === 'off';
 
-  const feed = new LiveFeed({ db, log: log('live') });
-  const live = new LiveStreams({ feed, log: log('live') });
-
-  let built: App;
+  let app: App;
   try {
-    built = await buildApp({
+    app = await buildApp({
       config,
       db,
       clock,
+      logger,
       devices,
-      speech,
       metrics,
-      live,
-      secretDigest: parts.secretDigest,
+      modules,
       ...(opts.failureLimit === undefined ? {} : { failureLimit: opts.failureLimit }),
     });
   } catch (err) {
     if (opts.speech === undefined) await speech.close(); // its worker threads started with it
     throw err;
   }
-  app = built;
-  built.addHook('onReady', async () => {
+  const deliverer = webhooks.deliverer;
+  app.addHook('onReady', async () => {
     // Engines warm before the first request, so it is not the slow one.
     if (opts.speech === undefined && warmSpeech) {
       await speech.ready();
@@ -271,21 +235,21 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     scheduler.start();
     health.start();
     events.start();
-    webhooks.start();
+    deliverer.start();
     retention.start();
   });
   // Before the server closes: open streams would hold it open until their clients left.
-  built.addHook('preClose', async () => live.closeAll());
-  built.addHook('onClose', async () => {
+  app.addHook('preClose', async () => live.closeAll());
+  app.addHook('onClose', async () => {
     await feed.stop();
     await scheduler.stop();
     await retention.stop();
     await events.stop();
-    await webhooks.stop(); // attempts in flight are cut short and their deliveries due again at once
+    await deliverer.stop(); // attempts in flight are cut short and their deliveries due again at once
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
     await health.stop(); // after the devices: their last sightings are written too
     if (opts.speech === undefined) await speech.close();
     if (parts.ownsDb) await db.close();
   });
-  return { app: built, config, db, clock, scheduler, devices, events, webhooks, speech, health, metrics, retention, feed, live };
+  return { app, config, db, clock, scheduler, devices, events, webhooks: deliverer, speech, health, metrics, retention, feed, live, apiTokens };
 }

@@ -12,10 +12,10 @@ before(async () => {
     extend: (app, deps) => {
       app.get('/t/secret', { onRequest: secretTokenAuth(deps.secretDigest) }, async () => ({ ok: true }));
       app.get('/t/locker', { onRequest: lockerKeyAuth((apiKey) => lockerByKey(deps.db, apiKey)) }, async (request) => ({ locker: request.locker }));
-      app.get('/t/cfh', { onRequest: bearerAuth(app.apiTokens, 'cfh') }, async (request) => ({
+      app.get('/t/cfh', { onRequest: bearerAuth(deps.apiTokens, 'cfh') }, async (request) => ({
         principal: { organizationId: organizationOf(actorOf(request)) },
       }));
-      app.get('/t/radio', { onRequest: bearerAuth(app.apiTokens, 'radio', { failStatus: 403 }) }, async () => ({ ok: true }));
+      app.get('/t/radio', { onRequest: bearerAuth(deps.apiTokens, 'radio', { failStatus: 403 }) }, async () => ({ ok: true }));
     },
   });
   world = await makeWorld(ctx.db, ctx.clock);

@@ -4,16 +4,16 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import type { App, AppDeps } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
 import { LiveStreams } from '../../src/live/streams.ts';
 import type { Db } from '../../src/db/db.ts';
 import { recordEvents } from '../support/events.ts';
 import { openSse } from '../support/sse.ts';
-import { freshId, makeWorld, otherInstanceDb, testApp, type Teardown } from '../support/world.ts';
+import { freshId, makeWorld, otherInstanceDb, testApp, type ExtendDeps, type Teardown } from '../support/world.ts';
 
 /** A test route that streams a location's events as `change` events after a `hello`. */
 function streamRoute(heartbeatMs?: number) {
-  return (app: App, deps: AppDeps) => {
+  return (app: App, deps: ExtendDeps) => {
     let live = deps.live;
     if (heartbeatMs !== undefined) {
       const own = new LiveStreams({ feed: deps.live.feed, heartbeatMs });

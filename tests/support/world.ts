@@ -1,7 +1,7 @@
 // Test fixtures: the composed service on the process's database (./db.ts), and helpers that make
 // each test's own organizations, lockers and tokens with fresh ids.
 import crypto from 'node:crypto';
-import type { App, AppDeps } from '../../src/app.ts';
+import type { App } from '../../src/app.ts';
 import { compose, type Service } from '../../src/compose.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -14,6 +14,10 @@ import { DeviceGateway, type GatewayListeners } from '../../src/devices/gateway.
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import type { ProvisioningFile, TOKEN_SCOPES } from '../../src/provisioning/schema.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from '../../src/radio/speech/speech.ts';
+import type { ApiTokens } from '../../src/http/auth.ts';
+import type { FailureLimit } from '../../src/http/rate-limit.ts';
+import type { LiveStreams } from '../../src/live/streams.ts';
+import type { ServiceMetrics } from '../../src/metrics/metrics.ts';
 import { testDb } from './db.ts';
 import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
@@ -141,14 +145,28 @@ function testDevices(db: Db, config: Config): Promise<DeviceGateway> {
 export interface TestAppOptions {
   clock?: ManualClock;
   config?: Config;
-  extend?: (app: App, deps: AppDeps) => void;
-  failureLimit?: AppDeps['failureLimit'];
+  extend?: (app: App, deps: ExtendDeps) => void;
+  failureLimit?: FailureLimit;
   speech?: SpeechSynthesizer;
   /** Another handle on the process's database (`otherInstanceDb()`): a second instance. */
   db?: Db;
   /** The test the app is built for (`async (t) => ...`): it is closed when that test ends. Without
    * it, the app is the file's (built in `before()`, shared by its tests) and closed at its end. */
   t?: Teardown;
+}
+
+/** What a test's own routes (`extend`) may use of the composed service. */
+export interface ExtendDeps {
+  config: Config;
+  db: Db;
+  clock: ManualClock;
+  devices: DeviceGateway;
+  speech: SpeechSynthesizer;
+  secretDigest: string;
+  failureLimit: FailureLimit | undefined;
+  metrics: ServiceMetrics;
+  live: LiveStreams;
+  apiTokens: ApiTokens;
 }
 
 /** The composed service on the process's database with a manual clock, closed with its test or at
@@ -177,7 +195,18 @@ export async function testApp(opts: TestAppOptions = {}): Promise<TestContext> {
     failureLimit,
     manualJobs: true,
   });
-  opts.extend?.(service.app, { config, db, clock, devices, speech, secretDigest, failureLimit, metrics: service.metrics, live: service.live });
+  opts.extend?.(service.app, {
+    config,
+    db,
+    clock,
+    devices,
+    speech,
+    secretDigest,
+    failureLimit,
+    metrics: service.metrics,
+    live: service.live,
+    apiTokens: service.apiTokens,
+  });
   await service.app.ready();
   closeWith(opts.t, () => service.app.close());
   return {

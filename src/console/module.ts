@@ -1,0 +1,36 @@
+// The operations console as compose() builds it: its pages, sign-in, its API and its live stream.
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/db.ts';
+import { routesOf, type FeatureModule } from '../feature-module.ts';
+import type { LiveStreams } from '../live/streams.ts';
+import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
+import { consoleRoutes } from './routes.ts';
+
+export interface ConsoleModuleDeps {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'publicBaseUrl' | 'cfhTimeoutSeconds' | 'cfhEscalationSeconds' | 'radioMessageTtlSeconds' | 'radioQueueLimit' | 'deviceOfflineSeconds'>;
+  speech: SpeechSynthesizer;
+  live: LiveStreams;
+  observeSynthesis: (seconds: number) => void;
+}
+
+export function consoleModule(deps: ConsoleModuleDeps): FeatureModule {
+  const { config } = deps;
+  return {
+    routes: routesOf(consoleRoutes, {
+      db: deps.db,
+      clock: deps.clock,
+      publicBaseUrl: config.publicBaseUrl,
+      timeoutSeconds: config.cfhTimeoutSeconds,
+      escalationSeconds: config.cfhEscalationSeconds,
+      ttlSeconds: config.radioMessageTtlSeconds,
+      queueLimit: config.radioQueueLimit,
+      offlineSeconds: config.deviceOfflineSeconds,
+      speech: deps.speech,
+      live: deps.live,
+      observeSynthesis: deps.observeSynthesis,
+    }),
+  };
+}
