@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import mqtt, { MqttClient } from 'mqtt';
-import { freePort } from '../harness/free-port.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { cpuMsOfPid } from '../harness/cpu.ts';
 import { serviceNodeFlags, startServer } from '../harness/server.ts';
 import { makeBenchWorld } from '../harness/world.ts';

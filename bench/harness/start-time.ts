@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serverDir } from './embedded-layout.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { serviceNodeFlags } from './server.ts';
 
 export interface StartTimes {

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { freePort } from '../harness/free-port.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { percentile, round, sleep } from './stats.ts';
 
 export const BENCH_MESSAGE = 'bench live event';

@@ -1,7 +1,7 @@
 // The load of the version 2 soak (bench/soak/v2.ts): loops at fixed intervals until the deadline,
 // each doing what a store does, spread over the instances (round robin per request). Every answer
 // is checked against the statuses that operation may give here; anything else is unexpected.
-import type { Service } from '../harness/processes.ts';
+import type { Service } from '../../scripts/lib/processes.ts';
 import type { Edge, Tally } from './devices.ts';
 import type { SoakLocation, SoakWorld } from './world.ts';
 

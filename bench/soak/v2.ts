@@ -1,6 +1,6 @@
 // npm run soak:v2 [-- --minutes 30] [-- --instances 2] [-- --out FILE (bench/out/soak-v2-TIME.json)]   (BENCH_DATABASE_URL required)
 // Everything of version 2 at once, for a while, against two service instances sharing one fresh
-// PostgreSQL database and a private Mosquitto (anonymous, bench/harness/processes.ts): call
+// PostgreSQL database and a private Mosquitto (anonymous, scripts/lib/processes.ts): call
 // buttons and hub updates, displays, CFH from every source with staff on the API and on the radio,
 // timers shortened to seconds, signed webhooks to a local receiver plus a dead endpoint, SSE streams
 // reopened every minute, R1/R2 announcements to edges that ack, lockers through their pickup
@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../harness/free-port.ts';
-import { cleanupAll, startMosquitto, startService, tempDir, type Service } from '../harness/processes.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
+import { cleanupAll, startMosquitto, startService, tempDir, type Service } from '../../scripts/lib/processes.ts';
 import { freshPostgres } from '../harness/database.ts';
 import { edgeDevice, keepStream, lockerDevice, webhookReceiver, type Edge, type Tally } from './devices.ts';
 import { makeSoakWorld, type SoakLocation } from './world.ts';

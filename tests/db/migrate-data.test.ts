@@ -17,7 +17,7 @@ import { openEmbeddedDb } from '../../src/db/embedded/open.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
 import { resolveSecretToken } from '../../src/http/secret-token.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { cleanupAll, root, startService, tempDir, waitFor } from '../reliability/processes.ts';
+import { cleanupAll, root, startService, tempDir, waitFor } from '../../scripts/lib/processes.ts';
 
 after(cleanupAll);
 

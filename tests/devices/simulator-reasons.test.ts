@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { Aedes } from 'aedes';
 import { startLockerSimulator } from '../../src/devices/simulators/locker.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { makeWorld, testApp, TEST_MQTT_URL } from '../support/world.ts';
 
 const ctx = await testApp();

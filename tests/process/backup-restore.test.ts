@@ -9,7 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, test } from 'node:test';
 import { openEmbeddedDb } from '../../src/db/embedded/open.ts';
-import { cleanupAll, root, startService, tempDir, waitFor } from '../reliability/processes.ts';
+import { cleanupAll, root, startService, tempDir, waitFor } from '../../scripts/lib/processes.ts';
 
 after(cleanupAll);
 

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import mqtt from 'mqtt';
 import { parse as parseYaml } from 'yaml';
 import { openApiOptions } from '../../src/http/openapi.ts';
-import { mosquittoBinary, userIds } from '../reliability/processes.ts';
+import { mosquittoBinary, userIds } from '../../scripts/lib/processes.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');

@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { startService, tempDir, type Running } from './service-process.ts';
 
 const testDatabaseUrl = process.env.TEST_DATABASE_URL;

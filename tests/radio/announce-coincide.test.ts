@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { openCfhRequests } from '../support/requests.ts';
+import { cancelCfhRequest, openCfhRequests } from '../support/requests.ts';
 import { recordEvents } from '../support/events.ts';
 import { makeWorld, testApp, type World } from '../support/world.ts';
 
@@ -114,13 +114,7 @@ test('a later status the edge device announces still replaces a pending one (a c
   clock.advance(120_000);
   await ctx.scheduler.runDue(); // the escalation: its announcement pending for a few seconds
   await ctx.events.runPending();
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/callforhelp/cancel',
-    headers: { authorization: `Bearer ${w.token}` },
-    payload: { message_id: messageId },
-  });
-  assert.equal(res.statusCode, 200, res.body);
+  await cancelCfhRequest(app, w, messageId as string);
   await settle();
   assert.deepEqual(await said(w), ['created', 'cancelled']);
 });

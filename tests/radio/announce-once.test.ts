@@ -9,7 +9,7 @@ import { Scheduler } from '../../src/jobs/scheduler.ts';
 import { RADIO_ANNOUNCE_JOB, radioJobs } from '../../src/radio/jobs.ts';
 import { waitUntil } from '../devices/device.ts';
 import { otherInstanceDb } from '../support/db.ts';
-import { openCfhRequest } from '../support/requests.ts';
+import { cancelCfhRequest, openCfhRequest } from '../support/requests.ts';
 import { makeWorld, testApp, testSpeech } from '../support/world.ts';
 import { HeldSpeech } from './held-speech.ts';
 import { outboxCount } from './support.ts';
@@ -97,13 +97,7 @@ test('a status that replaces the announcement while it is synthesized is said in
   const first = ctx.scheduler.runDue();
   try {
     await Promise.race([held.reached, first.then(() => assert.fail('the job ended without synthesizing'))]);
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/callforhelp/cancel',
-      headers: { authorization: `Bearer ${w.token}` },
-      payload: { message_id: messageId },
-    });
-    assert.equal(res.statusCode, 200, res.body);
+    await cancelCfhRequest(app, w, messageId);
     assert.equal(await pendingAnnouncement(w.locationId), jobId, 'the pending job takes the later status');
   } finally {
     held.release();

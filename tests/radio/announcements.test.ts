@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
-import { openCfhRequest } from '../support/requests.ts';
+import { cancelCfhRequest, openCfhRequest } from '../support/requests.ts';
 import { recordEvents } from '../support/events.ts';
 import { makeWorld, testApp, type World } from '../support/world.ts';
 import { assertSpeechWav } from './audio.ts';
@@ -90,13 +90,7 @@ test('statuses of one request within a few seconds say only the latest', async (
   const w = await world();
   const messageId = await openCfhRequest(app, w);
   await ctx.events.runPending();
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/callforhelp/cancel',
-    headers: { authorization: `Bearer ${w.token}` },
-    payload: { message_id: messageId },
-  });
-  assert.equal(res.statusCode, 200, res.body);
+  await cancelCfhRequest(app, w, messageId);
   await settle();
   const said = await announcements(db, w.edgeId);
   assert.deepEqual(

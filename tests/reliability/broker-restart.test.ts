@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { api, LockerDevice, SECRET, writeWorld } from './clients.ts';
 import { freshDatabase, inspect } from './postgres.ts';
-import { atCleanup, cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from './processes.ts';
+import { atCleanup, cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, waitFor } from '../../scripts/lib/processes.ts';
 
 const skip = mosquittoBinary() === null ? 'needs mosquitto (set MOSQUITTO_BIN) for a broker this test may restart' : false;
 

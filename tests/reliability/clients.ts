@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
-import { atCleanup } from './processes.ts';
+import { atCleanup } from '../../scripts/lib/processes.ts';
 
 export const SECRET = `reliability-${crypto.randomBytes(12).toString('hex')}`;
 

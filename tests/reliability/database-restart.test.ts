@@ -7,7 +7,7 @@ import pg from 'pg';
 import { api, SECRET, writeWorld, type Api, type RelWorld } from './clients.ts';
 import { checkLedgerAndInvariants, healthy, Load, type Outcome } from './load.ts';
 import { dueJobsDone, inspect, postgresBinaries, startCluster, type Cluster } from './postgres.ts';
-import { cleanupAll, startService, tempDir, waitFor, type Service } from './processes.ts';
+import { cleanupAll, startService, tempDir, waitFor, type Service } from '../../scripts/lib/processes.ts';
 
 const binaries = postgresBinaries();
 const skip = 'reason' in binaries ? `cannot start a private PostgreSQL: ${binaries.reason}` : false;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { api, LockerDevice, SECRET, writeWorld } from './clients.ts';
 import { checkLedgerAndInvariants, healthy, Load, type Target } from './load.ts';
 import { dueJobsDone, freshDatabase, inspect } from './postgres.ts';
-import { cleanupAll, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor } from './processes.ts';
+import { cleanupAll, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor } from '../../scripts/lib/processes.ts';
 
 const skip = twoInstancesSkip();
 

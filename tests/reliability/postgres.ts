@@ -6,8 +6,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../support/free-port.ts';
-import { atCleanup, tempDir, userIds, waitFor } from './processes.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
+import { atCleanup, tempDir, userIds, waitFor } from '../../scripts/lib/processes.ts';
 
 /** Where initdb and pg_ctl are, or why a private cluster cannot be made here. */
 export function postgresBinaries(): { bindir: string } | { reason: string } {

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type pg from 'pg';
 import { api, LockerDevice, SECRET, writeWorld, type Api, type RelWorld } from './clients.ts';
 import { dueJobsDone, freshDatabase, inspect } from './postgres.ts';
-import { cleanupAll, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor, type Service } from './processes.ts';
+import { cleanupAll, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor, type Service } from '../../scripts/lib/processes.ts';
 
 const skip = twoInstancesSkip();
 

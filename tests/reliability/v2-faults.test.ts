@@ -13,7 +13,7 @@ import { openSse } from '../support/sse.ts';
 import { api, call, SECRET, writeWorld, type RelWorld } from './clients.ts';
 import { embeddedUrl } from '../../src/db/embedded/server.ts';
 import { freshDatabase, inspect, postgresBinaries, startCluster } from './postgres.ts';
-import { atCleanup, cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor } from './processes.ts';
+import { atCleanup, cleanupAll, mosquittoBinary, startMosquitto, startService, tempDir, twoInstancesSkip, waitFor } from '../../scripts/lib/processes.ts';
 
 const binaries = postgresBinaries();
 

@@ -42,3 +42,14 @@ export async function openCfhRequests(app: App, world: World, n: number): Promis
 export async function openCfhRequest(app: App, world: World): Promise<string> {
   return (await openCfhRequests(app, world, 1))[0] as string;
 }
+
+/** Cancels a CFH request with the world's token (C3). */
+export async function cancelCfhRequest(app: App, world: World, messageId: string): Promise<void> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/cancel',
+    headers: { authorization: `Bearer ${world.token}` },
+    payload: { message_id: messageId },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+}

@@ -1,5 +1,5 @@
-// Real processes for the reliability tests: service instances (node src/main.ts) and a private
-// Mosquitto (PostgreSQL: postgres.ts).
+// Real processes for the reliability tests and the benchmark's soaks: service instances (node
+// src/main.ts) and a private Mosquitto (the tests' PostgreSQL: tests/reliability/postgres.ts).
 // Everything listens on 127.0.0.1 on free ports, and everything started is registered so that
 // cleanupAll ends it (and removes its temp dirs) even when a test failed half-way: in the test's own
 // teardown (`t.after(cleanupAll)`) when the test started it, in the file's `after` when `before` did.
@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from './free-port.ts';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 const cleanups: (() => Promise<unknown>)[] = [];

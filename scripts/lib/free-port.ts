@@ -1,6 +1,6 @@
 // A loopback TCP port free at the moment of asking, for a child process to listen on (the port a
-// child binds cannot be read back from it as easily as port 0 in-process). The bench has its own
-// copy (bench/harness/free-port.ts).
+// child binds cannot be read back from it as easily as port 0 in-process).
+// The tests and the benchmark share it.
 import net from 'node:net';
 
 export async function freePort(): Promise<number> {
