@@ -8,73 +8,81 @@
 //   await q.run(logged);
 import type { Signal } from './signals.ts';
 
-/** A value sent as a parameter; in the text it is `$n`, numbered when the statement runs. */
-interface Param {
-  readonly value: unknown;
-}
+const NO_SIGNALS: ReadonlySet<Signal> = new Set();
 
-type Part = string | Param;
-
+/**
+ * A fragment as it was written: the template's strings and what was interpolated between them
+ * (values, or fragments). It is flattened only when its statement runs: a statement of CTEs holds
+ * fragments within fragments, and copying each one into its holder would cost as much again at
+ * every level, on every request.
+ */
 export class Sql {
-  readonly parts: readonly Part[];
-  /** What this fragment's commit wakes: its own, and those of the fragments it holds. */
-  readonly signals: ReadonlySet<Signal>;
+  readonly #strings: readonly string[];
+  readonly #args: readonly unknown[];
+  readonly #own: ReadonlySet<Signal>;
 
-  constructor(parts: readonly Part[], signals: ReadonlySet<Signal>) {
-    this.parts = parts;
+  constructor(strings: readonly string[], args: readonly unknown[], own: ReadonlySet<Signal> = NO_SIGNALS) {
+    this.#strings = strings;
+    this.#args = args;
+    let signals = own;
+    for (const arg of args) {
+      if (!(arg instanceof Sql) || arg.signals.size === 0) continue;
+      if (signals === own) signals = new Set(own);
+      arg.signals.forEach((s) => (signals as Set<Signal>).add(s));
+    }
+    this.#own = own;
     this.signals = signals;
   }
 
+  /** What this fragment's commit wakes: its own, and those of the fragments it holds. */
+  readonly signals: ReadonlySet<Signal>;
+
   /** This fragment, marked: once the change it is part of commits, the listeners of `signals` wake. */
   wakes(...signals: Signal[]): Sql {
-    return new Sql(this.parts, new Set([...this.signals, ...signals]));
+    return new Sql(this.#strings, this.#args, new Set([...this.#own, ...signals]));
   }
 
   /** The statement's text with its values numbered $1, $2, ... in order, and the values. */
   toQuery(): { text: string; values: unknown[] } {
+    const text: string[] = [];
     const values: unknown[] = [];
-    let text = '';
-    for (const part of this.parts) {
-      if (typeof part === 'string') {
-        text += part;
+    this.#write(text, values, new Map());
+    return { text: text.join(''), values };
+  }
+
+  // The same Date interpolated again (a change's `now`, in each of its steps) is sent once: each
+  // is formatted for the wire, and a statement of CTEs names its time in every step. Only dates:
+  // a number or a null takes its type from where it stands, and one parameter has one type.
+  #write(text: string[], values: unknown[], dates: Map<Date, number>): void {
+    const strings = this.#strings;
+    for (let i = 0; i < strings.length; i++) {
+      text.push(strings[i] as string);
+      if (i >= this.#args.length) continue;
+      const arg = this.#args[i];
+      if (arg instanceof Sql) {
+        arg.#write(text, values, dates);
+      } else if (arg instanceof Date) {
+        let n = dates.get(arg);
+        if (n === undefined) dates.set(arg, (n = values.push(arg)));
+        text.push(`$${n}`);
       } else {
-        values.push(part.value);
-        text += `$${values.length}`;
+        text.push(`$${values.push(arg)}`);
       }
     }
-    return { text, values };
   }
 }
 
 /** A fragment: interpolated fragments are inlined (with their values and signals); anything else is a value. */
 export function sql(strings: TemplateStringsArray, ...args: unknown[]): Sql {
-  const parts: Part[] = [];
-  const signals = new Set<Signal>();
-  const push = (part: Part) => {
-    const last = parts.at(-1);
-    if (typeof part === 'string' && typeof last === 'string') parts[parts.length - 1] = last + part;
-    else if (part !== '') parts.push(part);
-  };
-  strings.forEach((text, i) => {
-    push(text);
-    if (i === args.length) return;
-    const arg = args[i];
-    if (arg instanceof Sql) {
-      arg.parts.forEach(push);
-      arg.signals.forEach((s) => signals.add(s));
-    } else {
-      push({ value: arg });
-    }
-  });
-  return new Sql(parts, signals);
+  return new Sql(strings, args);
 }
 
 /** Text written in the source (a column list, a job kind's name), never anything from outside. */
-sql.raw = (text: string): Sql => new Sql(text === '' ? [] : [text], new Set());
+sql.raw = (text: string): Sql => new Sql([text], []);
 
 /** Fragments joined by `separator` (`, ` by default). */
 sql.join = (fragments: readonly Sql[], separator = ', '): Sql =>
-  fragments.reduce<Sql>((joined, f, i) => (i === 0 ? f : sql`${joined}${sql.raw(separator)}${f}`), sql.raw(''));
+  new Sql(fragments.length === 0 ? [''] : ['', ...fragments.slice(1).map(() => separator), ''], fragments);
 
 /** Nothing: for an optional part of a statement. */
 sql.empty = sql.raw('');
