@@ -3,9 +3,9 @@
 // and composed into one statement by the use case; its values are numbered once, when the whole
 // statement is run, so no parameter number ever travels between files.
 //
-//   const open = sql`UPDATE cabinets SET is_open = true WHERE id = ${cabinetId} RETURNING id`;
-//   const logged = sql`WITH c AS (${open}) ${insertEventsOf(sql`c`)}`.wakes('events');
-//   await q.run(logged);
+//   const opened = cte('c', sql`UPDATE cabinets SET state = 'open' WHERE id = ${cabinetId} RETURNING id`);
+//   const logged = cte('ev', insertEvents(sql`SELECT ... FROM c`)); // carries the 'events' signal
+//   await q.run(withCtes([opened, logged], sql`SELECT id FROM c`)); // its commit wakes the subscribers
 import type { Signal } from './signals.ts';
 
 const NO_SIGNALS: ReadonlySet<Signal> = new Set();
