@@ -38,13 +38,43 @@ function paramName(raw: string): string {
     .replace(/[^a-z0-9]/g, '');
 }
 
+/** Query parameters whose value is a customer's capability (the request's message_id, a display's
+ * key): whoever holds one follows, cancels or asks for help (contract section 9). */
+const CAPABILITY_NAME = /^(messageid|displaykey)$/;
+
+/** Paths whose segment is such a capability: the customer pages, the QR code's path, C9 and B2. */
+const CAPABILITY_PATHS = [
+  /^(\/help\/t\/)([^/?#]+)/,
+  /^(\/help\/)(?!t\/)([^/?#]+)/,
+  /^(\/callforhelp\/v1\/display\/)([^/?#]+)/,
+  /^(\/api\/callforhelp\/displays\/)([^/?#]+)/,
+  /^(\/api\/callbutton\/)(?!press(?:[/?#]|$))([^/?#]+)/,
+];
+
+/** A capability as logs show it: `~` and 12 hex digits of its SHA-256, enough for an operator who
+ * has the customer's id to find its lines (`sha256(id)`), useless to whoever reads the log. */
+export function capabilityDigest(value: string): string {
+  let decoded = value;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
+    // an invalid escape: digest it as it came
+  }
+  return `~${sha256hex(decoded).slice(0, 12)}`;
+}
+
 /** Replaces the value of secret query parameters in a URL, for logs, however the name is encoded
- * and whichever separator (`&` or `;`) a parser might take. */
+ * and whichever separator (`&` or `;`) a parser might take; a customer's capability, in the path or
+ * the query, is replaced by its short digest. */
 export function redactUrl(url: string): string {
   const start = url.indexOf('?');
-  if (start < 0) return url;
-  const query = url
-    .slice(start + 1)
-    .replace(/([^&;=]*)=([^&;]*)/g, (pair: string, name: string) => (SECRET_NAME.test(paramName(name)) ? `${name}=[REDACTED]` : pair));
-  return `${url.slice(0, start + 1)}${query}`;
+  let path = start < 0 ? url : url.slice(0, start);
+  for (const pattern of CAPABILITY_PATHS) path = path.replace(pattern, (_, prefix: string, value: string) => `${prefix}${capabilityDigest(value)}`);
+  if (start < 0) return path;
+  const query = url.slice(start + 1).replace(/([^&;=]*)=([^&;]*)/g, (pair: string, name: string, value: string) => {
+    const reduced = paramName(name);
+    if (SECRET_NAME.test(reduced)) return `${name}=[REDACTED]`;
+    return CAPABILITY_NAME.test(reduced) ? `${name}=${capabilityDigest(value)}` : pair;
+  });
+  return `${path}?${query}`;
 }

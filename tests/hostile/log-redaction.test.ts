@@ -1,5 +1,6 @@
 // Secrets sent in odd shapes stay out of the logs of the running service: the secret_token under
-// any spelling the query parser accepts, and the credential headers under any case.
+// any spelling the query parser accepts, and the credential headers under any case. A customer's
+// capability (a request's message_id, a display's key) is logged as a short digest only.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -7,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { redactUrl } from '../../src/http/secrets.ts';
+import { capabilityDigest, redactUrl } from '../../src/http/secrets.ts';
 import { runs } from '../support/contract.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -16,6 +17,8 @@ const LOCATION = 10;
 const SECRET = 'the-shared-secret-token-0123456789';
 const LOCKER_KEY = 'example-locker-key-change-me-0001';
 const API_TOKEN = 'example-api-token-change-me-00001';
+const MESSAGE_ID = 'a-customers-message-id-Zq81xKp02';
+const DISPLAY_KEY = 'a-displays-key-Hh2mW9cT5rY7';
 
 /** A name spelled as a client may: each character as it is, percent-encoded, or in upper case. */
 const spelled = (name: string) =>
@@ -60,6 +63,19 @@ test('redactUrl hides the value of a secret parameter however its name is spelle
   ]) {
     assert.ok(!redactUrl(url).includes('S3CRET'), `${url} -> ${redactUrl(url)}`);
   }
+});
+
+test("redactUrl shows a customer's capability, in a path or the query, only as a short digest of it", () => {
+  const digest = capabilityDigest(MESSAGE_ID);
+  assert.match(digest, /^~[0-9a-f]{12}$/);
+  assert.equal(redactUrl(`/help/t/${MESSAGE_ID}`), `/help/t/${digest}`);
+  assert.equal(redactUrl(`/api/callforhelp/v1/tracking?message_id=${MESSAGE_ID}&a=1`), `/api/callforhelp/v1/tracking?message_id=${digest}&a=1`);
+  assert.equal(redactUrl(`/api/callforhelp/stream?Message%5Fid=${MESSAGE_ID}`), `/api/callforhelp/stream?Message%5Fid=${digest}`);
+  assert.equal(redactUrl(`/api/callbutton/${MESSAGE_ID}`), `/api/callbutton/${digest}`);
+  for (const url of [`/help/${DISPLAY_KEY}`, `/callforhelp/v1/display/CFH.${DISPLAY_KEY}`, `/api/callforhelp/displays/${DISPLAY_KEY}/requests`]) {
+    assert.ok(!redactUrl(url).includes(DISPLAY_KEY), `${url} -> ${redactUrl(url)}`);
+  }
+  for (const url of ['/help-assets/display.js', '/api/callbutton/press', '/api/lockers/locations/10', '/help/t/']) assert.equal(redactUrl(url), url);
 });
 
 test('the running service logs no secret, however a client spells or places it', async () => {
@@ -110,6 +126,9 @@ test('the running service logs no secret, however a client spells or places it',
       method: 'POST',
       headers: { 'X-Twilio-Signature': `sig-${SECRET}`, 'X-Messaging-Signature': `sig-${SECRET}` },
     });
+    await fetch(`${base}/help/t/${MESSAGE_ID}`);
+    await fetch(`${base}/help/${DISPLAY_KEY}`);
+    await fetch(`${base}/api/callforhelp/v1/tracking?message_id=${MESSAGE_ID}`);
     await fetch(`${base}/api/callforhelp/claim`, {
       method: 'POST',
       headers: { authorization: `bearer ${API_TOKEN}`, 'content-type': 'text/plain' },
@@ -121,7 +140,8 @@ test('the running service logs no secret, however a client spells or places it',
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   assert.match(logs, /secret%5Ftoken=\[REDACTED\]/, 'request URLs are logged, with the secret redacted');
-  for (const secret of [SECRET, LOCKER_KEY, API_TOKEN]) {
+  assert.ok(logs.includes(`/help/t/${capabilityDigest(MESSAGE_ID)}`), 'a customer page is logged with the digest of its capability');
+  for (const secret of [SECRET, LOCKER_KEY, API_TOKEN, MESSAGE_ID, DISPLAY_KEY]) {
     assert.ok(
       !logs.includes(secret),
       `${secret} appears in no log line:\n${logs
