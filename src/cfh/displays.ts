@@ -1,23 +1,17 @@
 // Displays, the digital call buttons (contract section 9): a QR code leads a customer's phone to
 // GET /help/{display_key}; choosing an option (or typing a short text) is C9, which creates a
 // request with source `display`. The display key is the credential: an unknown one is 404.
-import { Profanity } from '@2toad/profanity';
 import { deviceActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import { AppError, invalid } from '../http/errors.ts';
 import { sha256hex } from '../http/secrets.ts';
+import { isProfane } from './profanity.ts';
 import { insertNewRequest, type CfhDeps } from './requests.ts';
 import type { RequestRow } from './rows.ts';
 import { acceptDisplayPress, displayOptions, findDisplay, type DisplayOption, type DisplayRow } from './button-store.ts';
 
 /** The longest free text a customer may send. */
 export const CUSTOM_TEXT_MAX = 200;
-
-// English and French word lists, matched as whole words so "Scunthorpe" is not refused.
-const profanity = new Profanity({ languages: ['en', 'fr'], wholeWord: true, unicodeWordBoundaries: true });
-
-/** Whether the profanity filter flags a text. */
-export const isProfane = (text: string) => profanity.exists(text);
 
 const displayNotFound = () => new AppError(404, 'display_not_found', 'no display has this key');
 
