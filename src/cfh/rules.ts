@@ -112,11 +112,13 @@ export function statusOf(r: {
 
 export type StaffNameFormat = 'full' | 'first' | 'generic';
 
-/** The claimer's name as a customer sees it (no token): in full, the first word, or "An associate". */
+/** The claimer's name as a customer sees it (no token): in full, the first name, or "An associate".
+ * A first name is what comes before a space, `@`, `.`, `_` or `,`: "Bob.Smith@corp.example" (a
+ * chat tool's login) shows "Bob", never the address. */
 export function staffNameFor(name: string | null, format: StaffNameFormat): string | null {
   if (name === null) return null;
   if (format === 'generic') return 'An associate';
-  if (format === 'first') return name.trim().split(/\s+/)[0] ?? name;
+  if (format === 'first') return name.split(/[\s@._,]+/).find((part) => part !== '') ?? 'An associate';
   return name;
 }
 
