@@ -77,9 +77,13 @@ export function announcementText(r: AnnouncedRequest, language: Language): strin
   return text.slice(0, 480);
 }
 
+/** The longest place an answer repeats: a button's or display's name is at most this long, and a
+ * place heard in a phrase longer than any name names none (it would only make the answer long). */
+export const REPEATED_PLACE_MAX = 200;
+
 /** What the radio answers a voice action that did not claim anything. */
 export function voiceReply(kind: 'nothing_waiting' | 'taken', language: Language, place: string): string {
-  const where = clean(place);
+  const where = Array.from(clean(place)).slice(0, REPEATED_PLACE_MAX).join('');
   if (kind === 'nothing_waiting') {
     const lead = language === 'fr' ? "Rien n'attend" : 'Nothing is waiting';
     return where === '' ? lead : `${lead}: ${where}`;

@@ -124,7 +124,10 @@ export async function prepareAudio(
   request: PlayRequest,
 ): Promise<{ spokenText: string; handlers: VoiceHandler[]; wav: Buffer; durationMs: number }> {
   const handlers = handlersFor(request.edge, request.process);
-  const spokenText = spokenTextOf(request.speak ?? request.text, handlers);
+  // No synthesis is longer than R1 accepts, whoever asks for it (an answer, an announcement).
+  const spokenText = Array.from(spokenTextOf(request.speak ?? request.text, handlers))
+    .slice(0, MAX_TEXT_LENGTH)
+    .join('');
   let speech: SpeechSamples;
   const started = performance.now();
   try {

@@ -173,6 +173,17 @@ test('questions and refusals do nothing; with nothing waiting the radio says so'
   assert.equal((await stateOf(open)).is_claimed, false, 'a closed request is not claimed');
 });
 
+test('an answer repeats at most a name of what was heard: a phrase naming a place of 1,800 characters gets a short answer', async () => {
+  const w = await voiceWorld();
+  await caughtUp();
+  const place = 'Paint counter '.repeat(130); // about 1,800 characters, within what a heard message may carry
+  const heard = await say(w, phrase(`I'm on it at the ${place}`, 'Sam'));
+  assert.equal(heard?.outcome, 'nothing_waiting');
+  const text = (await replyText(heard)) ?? '';
+  assert.match(text, /^Nothing is waiting: paint counter/i);
+  assert.ok(Array.from(text).length <= 'Nothing is waiting: '.length + 200, `${Array.from(text).length} characters said`);
+});
+
 test('an edge device without voice_actions records what it heard and does nothing', async () => {
   const w = await voiceWorld({ voiceActions: false });
   const open = await request(w);
