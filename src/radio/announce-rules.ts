@@ -77,8 +77,8 @@ export function announcementText(r: AnnouncedRequest, language: Language): strin
   return text.slice(0, 480);
 }
 
-/** The longest place an answer repeats: a button's or display's name is at most this long, and a
- * place heard in a phrase longer than any name names none (it would only make the answer long). */
+/** The longest place an answer repeats: a button's or display's name is at most this long, so a
+ * place heard in a phrase is cut there (repeating more would only keep the speech engine busy). */
 export const REPEATED_PLACE_MAX = 200;
 
 /** What the radio answers a voice action that did not claim anything. */
