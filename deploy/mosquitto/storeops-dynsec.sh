@@ -10,7 +10,8 @@
 #   storeops-dynsec.sh remove locker|edge <id>
 #
 # It signs in as the plugin's admin: DYNSEC_ADMIN_PASSWORD, DYNSEC_ADMIN_USER (admin),
-# BROKER_HOST (localhost), BROKER_PORT (1883).
+# BROKER_HOST (localhost), BROKER_PORT (1883). Run one at a time: the plugin answers every admin
+# connection on one topic, so two runs at once read each other's answers.
 set -eu
 
 existed=no

@@ -55,6 +55,12 @@ async function pendingAnnouncement(locationId: number): Promise<number> {
   return jobId;
 }
 
+/** The status a pending job would say, or null once it is done. */
+async function pendingStatus(jobId: number): Promise<string | null> {
+  const [job] = await db.query<{ status: string }>("SELECT payload->>'status' AS status FROM jobs WHERE id = $1 AND done_at IS NULL", [jobId]);
+  return job?.status ?? null;
+}
+
 const announced = async (edgeId: string) =>
   (await db.query<{ cfh_status: string }>("SELECT cfh_status FROM radio_messages WHERE edge_id = $1 AND source = 'announcement' ORDER BY id", [edgeId])).map(
     (m) => m.cfh_status,
@@ -98,6 +104,12 @@ test('a status that replaces the announcement while it is synthesized is said in
   try {
     await Promise.race([held.reached, first.then(() => assert.fail('the job ended without synthesizing'))]);
     await cancelCfhRequest(app, w, messageId);
+    // The subscriber reads the cancel once every older transaction of the cluster has ended (other
+    // test files share the server): the job is replaced when it has read it, not at once.
+    await waitUntil(async () => {
+      await ctx.events.runPending();
+      return (await pendingStatus(jobId)) === 'cancelled';
+    });
     assert.equal(await pendingAnnouncement(w.locationId), jobId, 'the pending job takes the later status');
   } finally {
     held.release();
