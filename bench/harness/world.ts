@@ -12,6 +12,19 @@ export interface BenchWorld {
   edge: { edgeId: string; key: string };
 }
 
+/** The provisioning file's CFH options of a bench world: one per location, `optionByLocation`. */
+export function benchOptions(organizationId: number, optionByLocation: ReadonlyMap<number, number>) {
+  return [...optionByLocation].map(([locationId, id]) => ({
+    id,
+    organization_id: organizationId,
+    location_id: locationId,
+    text_en: 'Help',
+    text_fr: 'Aide',
+    prompt_en: 'Someone is coming',
+    prompt_fr: "Quelqu'un arrive",
+  }));
+}
+
 export function makeBenchWorld(opts: { locations: number; lockersPerLocation: number; cabinetsPerLocker: number }): BenchWorld {
   const organizationId = 1;
   const token = `bench-token-${crypto.randomBytes(12).toString('hex')}`;
@@ -46,15 +59,7 @@ export function makeBenchWorld(opts: { locations: number; lockersPerLocation: nu
       api_key: k.apiKey,
       cabinets: k.cabinets.map((c) => ({ id: c.id, key: c.key, size: 'medium', thermal_mode: 'ambient' })),
     })),
-    cfh_options: [...optionByLocation].map(([locationId, id]) => ({
-      id,
-      organization_id: organizationId,
-      location_id: locationId,
-      text_en: 'Help',
-      text_fr: 'Aide',
-      prompt_en: 'Someone is coming',
-      prompt_fr: "Quelqu'un arrive",
-    })),
+    cfh_options: benchOptions(organizationId, optionByLocation),
     radio_edges: [{ edge_id: edge.edgeId, location_id: locations[0], name: 'Bench radio', device_key: edge.key, voice_handlers: [] }],
     api_tokens: [{ name: 'bench', organization_id: organizationId, scopes: ['cfh', 'radio', 'reports'], token }],
   };

@@ -14,6 +14,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { cpuMsOfPid } from '../harness/cpu.ts';
 import { serviceNodeFlags, startServer } from '../harness/server.ts';
+import { benchOptions } from '../harness/world.ts';
 import { round } from './stats.ts';
 import { runStreams } from './streams.ts';
 import { BENCH_APPLICATION, runWebhooks, startDead, startReceiver, type DeadKind } from './webhooks.ts';
@@ -76,15 +77,7 @@ const DEAD_ENDPOINT = 2;
 const file = {
   organizations: [{ id: organizationId, name: 'Bench Grocery' }],
   locations: locations.map((id) => ({ id, organization_id: organizationId, name: `Store ${id}`, store_number: String(id), cfh_timeout_seconds: 3600 })),
-  cfh_options: [...optionByLocation].map(([locationId, id]) => ({
-    id,
-    organization_id: organizationId,
-    location_id: locationId,
-    text_en: 'Help',
-    text_fr: 'Aide',
-    prompt_en: 'Someone is coming',
-    prompt_fr: "Quelqu'un arrive",
-  })),
+  cfh_options: benchOptions(organizationId, optionByLocation),
   api_tokens: [{ name: 'bench', organization_id: organizationId, scopes: ['cfh', 'webhooks'], token }],
   webhooks: [
     { id: LIVE_ENDPOINT, organization_id: organizationId, url: receiver.url, secret: receiver.secret, events: ['callforhelp'] },

@@ -7,7 +7,7 @@ import type { Actor } from './actor.ts';
 
 /** The predicate's two values: the organization (null: a customer, whose capability already
  * picked the row) and the locations (null: all of the organization's). */
-export function reachValues(actor: Actor): [organizationId: number | null, locationIds: number[] | null] {
+function reachValues(actor: Actor): [organizationId: number | null, locationIds: number[] | null] {
   if (actor.kind === 'customer') return [null, null];
   const { organizationId, locationIds } = actor.reach;
   return [organizationId, locationIds === null ? null : [...locationIds]];

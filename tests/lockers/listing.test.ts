@@ -5,7 +5,7 @@ import { makeAjv } from '../../src/http/validation.ts';
 import { Locker } from '../../src/lockers/schemas.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { freshId, withSecret } from '../support/world.ts';
-import { assertError, assertInvalid, lockers, sharedApp, WIRE_TIME, type Json } from './helpers.ts';
+import { assertError, assertInvalid, CABINET_RECORD_FIELDS, lockers, sharedApp, WIRE_TIME, type Json } from './helpers.ts';
 
 await sharedApp();
 
@@ -22,23 +22,7 @@ const LOCKER_FIELDS = [
   'timer',
   'cabinets',
 ];
-const CABINET_FIELDS = [
-  'id',
-  'key',
-  'created_at',
-  'updated_at',
-  'name',
-  'locker_id',
-  'state',
-  'enabled',
-  'size',
-  'occupied',
-  'released_at',
-  'thermal_mode',
-  'rear_load_status',
-  'tag',
-  'cool_off_period',
-];
+const CABINET_FIELDS = [...CABINET_RECORD_FIELDS, 'cool_off_period'];
 
 test('the location listing shows each locker with its cabinets, flags typed as L1 says', async () => {
   const { ctx, world } = await lockers({ cabinets: 2 });
