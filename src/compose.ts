@@ -7,6 +7,8 @@ import { cfhModule } from './cfh/module.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { consoleModule } from './console/module.ts';
+import { sessionTag } from './console/live.ts';
+import { peopleModule } from './people/module.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { DatabaseStartError, openConfiguredDb } from './db/open.ts';
@@ -124,7 +126,7 @@ async function prepareDb(
   if (secret.source === 'stored') notify.onSecretStored?.(secret.createdAt);
   if (config.provisionFile !== null) {
     try {
-      const summary = await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')));
+      const summary = await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')), { source: config.provisionFile });
       notify.onProvisioned?.(config.provisionFile, summary);
     } catch (err) {
       if (err instanceof ProvisioningError || err instanceof SyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -171,6 +173,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     webhooks,
     reportsModule({ db, clock, apiTokens }),
     consoleModule({ db, clock, config, speech, live, observeSynthesis }),
+    peopleModule({ db, clock, config, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) }),
   ];
 
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });

@@ -52,6 +52,20 @@ export interface Config {
   readonly radioMessageTtlSeconds: number;
   /** Unplayed messages an edge device holds at most; beyond it the oldest normal one is dropped. */
   readonly radioQueueLimit: number;
+  /** Single sign-on (section 17); null when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are not all set. */
+  readonly oidc: OidcConfig | null;
+  /** PASSWORD_SIGN_IN: who may sign in with a password (`admins`: org_admins only, the default with OIDC). */
+  readonly passwordSignIn: 'on' | 'admins' | 'off';
+  /** Days that audit entries are kept. */
+  readonly auditRetentionDays: number;
+}
+
+export interface OidcConfig {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The claim whose values (a string or an array of strings) sso_role_mappings match. */
+  readonly rolesClaim: string;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +117,31 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+function oidc(env: Env): OidcConfig | null {
+  const issuer = url(env, 'OIDC_ISSUER', ['https:', 'http:']);
+  const clientId = text(env, 'OIDC_CLIENT_ID');
+  const clientSecret = text(env, 'OIDC_CLIENT_SECRET');
+  const set = [issuer, clientId, clientSecret].filter((v) => v !== null).length;
+  if (set === 0) return null;
+  if (issuer === null) throw new ConfigError('OIDC_ISSUER', 'is required with OIDC_CLIENT_ID and OIDC_CLIENT_SECRET');
+  if (clientId === null) throw new ConfigError('OIDC_CLIENT_ID', 'is required with OIDC_ISSUER');
+  if (clientSecret === null) throw new ConfigError('OIDC_CLIENT_SECRET', 'is required with OIDC_ISSUER');
+  if (new URL(issuer).protocol === 'http:' && !LOOPBACK_HOST.test(new URL(issuer).hostname)) {
+    throw new ConfigError('OIDC_ISSUER', 'must be https:// (http:// only on a loopback address)');
+  }
+  const rolesClaim = text(env, 'OIDC_ROLES_CLAIM') ?? 'groups';
+  return Object.freeze({ issuer: issuer.replace(/\/+$/, ''), clientId, clientSecret, rolesClaim });
+}
+
+function passwordSignIn(env: Env, withOidc: boolean): Config['passwordSignIn'] {
+  const raw = text(env, 'PASSWORD_SIGN_IN');
+  if (raw === null) return withOidc ? 'admins' : 'on';
+  if (raw === 'on' || raw === 'admins' || raw === 'off') return raw;
+  throw new ConfigError('PASSWORD_SIGN_IN', `must be on, admins or off, got "${raw}"`);
+}
+
 function trustProxy(env: Env): boolean | string {
   const raw = text(env, 'TRUST_PROXY');
   if (raw === null || raw === 'false') return false;
@@ -137,6 +176,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   if (mqttClientId !== null && !/^[A-Za-z0-9_.:-]{1,128}$/.test(mqttClientId)) {
     throw new ConfigError('MQTT_CLIENT_ID', 'must be 1 to 128 letters, digits or _ . : -');
   }
+  const single = oidc(env);
   return Object.freeze({
     port,
     host,
@@ -165,5 +205,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     radioMessageTtlSeconds: integer(env, 'RADIO_MESSAGE_TTL_SECONDS', 120, 1, 86_400),
     radioQueueLimit: integer(env, 'RADIO_QUEUE_LIMIT', 10, 1, 10_000),
     deviceInflightBytes: integer(env, 'DEVICE_INFLIGHT_BYTES', 256 * 1024, 4 * 1024, 64 * 1024 * 1024),
+    oidc: single,
+    passwordSignIn: passwordSignIn(env, single !== null),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
   });
 }

@@ -23,7 +23,7 @@ try {
   const db = await openConfiguredDb(config, { attach: true });
   try {
     await migrate(db);
-    const summary = await applyProvisioning(db, systemClock, input);
+    const summary = await applyProvisioning(db, systemClock, input, { source: file });
     console.log(
       `storeops: applied ${file}: ${Object.entries(summary)
         .map(([k, n]) => `${n} ${k}`)

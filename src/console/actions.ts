@@ -2,7 +2,7 @@
 // use case after checking that its object is in a location the session may see (else 404, and
 // nothing changes): CFH claim, on the way and complete as `web_interface`; L3 open, close, disable
 // and enable; L8 cancel; L9 a new open code; an announcement on an edge device (R1's path); W2.
-import { mayReach, type ConsoleSessionActor } from '../access/actor.ts';
+import { mayDo, narrowedTo, type PersonActor } from '../access/actor.ts';
 import { reachesLocation } from '../access/locations.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
@@ -36,19 +36,20 @@ export interface ConsoleActionDeps {
 
 async function mayAct(
   deps: Pick<ConsoleActionDeps, 'db'>,
-  session: ConsoleSessionActor,
+  session: PersonActor,
   place: { organization_id: number; location_id: number } | undefined,
   what: string,
 ): Promise<{ organization_id: number; location_id: number }> {
-  if (place === undefined || !mayReach(session, { organizationId: place.organization_id, locationId: place.location_id })) throw notFound(what);
+  if (place === undefined || !mayDo(session, 'work', { organizationId: place.organization_id, locationId: place.location_id })) throw notFound(what);
   // The location row's own organization too, as the console's location list would show it.
   if (!(await reachesLocation(deps.db, session, place.location_id))) throw notFound(what);
   return place;
 }
 
-const staffOf = (session: ConsoleSessionActor): Staff => ({
-  name: session.staffName,
-  userId: `console:${session.tokenId}:${session.staffName}`,
+/** A person claims as themselves (section 17): their name, and their id as the user id. */
+const staffOf = (session: PersonActor): Staff => ({
+  name: session.name,
+  userId: `person:${session.personId}`,
   channelId: 'console',
   from: 'web_interface',
 });
@@ -70,7 +71,7 @@ export const STEPS_BY_STAFF_ACTION: Readonly<Record<StaffAction, readonly CfhSte
 /** C1 / C2 / C3 from the console; `success` as the API answers it (false: the request moved on). */
 export async function cfhStep(
   deps: ConsoleActionDeps,
-  session: ConsoleSessionActor,
+  session: PersonActor,
   messageId: string,
   step: CfhStep,
   outcome: string | null,
@@ -90,7 +91,7 @@ export type CabinetAction = 'open' | 'close' | 'disable' | 'enable';
 /** L3 from the console: the front door (or the rear, when asked and the locker has one). */
 export async function cabinetAction(
   deps: ConsoleActionDeps,
-  session: ConsoleSessionActor,
+  session: PersonActor,
   cabinetId: number,
   action: CabinetAction,
   opts: { reason: string | null; rear: boolean },
@@ -99,12 +100,13 @@ export async function cabinetAction(
   return commandCabinet(deps, cabinetId, {
     command: action,
     reason: opts.reason,
+    acted_by: session.personId,
     ...(action === 'open' || action === 'close' ? { rearload: opts.rear } : {}),
   });
 }
 
 /** L8 (cancel) or L9 (a new open code) from the console. */
-export async function orderAction(deps: ConsoleActionDeps, session: ConsoleSessionActor, id: number, action: 'cancel' | 'open_code') {
+export async function orderAction(deps: ConsoleActionDeps, session: PersonActor, id: number, action: 'cancel' | 'open_code') {
   const place = await mayAct(deps, session, await store.orderPlace(deps.db, id), `order ${id}`);
   const scope = { organization_id: place.organization_id, location_id: place.location_id };
   const order = action === 'cancel' ? await cancelOrder(deps, id, scope) : await renewOpenCode(deps, id, scope);
@@ -112,13 +114,15 @@ export async function orderAction(deps: ConsoleActionDeps, session: ConsoleSessi
 }
 
 /** R1 from the console: text typed by staff, played on the edge device as a generic message. */
-export async function announce(deps: ConsoleActionDeps, session: ConsoleSessionActor, edgeId: string, text: string) {
+export async function announce(deps: ConsoleActionDeps, session: PersonActor, edgeId: string, text: string) {
   await visibleEdge(deps, session, edgeId);
-  return playText(deps, session, { edgeId, text, actor: session.staffName, process: true });
+  return playText(deps, session, { edgeId, text, actor: session.name, process: true });
 }
 
 /** W2 from the console. */
-export async function redeliver(deps: ConsoleActionDeps, session: ConsoleSessionActor, deliveryId: number) {
-  const row = await redeliverDelivery(deps, session, deliveryId);
+export async function redeliver(deps: ConsoleActionDeps, session: PersonActor, deliveryId: number) {
+  const admin = narrowedTo(session, 'administer');
+  if (admin === null) throw new AppError(403, 'forbidden', "webhooks are for the location's administrators");
+  const row = await redeliverDelivery(deps, admin, deliveryId);
   return deliveryView(row);
 }

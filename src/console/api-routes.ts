@@ -1,7 +1,7 @@
 // The console pages' reads, staff actions and live stream, all with the session's identity: reads
 // need a live session; every state-changing call also passes the same-origin and CSRF checks
 // (guard.ts). Each route parses, calls a use case (pages.ts, actions.ts) and sends what it gives.
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errorResponses, oneOf, RowId, SERVICE_ERRORS, STREAM_429, StorableText } from '../http/schemas.ts';
@@ -9,23 +9,21 @@ import { SpeakableText } from '../radio/schemas.ts';
 import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, CFH_STEPS, cfhStep, orderAction, redeliver } from './actions.ts';
-import { csrfCheck, sessionActorOf, sessionAuth, sessionCookie } from './guard.ts';
-import { resumeSession } from './sessions.ts';
+import { changingWithSession, personAuth, personOf, sessionValueOf } from '../people/guard.ts';
+import { resumeSession } from '../people/sessions.ts';
 import { openConsoleStream } from './live.ts';
 import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, playedAudio, visibleLocation, webhooksPage } from './pages.ts';
 import type { ConsoleRouteDeps } from './routes.ts';
 
-interface ApiDeps extends ConsoleRouteDeps {
-  origin: onRequestAsyncHookHandler;
-}
+type ApiDeps = ConsoleRouteDeps;
 
 const LocationParams = Type.Object({ location_id: RowId });
 const PAGES = ['queue', 'lockers', 'devices', 'radio', 'webhooks'] as const;
 
 export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const reading = sessionAuth(deps);
-  const changing = [deps.origin, reading, csrfCheck()];
+  const reading = personAuth(deps);
+  const changing = changingWithSession(deps);
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('cache-control', 'no-store');
     return payload;
@@ -38,7 +36,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       schema: { hide: true, params: Type.Object({ location_id: RowId, page: oneOf(PAGES) }) },
     },
     async (request) => {
-      const identity = sessionActorOf(request);
+      const identity = personOf(request);
       const { location_id: id, page } = request.params;
       if (page === 'queue') return queuePage(deps, identity, id);
       if (page === 'lockers') return lockersPage(deps, identity, id);
@@ -55,7 +53,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       onRequest: reading,
       schema: { hide: true, params: LocationParams, querystring: Range },
     },
-    async (request) => reportsPage(deps, sessionActorOf(request), { location_id: request.params.location_id, ...request.query }),
+    async (request) => reportsPage(deps, personOf(request), { location_id: request.params.location_id, ...request.query }),
   );
 
   app.get(
@@ -66,7 +64,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
     },
     async (request, reply) => {
       const query = { location_id: request.params.location_id, ...request.query };
-      const pages = await requestsCsv(deps, sessionActorOf(request), query);
+      const pages = await requestsCsv(deps, personOf(request), query);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="cfh-requests-${query.location_id}-${query.from}-${query.to}.csv"`)
@@ -77,17 +75,17 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
   app.get(
     '/console/api/locations/:location_id/stream',
     {
-      onRequest: sessionAuth(deps, 'never'),
+      onRequest: personAuth(deps, { restarts: 'never' }),
       schema: {
         operationId: 'streamConsoleChanges',
         tags: ['console'],
-        security: [{ consoleSession: [] }],
+        security: [{ session: [] }],
         summary: 'What changed, live, for the console pages of a location',
         description:
           'Server-Sent Events for the console (contract section 15): `ready` once, then a `change` event `{ "kinds", "statuses" }` ' +
           '(event types such as `callforhelp`, `locker`, `radio`, `device`, and `type:status` pairs) after each batch of the ' +
           "location's committed events, from any instance; the page then reads its data again. A comment line every 20 seconds. " +
-          'Needs the console session cookie; a location the session may not see: 404. The stream ends when its session does ' +
+          "Needs a person's session cookie (section 17); a location the session may not see: 404, one where its role may not work: 403. The stream ends when its session does " +
           '(signed out, or 12 hours without anything a person did); it does not itself keep the session alive.',
         params: LocationParams,
         produces: ['text/event-stream'],
@@ -104,9 +102,9 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request, reply) => {
-      const identity = sessionActorOf(request);
+      const identity = personOf(request);
       await visibleLocation(deps, identity, request.params.location_id);
-      const cookie = sessionCookie(request) ?? '';
+      const cookie = sessionValueOf(request) ?? '';
       await openConsoleStream(deps.live, request, reply, {
         locationId: request.params.location_id,
         sessionId: identity.sessionId,
@@ -125,7 +123,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request, reply) => {
-      const wav = await playedAudio(deps, sessionActorOf(request), request.params.edge_id, request.params.message_id);
+      const wav = await playedAudio(deps, personOf(request), request.params.edge_id, request.params.message_id);
       return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(wav);
     },
   );
@@ -140,7 +138,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
         body: Type.Optional(Type.Object({ outcome: Type.Optional(StorableText({ maxLength: 200 })) })),
       },
     },
-    async (request) => cfhStep(deps, sessionActorOf(request), request.params.message_id, request.params.step, request.body?.outcome ?? null),
+    async (request) => cfhStep(deps, personOf(request), request.params.message_id, request.params.step, request.body?.outcome ?? null),
   );
 
   app.post(
@@ -154,7 +152,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request) => {
-      const cabinet = await cabinetAction(deps, sessionActorOf(request), request.params.cabinet_id, request.params.action, {
+      const cabinet = await cabinetAction(deps, personOf(request), request.params.cabinet_id, request.params.action, {
         reason: request.body?.reason?.trim() || null,
         rear: request.body?.rear ?? false,
       });
@@ -168,7 +166,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       onRequest: changing,
       schema: { hide: true, params: Type.Object({ id: RowId, action: oneOf(['cancel', 'open_code'] as const) }) },
     },
-    async (request) => orderAction(deps, sessionActorOf(request), request.params.id, request.params.action),
+    async (request) => orderAction(deps, personOf(request), request.params.id, request.params.action),
   );
 
   app.post(
@@ -183,7 +181,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       },
     },
     async (request) => {
-      const { messageId } = await announce(deps, sessionActorOf(request), request.params.edge_id, request.body.text);
+      const { messageId } = await announce(deps, personOf(request), request.params.edge_id, request.body.text);
       return { message_id: messageId };
     },
   );
@@ -194,6 +192,6 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
       onRequest: changing,
       schema: { hide: true, params: Type.Object({ delivery_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }) },
     },
-    async (request, reply) => reply.code(202).send(await redeliver(deps, sessionActorOf(request), request.params.delivery_id)),
+    async (request, reply) => reply.code(202).send(await redeliver(deps, personOf(request), request.params.delivery_id)),
   );
 }

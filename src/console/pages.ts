@@ -3,7 +3,7 @@
 // (devices/health.ts, radio/transcripts.ts, reports/reports.ts, webhooks/deliveries.ts) or, where
 // no feature has the page's shape, the console's own reads (store.ts).
 import { reachedLocations, type ReachedLocation } from '../access/locations.ts';
-import type { ConsoleSessionActor } from '../access/actor.ts';
+import { mayDo, type Ability, type PersonActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { listDevices, deviceView } from '../devices/health.ts';
@@ -28,20 +28,32 @@ export interface ConsolePageDeps {
 export const OPEN_SHOWN = 200;
 export const CLOSED_SHOWN = 10;
 
-export function locationsOf(deps: Pick<ConsolePageDeps, 'db'>, session: ConsoleSessionActor): Promise<ReachedLocation[]> {
+export function locationsOf(deps: Pick<ConsolePageDeps, 'db'>, session: PersonActor): Promise<ReachedLocation[]> {
   return reachedLocations(deps.db, session);
 }
 
-/** The location if the session may see it; else 404, whether it exists or not. */
-export async function visibleLocation(deps: Pick<ConsolePageDeps, 'db'>, session: ConsoleSessionActor, locationId: number): Promise<ReachedLocation> {
+/**
+ * The location if the session may see it (else 404, whether it exists or not) and its role there
+ * may do this (else 403): staff work; reports, webhooks and the audit log are an admin's.
+ */
+export async function visibleLocation(
+  deps: Pick<ConsolePageDeps, 'db'>,
+  session: PersonActor,
+  locationId: number,
+  ability: Ability = 'work',
+): Promise<ReachedLocation> {
   const found = (await locationsOf(deps, session)).find((l) => l.id === locationId);
   if (found === undefined) throw notFound('location');
+  if (!mayDo(session, ability, { organizationId: session.reach.organizationId, locationId })) throw forbidden(ability);
   return found;
 }
 
+const forbidden = (ability: Ability) =>
+  new AppError(403, 'forbidden', ability === 'reports' ? "reports are for the location's administrators" : "this is for the location's administrators");
+
 /** The live queue: C7's open and newest closed requests, each with what staff read on it, and the
  * location's outcomes for completing. */
-export async function queuePage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+export async function queuePage(deps: ConsolePageDeps, session: PersonActor, locationId: number) {
   await visibleLocation(deps, session, locationId);
   const now = deps.clock.now();
   const page = (state: 'open' | 'closed', limit: number) => listRequests(deps, session, { locationId, state, from: null, to: null, limit, cursor: null });
@@ -72,7 +84,7 @@ export async function queuePage(deps: ConsolePageDeps, session: ConsoleSessionAc
   };
 }
 
-export async function lockersPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+export async function lockersPage(deps: ConsolePageDeps, session: PersonActor, locationId: number) {
   await visibleLocation(deps, session, locationId);
   const now = deps.clock.now();
   const [cabinets, devices] = await Promise.all([store.lockerCabinets(deps.db, locationId, now), listDevices(deps, session, locationId)]);
@@ -121,7 +133,7 @@ export async function lockersPage(deps: ConsolePageDeps, session: ConsoleSession
   return { now: now.toISOString(), lockers: [...lockers.values()] };
 }
 
-export async function devicesPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+export async function devicesPage(deps: ConsolePageDeps, session: PersonActor, locationId: number) {
   await visibleLocation(deps, session, locationId);
   return { now: deps.clock.now().toISOString(), devices: (await listDevices(deps, session, locationId)).map(deviceView) };
 }
@@ -130,7 +142,7 @@ export async function devicesPage(deps: ConsolePageDeps, session: ConsoleSession
 export const RADIO_SHOWN = 50;
 
 /** The location's edge devices, each with R3's time line: what it played and what it heard, newest first. */
-export async function radioPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
+export async function radioPage(deps: ConsolePageDeps, session: PersonActor, locationId: number) {
   await visibleLocation(deps, session, locationId);
   const edges = await store.edgesOf(deps.db, locationId);
   return {
@@ -158,7 +170,7 @@ export async function radioPage(deps: ConsolePageDeps, session: ConsoleSessionAc
 }
 
 /** The WAV of a message played on an edge device of a location the session may see. */
-export async function playedAudio(deps: ConsolePageDeps, session: ConsoleSessionActor, edgeId: string, messageId: string): Promise<Buffer> {
+export async function playedAudio(deps: ConsolePageDeps, session: PersonActor, edgeId: string, messageId: string): Promise<Buffer> {
   await visibleEdge(deps, session, edgeId);
   try {
     return await playedWav(deps, session, messageId);
@@ -170,14 +182,14 @@ export async function playedAudio(deps: ConsolePageDeps, session: ConsoleSession
 }
 
 /** An edge device of a location the session may see; else 404. */
-export async function visibleEdge(deps: Pick<ConsolePageDeps, 'db'>, session: ConsoleSessionActor, edgeId: string): Promise<void> {
+export async function visibleEdge(deps: Pick<ConsolePageDeps, 'db'>, session: PersonActor, edgeId: string): Promise<void> {
   const locations = await locationsOf(deps, session);
   for (const l of locations) if ((await store.edgesOf(deps.db, l.id)).some((e) => e.edge_id === edgeId)) return;
   throw notFound('edge device');
 }
 
-export async function reportsPage(deps: ConsolePageDeps, session: ConsoleSessionActor, query: { location_id: number; from: string; to: string }) {
-  await visibleLocation(deps, session, query.location_id);
+export async function reportsPage(deps: ConsolePageDeps, session: PersonActor, query: { location_id: number; from: string; to: string }) {
+  await visibleLocation(deps, session, query.location_id, 'reports');
   const [cfh, lockers, outcomes] = await Promise.all([
     cfhReport(deps, session, query),
     lockerReport(deps, session, query),
@@ -186,14 +198,14 @@ export async function reportsPage(deps: ConsolePageDeps, session: ConsoleSession
   return { cfh, lockers, outcomes };
 }
 
-export async function requestsCsv(deps: ConsolePageDeps, session: ConsoleSessionActor, query: { location_id: number; from: string; to: string }) {
-  await visibleLocation(deps, session, query.location_id);
+export async function requestsCsv(deps: ConsolePageDeps, session: PersonActor, query: { location_id: number; from: string; to: string }) {
+  await visibleLocation(deps, session, query.location_id, 'reports');
   return exportRequests(deps, session, query);
 }
 
 /** The endpoints receiving the location's events, each with its newest deliveries (W1's view). */
-export async function webhooksPage(deps: ConsolePageDeps, session: ConsoleSessionActor, locationId: number) {
-  await visibleLocation(deps, session, locationId);
+export async function webhooksPage(deps: ConsolePageDeps, session: PersonActor, locationId: number) {
+  await visibleLocation(deps, session, locationId, 'administer');
   const endpoints = await store.endpointsOf(deps.db, session, locationId);
   return {
     endpoints: await Promise.all(

@@ -1,7 +1,7 @@
 // The console's reads that no feature answers in the shape a page needs: what staff read on a
 // request beside its record (option, button, customer text) and the location's outcomes, its lockers with each cabinet's open order, its radio edge devices and
 // webhook endpoints, and the location of a cabinet or an order before a staff action on it.
-import type { ConsoleSessionActor } from '../access/actor.ts';
+import type { PersonActor } from '../access/actor.ts';
 import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable } from '../db/db.ts';
 import { sql } from '../db/sql.ts';
@@ -119,7 +119,7 @@ export interface EndpointRow {
 
 /** The webhook endpoints within the session's reach that receive the location's events: its own,
  * and the organization-wide ones (which a session limited to some locations does not reach). */
-export async function endpointsOf(q: Queryable, session: ConsoleSessionActor, locationId: number): Promise<EndpointRow[]> {
+export async function endpointsOf(q: Queryable, session: PersonActor, locationId: number): Promise<EndpointRow[]> {
   return q.run<EndpointRow>(
     sql`SELECT e.id, e.url, e.events, e.location_id,
        (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending')::int AS pending,

@@ -91,15 +91,28 @@ export function apiTokenLookup(db: Queryable, clock: Clock): ApiTokens {
         location_ids: number[] | null;
         token_hash: string;
         expires_at: string | null;
+        service_account_id: number;
+        service_account_name: string;
       }>(
-        `SELECT id, organization_id, scopes, location_ids, token_hash, expires_at FROM api_tokens
-         WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+        // last_used_at moves at most once a minute: a token used many times a second writes little.
+        `WITH found AS (
+           SELECT t.id, t.organization_id, t.scopes, t.location_ids, t.token_hash, t.expires_at, t.last_used_at,
+             s.id AS service_account_id, s.name AS service_account_name
+           FROM api_tokens t JOIN service_accounts s ON s.id = t.service_account_id
+           WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
+         ), used AS (
+           UPDATE api_tokens t SET last_used_at = $2 FROM found
+           WHERE t.id = found.id AND (found.last_used_at IS NULL OR found.last_used_at < $2::timestamptz - interval '1 minute')
+         )
+         SELECT * FROM found`,
         [digest, now],
       );
       if (row === undefined || !matchesDigest(token, row.token_hash)) return null;
       const actor: ApiTokenActor = {
         kind: 'api_token',
         tokenId: row.id,
+        serviceAccountId: row.service_account_id,
+        serviceAccountName: row.service_account_name,
         reach: { organizationId: row.organization_id, locationIds: row.location_ids, scopes: row.scopes },
       };
       if (live.size >= TOKEN_CACHE_MAX) live.clear();

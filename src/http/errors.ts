@@ -37,14 +37,14 @@ export class AppError extends Error {
 export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
   400: ['invalid_json', 'bad_request', 'bad_url'],
   401: ['unauthorized'],
-  403: ['forbidden', 'insufficient_scope', 'csrf_failed'],
+  403: ['forbidden', 'insufficient_scope', 'csrf_failed', 'password_change_required'],
   404: ['not_found'],
   409: ['cabinet_occupied', 'cabinet_disabled', 'cabinet_cooling_off', 'order_canceled', 'order_completed', 'order_changing', 'cfh_request_completed'],
   413: ['body_too_large'],
   414: ['uri_too_long'],
   415: ['unsupported_media_type'],
   422: ['validation_failed'],
-  429: ['too_many_failures'],
+  429: ['too_many_failures', 'too_many_attempts'],
   503: ['unavailable'],
 };
 

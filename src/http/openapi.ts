@@ -29,6 +29,7 @@ export function openApiOptions(): SwaggerOptions {
         { name: 'service', description: 'Health of the service' },
         { name: 'devices', description: "Device channel: an external MQTT broker's HTTP auth plugin asks these" },
         { name: 'console', description: 'The operations console at /console (its session cookie)' },
+        { name: 'people', description: "People's sessions: signing in and out (section 17)" },
       ],
       components: {
         securitySchemes: {
@@ -43,7 +44,12 @@ export function openApiOptions(): SwaggerOptions {
             description: 'A call button hub: `<any scheme word> <token>`, a token with the buttons scope',
           },
           messagingSignature: { type: 'apiKey', in: 'header', name: 'X-Messaging-Signature' },
-          consoleSession: { type: 'apiKey', in: 'cookie', name: 'storeops_console', description: 'The console session, from signing in at /console' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'storeops_session',
+            description: "A person's session (section 17), from signing in; state-changing calls also send its CSRF token in x-csrf-token",
+          },
           brokerSecret: { type: 'http', scheme: 'bearer', description: 'MQTT_AUTH_SECRET (mosquitto-go-auth may send it as its User-Agent instead)' },
         },
       },

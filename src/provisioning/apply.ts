@@ -16,6 +16,7 @@ import { applyCfhDevices, applyCfhLocationSettings } from './cfh.ts';
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
+import { applyPeople, applyTokens, auditApplied } from './people.ts';
 
 export class ProvisioningError extends Error {}
 
@@ -45,6 +46,8 @@ export interface ProvisioningSummary {
   cfh_outcomes?: number;
   call_buttons?: number;
   cfh_displays?: number;
+  people?: number;
+  sso_role_mappings?: number;
 }
 
 /** An IANA time zone name as Intl knows it (not an offset like +05:00, which has no rules). */
@@ -78,7 +81,7 @@ export async function organizationOfLocation(q: Queryable, where: string, locati
 /** What an edge device announces of its location's CFH requests when the file does not say (contract section 12). */
 const DEFAULT_ANNOUNCE_CFH = ['created', 'escalated', 'cancelled'];
 
-export async function applyProvisioning(db: Db, clock: Clock, input: unknown): Promise<ProvisioningSummary> {
+export async function applyProvisioning(db: Db, clock: Clock, input: unknown, opts: { source?: string } = {}): Promise<ProvisioningSummary> {
   const file = parseProvisioning(input);
   const now = clock.now();
   return db.tx(async (q) => {
@@ -254,30 +257,9 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown): P
       });
       summary.webhooks = (summary.webhooks ?? 0) + 1;
     }
-    for (const [i, t] of (file.api_tokens ?? []).entries()) {
-      const where = `api_tokens[${i}]`;
-      await entry(where, async () => {
-        for (const [j, locationId] of (t.location_ids ?? []).entries()) {
-          const organizationId = await organizationOfLocation(q, `${where}.location_ids[${j}]`, locationId);
-          if (organizationId !== t.organization_id) {
-            throw new ProvisioningError(`${where}.location_ids[${j}]: location ${locationId} is not of organization ${t.organization_id}`);
-          }
-        }
-        await q.query(
-          `WITH ins AS (
-             INSERT INTO api_tokens (name, organization_id, scopes, token_hash, expires_at, revoked_at, location_ids, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::boolean THEN $7::timestamptz END, $8, $7, $7)
-             ON CONFLICT (name) DO NOTHING
-           )
-           UPDATE api_tokens SET organization_id = $2, scopes = $3, token_hash = $4, expires_at = $5,
-             revoked_at = CASE WHEN $6::boolean THEN COALESCE(revoked_at, $7::timestamptz) END, location_ids = $8, updated_at = $7
-           WHERE name = $1 AND (organization_id, scopes, token_hash, expires_at, revoked_at IS NOT NULL, location_ids)
-             IS DISTINCT FROM ($2, $3::text[], $4, $5::timestamptz, $6::boolean, $8::int[])`,
-          [t.name, t.organization_id, t.scopes, sha256hex(t.token), t.expires_at ?? null, t.revoked ?? false, now, t.location_ids ?? null],
-        );
-      });
-      summary.api_tokens++;
-    }
+    await applyTokens(q, file.api_tokens ?? [], now, summary);
+    await applyPeople(q, file, now, summary);
+    await auditApplied(q, file, summary, opts.source ?? null, now);
     return summary;
   });
 }

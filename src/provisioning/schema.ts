@@ -4,9 +4,10 @@ import { staffActionSchema } from '../cfh/schemas.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { nullable, oneOf, oneOfOrNull, RowId, STORABLE } from '../http/schemas.ts';
 import { THERMAL_MODES } from '../lockers/schemas.ts';
+import { ROLES } from '../access/actor.ts';
 
 /** What a token may do (contract section 2). */
-export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'webhooks', 'console'] as const;
+export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'webhooks', 'admin', 'console'] as const;
 
 const Id = RowId;
 
@@ -19,6 +20,15 @@ const Secret = Type.String({ minLength: 16, maxLength: 512 });
  * to each request it creates (chat_channel_id, teams_channel_id). Absent or null: none. The same
  * limit as C0's chat_channel_id. */
 const ChatChannelId = nullable(Type.String({ minLength: 1, maxLength: 200, ...STORABLE }));
+
+/** A person's email: the address form, case kept, compared without case. */
+export const Email = Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' });
+
+/** A role over locations: org_admin over none (the whole organization), the others over some. */
+export const RoleGrant = Type.Object({
+  role: oneOf(ROLES),
+  location_ids: Type.Optional(nullable(Type.Array(RowId, { minItems: 1, maxItems: 1000, uniqueItems: true }))),
+});
 
 const CfhSeconds = Type.Integer({ minimum: 0, maximum: 604_800 });
 
@@ -183,6 +193,28 @@ export const ProvisioningFile = Type.Object({
         token: Secret,
         expires_at: Type.Optional(nullable(Type.String({ format: 'date-time' }))),
         revoked: Type.Optional(Type.Boolean()),
+      }),
+    ),
+  ),
+  /** People (section 17): never a password or a PIN, which are set by the person or an administrator. */
+  people: Type.Optional(
+    Type.Array(
+      Type.Object({
+        email: Email,
+        name: Name,
+        organization_id: Id,
+        status: Type.Optional(oneOf(['active', 'disabled'] as const)),
+        language: Type.Optional(nullable(oneOf(['en', 'fr'] as const))),
+        memberships: Type.Array(RoleGrant, { maxItems: 50 }),
+      }),
+    ),
+  ),
+  sso_role_mappings: Type.Optional(
+    Type.Array(
+      Type.Object({
+        claim_value: Type.String({ minLength: 1, maxLength: 500, ...STORABLE }),
+        organization_id: Id,
+        ...RoleGrant.properties,
       }),
     ),
   ),

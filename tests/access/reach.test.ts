@@ -34,6 +34,8 @@ before(async () => {
 const token = (organizationId: number, locationIds: readonly number[] | null): Actor => ({
   kind: 'api_token',
   tokenId: 1,
+  serviceAccountId: 1,
+  serviceAccountName: 'bot',
   reach: { organizationId, locationIds, scopes: ['cfh'] },
 });
 
@@ -44,12 +46,27 @@ const ACTORS: Record<string, Actor> = {
   'a token of A limited to no location': token(ORG_A, []),
   "a token of A limited to B's location": token(ORG_A, [B1]),
   'an edge device at A2': deviceActor('edge_device', 'edge-a2', { organizationId: ORG_A, locationId: A2 }),
-  'a console session of B': {
-    kind: 'console_session',
+  'an org_admin of B': {
+    kind: 'person',
+    personId: 1,
+    name: 'Bea',
+    email: 'bea@example.com',
     sessionId: 1,
-    tokenId: 2,
-    staffName: 'Bea',
-    reach: { organizationId: ORG_B, locationIds: null, scopes: ['console'] },
+    storeDeviceId: null,
+    memberships: [{ role: 'org_admin', locationIds: null }],
+    mustChangePassword: false,
+    reach: { organizationId: ORG_B, locationIds: null, scopes: [] },
+  },
+  'staff of A at A2': {
+    kind: 'person',
+    personId: 2,
+    name: 'Sam',
+    email: 'sam@example.com',
+    sessionId: 2,
+    storeDeviceId: null,
+    memberships: [{ role: 'staff', locationIds: [A2] }],
+    mustChangePassword: false,
+    reach: { organizationId: ORG_A, locationIds: [A2], scopes: [] },
   },
   'a customer holding a message_id': customerActor('message_id'),
 };
@@ -91,6 +108,8 @@ test('an actor reaches its own organization, only its locations when it is limit
     'a token of A limited to no location': [],
     "a token of A limited to B's location": [],
     'an edge device at A2': ['A2'],
+    'an org_admin of B': ['B, organization-wide', 'B1'],
+    'staff of A at A2': ['A2'],
     'a console session of B': ['B, organization-wide', 'B1'],
     'a customer holding a message_id': PLACES.map((p) => p.name).sort(),
   };

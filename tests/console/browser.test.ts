@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
 import { freshId, TEST_SECRET, testApp, type Teardown } from '../support/world.ts';
-import { consoleWorld, type ConsoleWorld } from './support.ts';
+import { consoleWorld, makePerson, type ConsoleWorld, type TestPerson } from './support.ts';
 
 const TABLET = { width: 820, height: 1180 };
 
@@ -22,10 +22,10 @@ async function serving(t: Teardown, clock = new ManualClock(new Date())) {
   return { ...ctx, w, base: `http://127.0.0.1:${port}` };
 }
 
-async function signIn(page: Page, base: string, w: ConsoleWorld, name = 'Sam'): Promise<void> {
+async function signIn(page: Page, base: string, w: ConsoleWorld, person: TestPerson = w.admin): Promise<void> {
   await page.goto(`${base}/console`);
-  await page.getByLabel('Your name').fill(name);
-  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByLabel('Email').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
@@ -44,8 +44,8 @@ test('sign in, a request created by the API appears live in two browsers, one cl
   const s = await serving(t);
   const first = await (await browserContext(t, { viewport: TABLET })).newPage();
   const second = await (await browserContext(t, { viewport: TABLET })).newPage();
-  await signIn(first, s.base, s.w, 'Sam');
-  await signIn(second, s.base, s.w, 'Robin');
+  await signIn(first, s.base, s.w);
+  await signIn(second, s.base, s.w, await makePerson(s.db, s.clock, s.w.organizationId, { name: 'Robin', role: 'staff', locationIds: [s.w.locationId] }));
   await first.getByText('No one is waiting for help.').waitFor();
   await first.locator('#live.on').waitFor();
   await second.locator('#live.on').waitFor();
@@ -145,7 +145,7 @@ test('sign out: the page asks to sign in again and the old cookie is refused', {
   await signIn(page, s.base, s.w);
   const [cookie] = await context.cookies();
   assert.equal(cookie?.httpOnly, true);
-  assert.equal(cookie?.sameSite, 'Strict');
+  assert.equal(cookie?.sameSite, 'Lax');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByText('You are signed out.').waitFor();
   const res = await fetch(`${s.base}/console/api/locations/${s.w.locationId}/queue`, { headers: { cookie: `${cookie?.name}=${cookie?.value}` } });
@@ -165,17 +165,18 @@ test("another store's page in the URL shows the refusal and nothing of that stor
   assert.equal(await page.locator('#location option').count(), 0, 'only its own store is offered');
 });
 
-test('a wrong token is refused on the sign-in page', { skip }, async (t) => {
+test('a wrong password is refused on the sign-in page in words a person understands', { skip }, async (t) => {
   const s = await serving(t);
   const page = await (await browserContext(t)).newPage();
   await page.goto(`${s.base}/console`);
-  await page.getByLabel('Your name').fill('Sam');
-  await page.getByLabel('API token').fill('wrong-token-0123456789');
+  await page.getByLabel('Email').fill(s.w.admin.email);
+  await page.getByLabel('Password').fill('not-the-password-at-all');
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByText('That token is not valid for the console.').waitFor();
-  await page.getByLabel('API token').fill(s.w.token);
+  await page.getByText('That email and password do not match an account here.').waitFor();
+  await page.getByLabel('Password').fill(s.w.admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByText('That token does not have the console scope.').waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  assert.match((await page.locator('#signed-in-as').textContent()) ?? '', /^Sam · organization admin$/);
 });
 
 test('after 12 hours idle the next action finds the session ended and shows sign-in; nothing changes', { skip }, async (t) => {
@@ -217,7 +218,7 @@ test('stored text that looks like HTML is shown as text on every page, never run
   });
   await createRequest(s.base, s.w, optionId);
   const page = await (await browserContext(t, { viewport: TABLET })).newPage();
-  await signIn(page, s.base, s.w, hostile);
+  await signIn(page, s.base, s.w, await makePerson(s.db, s.clock, s.w.organizationId, { name: hostile }));
   await page.locator('li.request', { hasText: hostile }).waitFor();
   await page.getByRole('link', { name: 'Lockers' }).click();
   await page.getByRole('heading', { name: hostile }).waitFor();

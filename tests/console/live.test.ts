@@ -14,7 +14,7 @@ test('the console stream sends ready, then a change naming what changed in its l
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = ctx.app.server.address() as AddressInfo;
   const w = await consoleWorld(ctx.db, ctx.clock);
-  const s = await signInHttp(ctx.app, w.consoleToken);
+  const s = await signInHttp(ctx.app, w.admin);
   const stream = await openSse(t, `http://127.0.0.1:${port}/console/api/locations/${w.locationId}/stream`, { cookie: s.cookie });
   assert.equal(stream.status, 200);
   await stream.next('ready');
@@ -40,8 +40,8 @@ test('after the service restarts, the page reconnects by itself and shows new re
   const w = await consoleWorld(first.db, first.clock);
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`${base}/console`);
-  await page.getByLabel('Your name').fill('Sam');
-  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByLabel('Email').fill(w.admin.email);
+  await page.getByLabel('Password').fill(w.admin.password);
   await page.keyboard.press('Enter');
   await page.locator('#live.on').waitFor();
   let navigations = 0;
@@ -77,11 +77,11 @@ test('the queue is usable with the keyboard alone: sign in, reach Claim with Tab
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`http://127.0.0.1:${port}/console`);
   // The sign-in form puts the focus on its first field once it is drawn.
-  await page.getByLabel('Your name').waitFor();
-  for (let i = 0; i < 50 && (await page.evaluate('document.activeElement?.id')) !== 'name'; i++) await new Promise((r) => setTimeout(r, 50));
-  await page.keyboard.type('Kim');
+  await page.getByLabel('Email').waitFor();
+  for (let i = 0; i < 50 && (await page.evaluate('document.activeElement?.id')) !== 'email'; i++) await new Promise((r) => setTimeout(r, 50));
+  await page.keyboard.type(w.admin.email);
   await page.keyboard.press('Tab');
-  await page.keyboard.type(w.consoleToken);
+  await page.keyboard.type(w.admin.password);
   await page.keyboard.press('Enter');
   await page.locator('li.request').waitFor();
   let reached = false;
@@ -91,7 +91,7 @@ test('the queue is usable with the keyboard alone: sign in, reach Claim with Tab
   }
   assert.ok(reached, 'Claim is reachable with Tab');
   await page.keyboard.press('Enter');
-  await page.getByText('Claimed by Kim').waitFor();
+  await page.getByText('Claimed by Sam').waitFor();
 });
 
 test('a live update keeps the keyboard focus: Claim reached with Tab stays focused when another request arrives, and Enter claims', { skip }, async (t) => {
@@ -109,8 +109,8 @@ test('a live update keeps the keyboard focus: Claim reached with Tab stays focus
   const first = (await create()).json<{ message_id: string }>().message_id;
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`http://127.0.0.1:${port}/console`);
-  await page.getByLabel('Your name').fill('Kim');
-  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByLabel('Email').fill(w.admin.email);
+  await page.getByLabel('Password').fill(w.admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.locator(`li.request[data-message-id="${first}"]`).waitFor();
   await page.locator('#live.on').waitFor(); // the stream is open: the next change redraws the queue
@@ -124,5 +124,5 @@ test('a live update keeps the keyboard focus: Claim reached with Tab stays focus
     'the focus is still on the first request',
   );
   await page.keyboard.press('Enter');
-  await page.locator(`li.request[data-message-id="${first}"]`).getByText('Claimed by Kim').waitFor();
+  await page.locator(`li.request[data-message-id="${first}"]`).getByText('Claimed by Sam').waitFor();
 });

@@ -41,8 +41,8 @@ test('devices: a locker that reported is online with its firmware and address; w
 
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`${base}/console#/devices/${w.locationId}`);
-  await page.getByLabel('Your name').fill('Sam');
-  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByLabel('Email').fill(w.admin.email);
+  await page.getByLabel('Password').fill(w.admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   const locker = page.getByRole('row', { name: /Front lockers/ });
   await locker.getByText('online').waitFor();

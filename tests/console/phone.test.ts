@@ -83,8 +83,8 @@ test('every console page with data fits a 360 and a 390 px phone; wide tables sc
   for (const width of [360, 390]) {
     const page: Page = await (await browserContext(t, { viewport: { width, height: 800 } })).newPage();
     await page.goto(`${base}/console`);
-    await page.getByLabel('Your name').fill('Sam');
-    await page.getByLabel('API token').fill(w.consoleToken);
+    await page.getByLabel('Email').fill(w.admin.email);
+    await page.getByLabel('Password').fill(w.admin.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     for (const id of PAGES) {

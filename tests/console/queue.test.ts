@@ -56,8 +56,8 @@ test('escalation highlighted live, buttons by staff_action, the call button name
 
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`${base}/console`);
-  await page.getByLabel('Your name').fill('Sam');
-  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByLabel('Email').fill(w.admin.email);
+  await page.getByLabel('Password').fill(w.admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   const buttonCard = page.locator(`li.request[data-message-id="${fromButton}"]`);
   const spillCard = page.locator(`li.request[data-message-id="${spillId}"]`);

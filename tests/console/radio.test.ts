@@ -16,8 +16,8 @@ test('speech heard on the radio appears live on the radio page with its speaker'
   const w = await consoleWorld(ctx.db, ctx.clock);
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
   await page.goto(`${base}/console#/radio/${w.locationId}`);
-  await page.getByLabel('Your name').fill('Sam');
-  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByLabel('Email').fill(w.admin.email);
+  await page.getByLabel('Password').fill(w.admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByText('Nothing played or heard yet.').waitFor();
   await page.locator('#live.on').waitFor();
@@ -47,13 +47,13 @@ test("a played message's audio is found only through an edge device the session 
   });
   assert.equal(played.statusCode, 200, played.body);
   const messageId = played.json<{ message_id: string }>().message_id;
-  const s = await signInHttp(ctx.app, mine.consoleToken);
+  const s = await signInHttp(ctx.app, mine.admin);
   for (const edge of [mine.edgeId, other.edgeId]) {
     const res = await ctx.app.inject({ url: `/console/api/radio/${encodeURIComponent(edge)}/messages/${messageId}/audio`, headers: { cookie: s.cookie } });
     assert.equal(res.statusCode, 404, edge);
     assert.equal(res.json().code, 'not_found');
   }
-  const theirs = await signInHttp(ctx.app, other.consoleToken);
+  const theirs = await signInHttp(ctx.app, other.admin);
   const ok = await ctx.app.inject({
     url: `/console/api/radio/${encodeURIComponent(other.edgeId)}/messages/${messageId}/audio`,
     headers: { cookie: theirs.cookie },
@@ -65,7 +65,7 @@ test("a played message's audio is found only through an edge device the session 
 test('an announcement R1 would refuse (a lone surrogate, nothing to say, a NUL) is a 422 from the console too, and nothing is played', async (t) => {
   const ctx = await testApp({ t });
   const w = await consoleWorld(ctx.db, ctx.clock);
-  const s = await signInHttp(ctx.app, w.consoleToken);
+  const s = await signInHttp(ctx.app, w.admin);
   const url = `/console/api/radio/${encodeURIComponent(w.edgeId)}/announce`;
   const headers = { ...fromPage(s), 'content-type': 'application/json' };
   const outbox = async () => (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM device_outbox'))[0]?.n;

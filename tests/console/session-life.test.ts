@@ -9,12 +9,12 @@ import { ManualClock } from '../../src/clock.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import { openSse } from '../support/sse.ts';
 import { testApp } from '../support/world.ts';
-import { consoleWorld, fromPage, signInHttp, type Signed } from './support.ts';
+import { consoleWorld, fromPage, makePerson, signInHttp, type Signed } from './support.ts';
 
 const AUTOMATIC = { 'x-console-refresh': 'auto' };
 
 async function lastSeen(ctx: Awaited<ReturnType<typeof testApp>>, s: Signed): Promise<number> {
-  const [row] = await ctx.db.query<{ last_seen_at: Date }>('SELECT last_seen_at FROM console_sessions WHERE session_hash = $1', [
+  const [row] = await ctx.db.query<{ last_seen_at: Date }>('SELECT last_seen_at FROM sessions WHERE session_hash = $1', [
     sha256hex(s.cookie.split('=')[1] as string),
   ]);
   assert.ok(row !== undefined);
@@ -25,7 +25,7 @@ test("a page's own reads (live changes, polls) keep showing the session but do n
   const clock = new ManualClock(new Date());
   const ctx = await testApp({ t, clock });
   const w = await consoleWorld(ctx.db, clock);
-  const s = await signInHttp(ctx.app, w.consoleToken);
+  const s = await signInHttp(ctx.app, w.admin);
   const read = (headers: Record<string, string>) =>
     ctx.app.inject({ method: 'GET', url: `/console/api/locations/${w.locationId}/queue`, headers: { cookie: s.cookie, ...headers } });
   for (let hour = 0; hour < 11; hour++) {
@@ -44,7 +44,7 @@ test("a person's request restarts the idle time, writing the last-seen time at m
   const clock = new ManualClock(new Date());
   const ctx = await testApp({ t, clock });
   const w = await consoleWorld(ctx.db, clock);
-  const s = await signInHttp(ctx.app, w.consoleToken);
+  const s = await signInHttp(ctx.app, w.admin);
   const read = () => ctx.app.inject({ method: 'GET', url: `/console/api/locations/${w.locationId}/devices`, headers: { cookie: s.cookie } });
   const signedAt = await lastSeen(ctx, s);
   clock.advance(30_000);
@@ -70,14 +70,14 @@ test("signing out ends the session's live stream at once", async (t) => {
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = ctx.app.server.address() as AddressInfo;
   const w = await consoleWorld(ctx.db, ctx.clock);
-  const s = await signInHttp(ctx.app, w.consoleToken);
-  const other = await signInHttp(ctx.app, w.consoleToken, 'Kim');
+  const s = await signInHttp(ctx.app, w.admin);
+  const other = await signInHttp(ctx.app, await makePerson(ctx.db, ctx.clock, w.organizationId, { name: 'Kim' }));
   const url = `http://127.0.0.1:${port}/console/api/locations/${w.locationId}/stream`;
   const mine = await openSse(t, url, { cookie: s.cookie });
   const theirs = await openSse(t, url, { cookie: other.cookie });
   await mine.next('ready');
   await theirs.next('ready');
-  const out = await ctx.app.inject({ method: 'POST', url: '/console/api/session/end', headers: fromPage(s) });
+  const out = await ctx.app.inject({ method: 'POST', url: '/api/session/end', headers: fromPage(s) });
   assert.equal(out.statusCode, 200);
   await mine.ended;
   assert.equal(ctx.live.size, 1, "another session's stream stays open");
@@ -92,7 +92,7 @@ test('a stream ends once its session went idle (or ended on another instance), a
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = ctx.app.server.address() as AddressInfo;
   const w = await consoleWorld(ctx.db, clock);
-  const s = await signInHttp(ctx.app, w.consoleToken);
+  const s = await signInHttp(ctx.app, w.admin);
   const stream = await openSse(t, `http://127.0.0.1:${port}/console/api/locations/${w.locationId}/stream`, { cookie: s.cookie });
   await stream.next('ready');
   clock.advance(12 * 3600_000 + 1000);

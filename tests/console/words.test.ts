@@ -29,8 +29,8 @@ test("a request from an integration is 'integration' and 'waiting'; a button nev
 
   const page = await (await browserContext(t, { viewport: { width: 390, height: 844 } })).newPage();
   await page.goto(`${base}/console`);
-  await page.getByLabel('Your name').fill('Sam');
-  await page.getByLabel('API token').fill(w.consoleToken);
+  await page.getByLabel('Email').fill(w.admin.email);
+  await page.getByLabel('Password').fill(w.admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   const meta = page.locator(`li.request[data-message-id="${messageId}"] .meta`);
   await meta.waitFor();

@@ -31,6 +31,13 @@ const LAST_RELEASE_MIGRATION = 25;
 const UNDO_LATER_MIGRATIONS: Record<number, string> = {
   26: 'ALTER TABLE call_buttons DROP COLUMN chat_channel_id; ALTER TABLE cfh_displays DROP COLUMN chat_channel_id',
   27: 'DROP VIEW device_attachments',
+  28: `DROP TABLE audit_entries, sign_in_failures, sessions, store_devices, sso_role_mappings, memberships, people;
+    ALTER TABLE api_tokens DROP COLUMN service_account_id, DROP COLUMN last_used_at; DROP TABLE service_accounts;
+    DROP INDEX locations_id_organization;
+    CREATE TABLE console_sessions (id bigserial PRIMARY KEY, session_hash text NOT NULL UNIQUE,
+      api_token_id integer NOT NULL REFERENCES api_tokens (id) ON DELETE CASCADE, organization_id integer NOT NULL REFERENCES organizations (id),
+      staff_name text NOT NULL, created_at timestamptz NOT NULL, last_seen_at timestamptz NOT NULL, ended_at timestamptz);
+    CREATE INDEX console_sessions_last_seen ON console_sessions (last_seen_at);`,
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);

@@ -11,7 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { bodyCases, extraQuery, hostileString, pathSegment, poisonBodies, queryValue, withBody } from '../support/arbitraries.ts';
 import { describe, holdEach, holdProperty, reached, refusalGuard, runs, send, snapshot, type Probe } from '../support/contract.ts';
 import { makeCfhWorld, type CfhWorld } from '../cfh/support.ts';
-import { consoleWorld, fromPage, signInHttp, type Signed } from '../console/support.ts';
+import { consoleWorld, fromPage, makePerson, signInHttp, type Signed } from '../console/support.ts';
 import { testApp, testConfig, type TestContext } from '../support/world.ts';
 
 const METRICS_TOKEN = 'hostile-metrics-token-0123456789';
@@ -227,7 +227,7 @@ function consoleRoutes(c: Awaited<ReturnType<typeof consoleWorld>>, messageId: s
     post('/console/api/orders/1/cancel', {}),
     post(`/console/api/radio/${encodeURIComponent(c.edgeId)}/announce`, { text: 'Hello store' }),
     post('/console/api/webhooks/deliveries/1/redeliver', {}),
-    post('/console/api/session/end', {}),
+    post('/api/session/end', {}),
   ];
 }
 
@@ -240,15 +240,15 @@ test('every console route refuses a missing, forged, expired or signed-out sessi
     payload: { location_id: c.locationId, option_id: c.optionId },
   });
   const messageId = created.json<{ message_id: string }>().message_id;
-  const live = await signInHttp(ctx.app, c.consoleToken);
-  const other = await signInHttp(ctx.app, c.consoleToken, 'Kim');
-  const ended: Signed = await signInHttp(ctx.app, c.consoleToken, 'Gone');
-  assert.equal((await ctx.app.inject({ method: 'POST', url: '/console/api/session/end', headers: fromPage(ended) })).statusCode, 200);
+  const live = await signInHttp(ctx.app, c.admin);
+  const other = await signInHttp(ctx.app, await makePerson(ctx.db, ctx.clock, c.organizationId, { name: 'Kim' }));
+  const ended: Signed = await signInHttp(ctx.app, await makePerson(ctx.db, ctx.clock, c.organizationId, { name: 'Gone' }));
+  assert.equal((await ctx.app.inject({ method: 'POST', url: '/api/session/end', headers: fromPage(ended) })).statusCode, 200);
   const guard = refusalGuard(ctx.app, ctx.db, [c]);
   const sessions: [string, Record<string, string>][] = [
     ['no cookie', {}],
-    ['a forged cookie', { cookie: 'storeops_console=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
-    ['a malformed cookie', { cookie: 'storeops_console=%00; storeops_console=x' }],
+    ['a forged cookie', { cookie: 'storeops_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+    ['a malformed cookie', { cookie: 'storeops_session=%00; storeops_session=x' }],
     ['a signed-out session', { cookie: ended.cookie, 'x-csrf-token': ended.csrf, origin: 'http://storeops.test' }],
   ];
   for (const probe of consoleRoutes(c, messageId)) {
@@ -285,10 +285,10 @@ test("an expired session is refused on every console route, and a session on ano
     payload: { location_id: stranger.locationId, option_id: stranger.optionId },
   });
   const strangersRequest = created.json<{ message_id: string }>().message_id;
-  const s = await signInHttp(own.app, c.consoleToken);
+  const s = await signInHttp(own.app, c.admin);
   const guard = refusalGuard(own.app, own.db, [c, stranger]);
   for (const probe of consoleRoutes(stranger, strangersRequest)) {
-    if (probe.url === '/console/api/session/end') continue;
+    if (probe.url === '/api/session/end') continue;
     const res = await guard({ ...probe, headers: { ...probe.headers, ...fromPage(s) } });
     assert.equal(res.statusCode, 404, `another organization's: ${describe(probe)}`);
   }
@@ -301,7 +301,7 @@ test("an expired session is refused on every console route, and a session on ano
 
 test('console routes with hostile path values, bodies and sessions: a 2xx or a clean 4xx', async () => {
   const c = await consoleWorld(ctx.db, ctx.clock);
-  const s = await signInHttp(ctx.app, c.consoleToken);
+  const s = await signInHttp(ctx.app, c.admin);
   const templates = [
     'GET /console/api/locations/{}/queue',
     'GET /console/api/locations/{}/reports',
@@ -313,12 +313,12 @@ test('console routes with hostile path values, bodies and sessions: a 2xx or a c
     'POST /console/api/orders/{}/open_code',
     'POST /console/api/radio/{}/announce',
     'POST /console/api/webhooks/deliveries/{}/redeliver',
-    'POST /console/api/session',
+    'POST /api/session',
     'GET /console/assets/{}',
     'GET /console/{}',
   ];
   const body = fc.dictionary(
-    fc.constantFrom('text', 'outcome', 'reason', 'rear', 'token', 'name'),
+    fc.constantFrom('text', 'outcome', 'reason', 'rear', 'email', 'password', 'pin', 'badge_code'),
     fc.oneof(
       hostileString.filter((x) => x.length < 600),
       fc.boolean(),

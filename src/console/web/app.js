@@ -14,8 +14,8 @@ const PAGES = [
   { id: 'lockers', title: 'Lockers', page: lockersPage },
   { id: 'radio', title: 'Radio', page: radioPage },
   { id: 'devices', title: 'Devices', page: devicesPage },
-  { id: 'reports', title: 'Reports', page: reportsPage },
-  { id: 'webhooks', title: 'Webhooks', page: webhooksPage },
+  { id: 'reports', title: 'Reports', page: reportsPage, admins: true },
+  { id: 'webhooks', title: 'Webhooks', page: webhooksPage, admins: true },
 ];
 
 const main = document.getElementById('main');
@@ -40,8 +40,9 @@ async function boot() {
     return;
   }
   if (!state.signed_in) return showSignIn();
-  me = state;
   session.csrf = state.csrf_token;
+  if (state.must_change_password) return showPasswordChange();
+  me = state;
   renderHeader();
   route();
 }
@@ -55,16 +56,8 @@ function showSignIn(notice) {
   mount(nav);
   mount(who);
   const error = h('p', { class: 'error', role: 'alert', id: 'signin-error' }, notice ?? '');
-  const token = h('input', { id: 'token', name: 'token', type: 'password', required: true, autocomplete: 'current-password', maxlength: 512 });
-  const name = h('input', {
-    id: 'name',
-    name: 'name',
-    type: 'text',
-    required: true,
-    autocomplete: 'name',
-    maxlength: 80,
-    value: localStorage.getItem('console-name') ?? '',
-  });
+  const email = h('input', { id: 'email', name: 'email', type: 'email', required: true, autocomplete: 'username', maxlength: 320 });
+  const password = h('input', { id: 'password', name: 'password', type: 'password', required: true, autocomplete: 'current-password', maxlength: 256 });
   const form = h(
     'form',
     {
@@ -73,32 +66,85 @@ function showSignIn(notice) {
         e.preventDefault();
         error.textContent = '';
         try {
-          await post('/console/api/session', { token: token.value, name: name.value.trim() });
-          localStorage.setItem('console-name', name.value.trim());
-          token.value = '';
+          await post('/api/session', { email: email.value.trim(), password: password.value });
+          password.value = '';
           await boot();
         } catch (err) {
-          error.textContent =
-            err instanceof ApiError && err.status === 401
-              ? 'That token is not valid for the console.'
-              : err instanceof ApiError && err.code === 'insufficient_scope'
-                ? 'That token does not have the console scope.'
-                : err.message;
-          token.focus();
+          error.textContent = signInRefusal(err);
+          password.focus();
         }
       },
     },
     h('h1', {}, 'Sign in to the console'),
-    h('p', { class: 'muted' }, 'Use an API token with the console scope. Your name is shown on the requests you claim.'),
-    h('label', { for: 'name' }, 'Your name'),
-    name,
-    h('label', { for: 'token' }, 'API token'),
-    token,
+    h('label', { for: 'email' }, 'Email'),
+    email,
+    h('label', { for: 'password' }, 'Password'),
+    password,
     error,
     h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
   );
   mount(main, form);
-  (name.value === '' ? name : token).focus();
+  email.focus();
+}
+
+/** A refused sign-in in words a person understands. */
+function signInRefusal(err) {
+  if (!(err instanceof ApiError)) return 'The service is not answering. Try again in a moment.';
+  if (err.status === 401) return 'That email and password do not match an account here.';
+  if (err.status === 429) return 'Too many failed attempts for this account. Wait 15 minutes, then try again.';
+  return err.message;
+}
+
+/** A one-time password signed in: a new one first. */
+function showPasswordChange() {
+  const error = h('p', { class: 'error', role: 'alert', id: 'password-error' });
+  const current = h('input', { id: 'current-password', type: 'password', required: true, autocomplete: 'current-password', maxlength: 256 });
+  const next = h('input', { id: 'new-password', type: 'password', required: true, autocomplete: 'new-password', minlength: 12, maxlength: 256 });
+  const form = h(
+    'form',
+    {
+      class: 'signin card',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        error.textContent = '';
+        try {
+          await post('/api/session/password', { current_password: current.value, new_password: next.value });
+          await boot();
+        } catch (err) {
+          error.textContent =
+            err instanceof ApiError && err.errors
+              ? Object.entries(err.errors)
+                  .map(([f, p]) => `${f.replace('_', ' ')} ${p.join(', ')}`)
+                  .join('; ')
+              : err.message;
+        }
+      },
+    },
+    h('h1', {}, 'Choose a new password'),
+    h('p', { class: 'muted' }, 'You signed in with a one-time password. Choose your own: at least 12 characters.'),
+    h('label', { for: 'current-password' }, 'One-time password'),
+    current,
+    h('label', { for: 'new-password' }, 'New password'),
+    next,
+    error,
+    h('button', { type: 'submit', class: 'primary' }, 'Save and continue'),
+  );
+  mount(main, form);
+  current.focus();
+}
+
+/** The pages the person's role at the store allows: reports and webhooks are its admins'. */
+function pagesAt(locationId) {
+  const role = me.locations.find((l) => l.id === locationId)?.role;
+  return PAGES.filter((p) => !p.admins || (role !== undefined && role !== 'staff'));
+}
+
+const ROLE_NAMES = { org_admin: 'organization admin', location_admin: 'store admin', staff: 'staff' };
+
+/** The person's role at the shown store, as the header shows it after their name. */
+function roleLabel(locationId) {
+  const role = me.locations.find((l) => l.id === locationId)?.role;
+  return role ? ` · ${ROLE_NAMES[role]}` : '';
 }
 
 function parseHash() {
@@ -111,7 +157,7 @@ function renderHeader() {
   const loc = locationId ?? me.locations[0]?.id ?? null;
   mount(
     nav,
-    PAGES.map((p) => h('a', { href: `#/${p.id}/${loc ?? ''}`, 'aria-current': p === page ? 'page' : null }, p.title)),
+    pagesAt(loc).map((p) => h('a', { href: `#/${p.id}/${loc ?? ''}`, 'aria-current': p === page ? 'page' : null }, p.title)),
   );
   const select = h(
     'select',
@@ -128,14 +174,14 @@ function renderHeader() {
     who,
     me.locations.length > 1 ? select : h('span', { class: 'store' }, me.locations[0]?.name ?? 'No store'),
     h('span', { id: 'live', class: liveNow ? 'live on' : 'live off', title: liveNow ? 'Live' : 'Connecting…' }, '●'),
-    h('span', { class: 'muted name' }, me.staff_name),
+    h('span', { class: 'muted name', id: 'signed-in-as' }, `${me.person.name}${roleLabel(loc)}`),
     h('button', { type: 'button', class: 'secondary', id: 'signout', onclick: signOutNow }, 'Sign out'),
   );
 }
 
 async function signOutNow() {
   try {
-    await post('/console/api/session/end');
+    await post('/api/session/end');
   } catch {
     /* ended either way */
   }
@@ -147,11 +193,12 @@ function route() {
   const { page, locationId } = parseHash();
   const loc = locationId ?? me.locations[0]?.id;
   if (loc === undefined) {
-    mount(main, h('p', {}, 'This token sees no store.'));
+    mount(main, h('p', {}, 'You have no role at any store. Ask an administrator.'));
     return;
   }
-  if (locationId === null) {
-    history.replaceState(null, '', `#/${page.id}/${loc}`);
+  if (locationId === null || !pagesAt(loc).includes(page)) {
+    history.replaceState(null, '', `#/${pagesAt(loc).includes(page) ? page.id : PAGES[0].id}/${loc}`);
+    return route();
   }
   renderHeader();
   if (current !== null && current.page === page && current.locationId === loc) return;
