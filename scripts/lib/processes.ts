@@ -78,6 +78,25 @@ class Child {
   }
 }
 
+/** `npm run --silent SCRIPT -- ARGS` with only PATH, HOME and env: its exit code and output. */
+export function npmRun(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
+}
+
+/** A data directory the embedded server's user (not root) can reach, in `parent`. */
+export function dataDirIn(parent: string, name: string): string {
+  fs.chmodSync(parent, 0o755);
+  return path.join(parent, name);
+}
+
 export interface Service {
   name: string;
   url: string;

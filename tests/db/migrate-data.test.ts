@@ -58,7 +58,7 @@ const ROWS = `
   INSERT INTO locker_status_events (locker_id, type, event, created_at) VALUES (100, 'status', '{"doors": [1, 2], "temperature": 3.75}', now());
   INSERT INTO cabinet_commands (command_id, cabinet_id, locker_id, command, door, source, created_at, run_at) VALUES (gen_random_uuid(), 1000, 100, 'open', 'front', 'staff', now(), now());
   INSERT INTO cfh_display_presses (display_id, client, last_at) VALUES (3, '192.0.2.1', now());
-  INSERT INTO console_sessions (session_hash, api_token_id, organization_id, staff_name, created_at, last_seen_at) VALUES ('session-hash-1', 4, 1, 'Zoë', now(), now());
+  INSERT INTO console_sessions (session_hash, api_token_id, organization_id, staff_name, created_at, last_seen_at) VALUES ('session-hash-1', 3, 1, 'Zoë', now(), now());
   INSERT INTO radio_messages (message_id, edge_id, organization_id, source, actor, text, spoken_text, processed, handlers, credential, audio_bytes, duration_ms, created_at)
     VALUES ('radio-1', 'store10-radio', 1, 'generic', 'chat-bot', 'Clean-up in aisle 5 ☕', 'Clean up in aisle five', true, '{normalize,chime}', 'token', ${AUDIO.length}, 120, now());
   INSERT INTO radio_transcripts (message_id, edge_id, created_at) VALUES ('radio-1', 'store10-radio', now());

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { bodyCases, extraQuery, hostileString, hostileValue, MIB, pathSegment, queryValue, withBody } from '../support/arbitraries.ts';
 import { assertContractAnswer, describe, refusalGuard, runs, send, type Probe } from '../support/contract.ts';
 import { makeWorld, provisionToken, TEST_SECRET, testApp, testConfig, type TestContext, type World } from '../support/world.ts';
+import { fromPage, makePerson, signInHttp, type TestPerson } from '../support/people.ts';
 
 const BROKER_SECRET = 'hostile-broker-secret-0123456789';
 
@@ -15,10 +16,15 @@ let ctx: TestContext;
 let world: World;
 /** A call button hub's token (scope buttons) of the world's organization. */
 let hubToken: string;
+/** A token of the admin scope, and an org_admin with a password (each session operation signs in anew). */
+let adminToken: string;
+let admin: TestPerson;
 before(async () => {
   ctx = await testApp({ config: testConfig({ MQTT_AUTH_SECRET: BROKER_SECRET }) });
   world = await makeWorld(ctx.db, ctx.clock);
   hubToken = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['buttons']);
+  adminToken = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['admin']);
+  admin = await makePerson(ctx.db, ctx.clock, world.organizationId);
 });
 
 /** The operations of the contract (section 1) and the service's own. */
@@ -167,8 +173,10 @@ test('every operation, with any credential, path, query and body: a 2xx or a cle
   assert.ok(seen.size >= ops.length * 0.8, `most operations were tried: ${[...seen.keys()].join(', ')}`);
 });
 
-/** The right credential of an operation, by its path. */
-function credentialOf(path: string): Record<string, string> {
+/** The right credential of an operation, by its path: a session operation gets a session of its own. */
+async function credentialOf(path: string): Promise<Record<string, string>> {
+  if (path.startsWith('/api/session/')) return fromPage(await signInHttp(ctx.app, admin));
+  if (path.startsWith('/api/admin/')) return { authorization: `Bearer ${adminToken}` };
   if (path === '/api/lockers/cabinet/status') return { 'api-key': world.lockerKey };
   if (path.startsWith('/internal/mqtt/')) return { authorization: `Bearer ${BROKER_SECRET}` };
   if (path.startsWith('/webhooks/incoming/generic') || path.startsWith('/api/radio/')) return { 'api-key': world.edgeKey };
@@ -198,7 +206,7 @@ test('every operation with a body, given its right credential, answers another c
         method: op.method,
         url: `${path}?secret_token=${encodeURIComponent(TEST_SECRET)}`,
         payload,
-        headers: { ...credentialOf(op.path), ...(contentType === null ? {} : { 'content-type': contentType }) },
+        headers: { ...(await credentialOf(op.path)), ...(contentType === null ? {} : { 'content-type': contentType }) },
       };
       const res = await guard(probe);
       if (!op.documented.has(String(res.statusCode))) problems.push(`${op.operationId} ${res.statusCode} for ${contentType}: undocumented`);

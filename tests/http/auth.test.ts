@@ -3,7 +3,8 @@ import { before, test } from 'node:test';
 import { lockerByKey } from '../../src/devices/credentials.ts';
 import { organizationOf } from '../../src/access/actor.ts';
 import { actorOf, bearerAuth, lockerKeyAuth, secretTokenAuth } from '../../src/http/auth.ts';
-import { makeWorld, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
+import { applyProvisioning } from '../../src/provisioning/apply.ts';
+import { makeWorld, provisionToken, TEST_SECRET, testApp, withSecret, type TestContext, type World } from '../support/world.ts';
 
 let ctx: TestContext;
 let world: World;
@@ -52,12 +53,7 @@ test('a bearer token identifies its organization; missing or invalid is a 401 on
 });
 
 test('a token without the scope is refused', async () => {
-  const token = 'only-radio-token-abcdefghijkl';
-  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{radio}', encode(sha256($3::bytea), 'hex'))", [
-    `radio-only-${world.organizationId}`,
-    world.organizationId,
-    token,
-  ]);
+  const token = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['radio']);
   const res = await get('/t/cfh', { authorization: `Bearer ${token}` });
   assert.equal(res.statusCode, 403);
   assert.equal(res.json().code, 'insufficient_scope');
@@ -65,17 +61,9 @@ test('a token without the scope is refused', async () => {
 });
 
 test('an expired or revoked token is refused', async () => {
-  const expired = 'expired-token-abcdefghijklmnop';
-  const revoked = 'revoked-token-abcdefghijklmnop';
   const now = ctx.clock.now();
-  await ctx.db.query(
-    "INSERT INTO api_tokens (name, organization_id, scopes, token_hash, expires_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)",
-    [`expired-${world.organizationId}`, world.organizationId, expired, new Date(now.getTime() + 1000)],
-  );
-  await ctx.db.query(
-    "INSERT INTO api_tokens (name, organization_id, scopes, token_hash, revoked_at) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'), $4)",
-    [`revoked-${world.organizationId}`, world.organizationId, revoked, now],
-  );
+  const expired = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['cfh'], { expiresAt: new Date(now.getTime() + 1000) });
+  const revoked = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['cfh'], { revoked: true });
   assert.equal((await get('/t/cfh', { authorization: `Bearer ${expired}` })).statusCode, 200, 'valid until it expires');
   ctx.clock.advance(1000);
   assert.equal((await get('/t/cfh', { authorization: `Bearer ${expired}` })).statusCode, 401);
@@ -83,15 +71,11 @@ test('an expired or revoked token is refused', async () => {
 });
 
 test('a token revoked while in use is refused within a second, and an unknown token is never remembered', async () => {
-  const token = 'revoked-in-use-token-abcdefghijkl';
-  const name = `in-use-${world.organizationId}`;
+  const token = `revoked-in-use-token-${world.organizationId}-abcdefghijkl`;
   const auth = { authorization: `Bearer ${token}` };
   assert.equal((await get('/t/cfh', auth)).statusCode, 401, 'unknown yet');
-  await ctx.db.query("INSERT INTO api_tokens (name, organization_id, scopes, token_hash) VALUES ($1, $2, '{cfh}', encode(sha256($3::bytea), 'hex'))", [
-    name,
-    world.organizationId,
-    token,
-  ]);
+  const name = `in-use-${world.organizationId}`;
+  await applyProvisioning(ctx.db, ctx.clock, { api_tokens: [{ name, organization_id: world.organizationId, scopes: ['cfh'], token }] });
   assert.equal((await get('/t/cfh', auth)).statusCode, 200, 'accepted as soon as it exists');
   await ctx.db.query('UPDATE api_tokens SET revoked_at = $2 WHERE name = $1', [name, ctx.clock.now()]);
   ctx.clock.advance(1000);

@@ -2,14 +2,13 @@
 // started there: every request answered before the backup started is there, the copy is one
 // snapshot, and the restored service goes on (new events reach the webhooks' reader).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, test } from 'node:test';
 import { openEmbeddedDb } from '../../src/db/embedded/open.ts';
-import { cleanupAll, root, startService, tempDir, waitFor } from '../../scripts/lib/processes.ts';
+import { cleanupAll, dataDirIn, npmRun, startService, tempDir, waitFor } from '../../scripts/lib/processes.ts';
 
 after(cleanupAll);
 
@@ -29,24 +28,6 @@ const SECRET = 'backup-test-secret-token-0123456789';
 /** More event-writing transactions than a new server has used ids (about 1,000 after its start):
  * the restore must move the new server past the backup's numbering of them. */
 const BEFORE = 1200;
-
-function npmRun(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn('npm', ['run', '--silent', script, '--', ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, out })));
-}
-
-/** A data directory the embedded server's user (not root) can reach. */
-function dataDirIn(parent: string, name: string): string {
-  fs.chmodSync(parent, 0o755);
-  return path.join(parent, name);
-}
 
 async function createRequest(url: string): Promise<string | null> {
   const res = await fetch(`${url}/api/callforhelp/requests`, {
