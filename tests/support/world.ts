@@ -252,9 +252,11 @@ export async function makeWorld(
     rearLoading?: boolean;
     cfhTimeoutSeconds?: number;
     voiceHandlers?: ('normalize' | 'chime' | 'transcript')[];
+    /** A store of this (already provisioned) organization; else a new organization. */
+    organizationId?: number;
   } = {},
 ): Promise<World> {
-  const organizationId = freshId();
+  const organizationId = opts.organizationId ?? freshId();
   const locationId = freshId();
   const lockerId = freshId();
   const optionId = freshId();
@@ -274,7 +276,7 @@ export async function makeWorld(
     authToken: secret(),
   };
   const file: ProvisioningFile = {
-    organizations: [{ id: organizationId, name: `Org ${organizationId}` }],
+    organizations: opts.organizationId === undefined ? [{ id: organizationId, name: `Org ${organizationId}` }] : [],
     locations: [{ id: locationId, organization_id: organizationId, name: `Store ${locationId}`, cfh_timeout_seconds: opts.cfhTimeoutSeconds ?? null }],
     lockers: [
       {
@@ -301,7 +303,7 @@ export async function makeWorld(
     ],
     radio_edges: [{ edge_id: world.edgeId, location_id: locationId, name: 'Floor radio', device_key: world.edgeKey, voice_handlers: opts.voiceHandlers ?? [] }],
     messaging_accounts: [{ account_sid: world.accountSid, organization_id: organizationId, auth_token: world.authToken }],
-    api_tokens: [{ name: `token-${organizationId}`, organization_id: organizationId, scopes: ['cfh', 'radio', 'webhooks'], token: world.token }],
+    api_tokens: [{ name: `token-${locationId}`, organization_id: organizationId, scopes: ['cfh', 'radio', 'webhooks'], token: world.token }],
   };
   await applyProvisioning(db, clock, file);
   return world;
