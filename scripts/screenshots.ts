@@ -11,13 +11,17 @@ import mqtt from 'mqtt';
 import { chromium } from 'playwright-core';
 import { ManualClock } from '../src/clock.ts';
 import { compose } from '../src/compose.ts';
+import { addBreakGlassAdmin } from '../src/people/break-glass.ts';
+import { hashSecret } from '../src/people/passwords.ts';
+import { setPassword } from '../src/people/people-store.ts';
 import { loadConfig } from '../src/config.ts';
 
 const OUT = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');
 const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'screenshots-secret-token-0123456789';
 const TOKEN = 'screenshots-api-token-0123456789abc';
-const CONSOLE = 'screenshots-console-token-0123456789';
+/** The store manager who signs in to the console for the pictures. */
+const MANAGER = { email: 'alex@example.com', password: 'screenshots-password-0123' };
 const EDGE_KEY = 'screenshots-edge-key-0123456789abcd';
 const LOCKER_KEY = 'screenshots-locker-key-0123456789ab';
 const HUB = 'screenshots-hub-token-0123456789abcdef';
@@ -81,7 +85,6 @@ const provision = {
   ],
   api_tokens: [
     { name: 'integration', organization_id: 1, scopes: ['cfh' as const, 'radio' as const], token: TOKEN },
-    { name: 'console', organization_id: 1, scopes: ['console' as const], token: CONSOLE },
     { name: 'hub', organization_id: 1, scopes: ['buttons' as const], token: HUB },
   ],
 };
@@ -109,6 +112,8 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
   try {
     await activity(base, clock, service.devices.deviceUrl);
+    const made = await addBreakGlassAdmin(service, { email: MANAGER.email, organizationId: 1, name: 'Alex' });
+    await service.db.tx((q) => hashSecret(MANAGER.password).then((hash) => setPassword(q, made.personId, hash, false, clock.now())));
     fs.mkdirSync(OUT, { recursive: true });
     await photograph(base);
   } finally {
@@ -219,8 +224,8 @@ async function photograph(base: string): Promise<void> {
     const page = await context.newPage();
     await page.goto(`${base}/console`);
     await page.screenshot({ path: path.join(OUT, 'sign-in.png') });
-    await page.getByLabel('Your name').fill('Alex');
-    await page.getByLabel('API token').fill(CONSOLE);
+    await page.getByLabel('Email').fill(MANAGER.email);
+    await page.getByLabel('Password').fill(MANAGER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('li.request').first().waitFor();
     const pages: [string, string, string][] = [
