@@ -32,6 +32,9 @@ export interface NewRequest {
 export interface InsertResult {
   locationFound: boolean;
   optionFound: boolean;
+  /** The call button and display named, each of the request's location (true when none is named). */
+  buttonFound: boolean;
+  displayFound: boolean;
   /** null when the location or the option did not check out (nothing was written). */
   row: RequestRow | null;
 }
@@ -45,15 +48,26 @@ const locationOf = (input: NewRequest): Sql =>
 const optionOf = (input: NewRequest): Sql => sql`SELECT id, text_en, prompt_en, staff_action, staff_action = 'none' AS records
   FROM cfh_options WHERE id = ${input.optionId} AND organization_id = ${input.organizationId} AND (location_id IS NULL OR location_id = ${input.locationId})`;
 
+/** dev: the call button and the display the request names (each NULL when it names none), if each is
+ * of the request's location (and so of its organization); no row when one is not. */
+const devicesOf = (input: NewRequest): Sql => sql`
+  SELECT (SELECT id FROM call_buttons b WHERE b.id = ${input.callbuttonId}::integer AND b.location_id = loc.id) AS callbutton_id,
+    (SELECT id FROM cfh_displays d WHERE d.id = ${input.displayId}::integer AND d.location_id = loc.id) AS display_id
+  FROM loc`;
+
+const devicesFound = (input: NewRequest): Sql => sql`
+  SELECT ${input.callbuttonId}::integer IS NULL OR EXISTS (SELECT 1 FROM dev WHERE callbutton_id IS NOT NULL) AS button_found,
+    ${input.displayId}::integer IS NULL OR EXISTS (SELECT 1 FROM dev WHERE display_id IS NOT NULL) AS display_found`;
+
 /** r: the request at `loc` for `opt`; an option that only records closes it at once, completed with reason `recorded`. */
 const insertRequestRow = (input: NewRequest, at: Sql): Sql => sql`
   INSERT INTO cfh_requests (message_id, organization_id, location_id, option_id, device_id, display_id, callbutton_id, chat_channel_id,
     source, custom_text, created_at, updated_at, is_completed, completed_at, completion_reason, is_closed, closed_at)
-  SELECT ${input.messageId}, ${input.organizationId}, loc.id, opt.id, ${input.deviceId}::integer, ${input.displayId}::integer,
-    ${input.callbuttonId}::integer, ${input.chatChannelId}::text, ${input.source}, ${input.customText}::text, ${at}, ${at},
+  SELECT ${input.messageId}, ${input.organizationId}, loc.id, opt.id, ${input.deviceId}::integer, dev.display_id,
+    dev.callbutton_id, ${input.chatChannelId}::text, ${input.source}, ${input.customText}::text, ${at}, ${at},
     opt.records, CASE WHEN opt.records THEN ${at} END, CASE WHEN opt.records THEN 'recorded' END,
     opt.records, CASE WHEN opt.records THEN ${at} END
-  FROM loc, opt
+  FROM loc, opt, dev, found WHERE found.button_found AND found.display_found
   RETURNING *`;
 
 /** steps: `created`, and `completed` for an option that only records, each with its event's lead. */
@@ -73,11 +87,13 @@ const logCreationSteps = (input: NewRequest, at: Sql): Sql => sql`
  */
 export async function insertRequest(q: Tx, input: NewRequest, leads: { created: string; completed: string }, now: Date): Promise<InsertResult> {
   const at = sql`${now}::timestamptz`;
-  const [result] = await q.run<RequestRow & { location_found: boolean; option_found: boolean }>(
+  const [result] = await q.run<RequestRow & { location_found: boolean; option_found: boolean; button_found: boolean; display_found: boolean }>(
     withCtes(
       [
         cte('loc', locationOf(input)),
         cte('opt', optionOf(input)),
+        cte('dev', devicesOf(input)),
+        cte('found', devicesFound(input)),
         cte('r', insertRequestRow(input, at)),
         cte('steps', creationSteps(leads)),
         cte('step', logCreationSteps(input, at)),
@@ -95,11 +111,18 @@ export async function insertRequest(q: Tx, input: NewRequest, leads: { created: 
         ),
         cte('job', createdTimers(now, { timeoutSeconds: input.defaultTimeoutSeconds, escalationSeconds: input.defaultEscalationSeconds })),
       ],
-      sql`SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found, ${sql.raw(RECORD_COLUMNS)}
-        FROM (VALUES (1)) AS one LEFT JOIN r ON true`,
+      sql`SELECT EXISTS (SELECT 1 FROM loc) AS location_found, EXISTS (SELECT 1 FROM opt) AS option_found,
+          found.button_found, found.display_found, ${sql.raw(RECORD_COLUMNS)}
+        FROM found LEFT JOIN r ON true`,
     ),
   );
   if (result === undefined) throw new Error('the insert of a CFH request returned no row');
-  const { location_found, option_found, ...row } = result;
-  return { locationFound: location_found, optionFound: option_found, row: row.id === null ? null : row };
+  const { location_found, option_found, button_found, display_found, ...row } = result;
+  return {
+    locationFound: location_found,
+    optionFound: option_found,
+    buttonFound: button_found,
+    displayFound: display_found,
+    row: row.id === null ? null : row,
+  };
 }

@@ -68,7 +68,12 @@ export async function insertNewRequest(q: Tx, deps: CfhDeps, actor: Actor, input
     { created: eventLead({ status: 'created' }), completed: eventLead({ status: 'recorded' }) },
     deps.clock.now(),
   );
-  const problems = creationProblems({ location: inserted.locationFound, option: inserted.optionFound });
+  const problems = creationProblems({
+    location: inserted.locationFound,
+    option: inserted.optionFound,
+    button: inserted.buttonFound,
+    display: inserted.displayFound,
+  });
   if (problems !== null) {
     const message = Object.entries(problems)
       .map(([field, list]) => `${field}: ${list.join(', ')}`)

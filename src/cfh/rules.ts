@@ -6,10 +6,13 @@ import type { RequestFrom } from './schemas.ts';
 
 /** C0's own checks: the location and the option must be the token's organization's, and the option
  * either for every location of it or for this one. */
-export function creationProblems(found: { location: boolean; option: boolean }): FieldErrors | null {
+export function creationProblems(found: { location: boolean; option: boolean; button: boolean; display: boolean }): FieldErrors | null {
   const errors: FieldErrors = {};
   if (!found.location) errors.location_id = ['is not a location of this organization'];
   if (!found.option) errors.option_id = ['is not a Call for Help option of this organization and location'];
+  // Only once the location is known: a button or display is checked against the request's location.
+  if (found.location && !found.button) errors.callbutton_id = ['is not a call button of this location'];
+  if (found.location && !found.display) errors.display_id = ['is not a display of this location'];
   return Object.keys(errors).length === 0 ? null : errors;
 }
 

@@ -24,8 +24,8 @@ export const CHANGED = sql.raw(
 export function eventsOf(e: { status: Sql; lead: Sql; requestFrom: Sql; at: Sql; from?: Sql; reminderCount?: Sql }): Sql {
   return sql`SELECT 'callforhelp', ${e.status}, r.organization_id, r.location_id, r.id::text,
       jsonb_build_object('type', r.source,
-        'name', (SELECT coalesce((SELECT b.name FROM call_buttons b WHERE b.id = r.callbutton_id AND b.organization_id = r.organization_id),
-                                 (SELECT d.name FROM cfh_displays d WHERE d.id = r.display_id AND d.organization_id = r.organization_id))),
+        'name', (SELECT coalesce((SELECT b.name FROM call_buttons b WHERE b.id = r.callbutton_id AND b.location_id = r.location_id),
+                                 (SELECT d.name FROM cfh_displays d WHERE d.id = r.display_id AND d.location_id = r.location_id))),
         'option_text', coalesce(r.custom_text, o.text_en), 'option_prompt', o.prompt_en,
         'message_id', r.message_id, 'claimed_by', r.claimed_by, 'request_from', ${e.requestFrom},
         'staff_action', o.staff_action, 'reminder_count', ${e.reminderCount ?? sql`NULL::integer`}),

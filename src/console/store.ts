@@ -23,7 +23,8 @@ export async function requestLabels(q: Queryable, locationId: number, ids: reado
     `SELECT r.id, o.text_en AS option_text, o.prompt_en AS option_prompt,
        coalesce(b.name, d.name) AS device_name, r.custom_text
      FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id
-     LEFT JOIN call_buttons b ON b.id = r.callbutton_id LEFT JOIN cfh_displays d ON d.id = r.display_id
+     LEFT JOIN call_buttons b ON b.id = r.callbutton_id AND b.location_id = r.location_id
+     LEFT JOIN cfh_displays d ON d.id = r.display_id AND d.location_id = r.location_id
      WHERE r.location_id = $1 AND r.id = ANY ($2::bigint[])`,
     [locationId, [...ids]],
   );

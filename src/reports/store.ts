@@ -23,7 +23,8 @@ const DEVICE = `CASE WHEN r.callbutton_id IS NOT NULL THEN 'call_button:' || r.c
   WHEN r.display_id IS NOT NULL THEN 'display:' || r.display_id
   WHEN r.device_id IS NOT NULL THEN 'device:' || r.device_id ELSE 'none' END`;
 /** The name of that device: the call button's or the display's (other devices have none here). */
-const DEVICE_NAME = `coalesce((SELECT name FROM call_buttons WHERE id = r.callbutton_id), (SELECT name FROM cfh_displays WHERE id = r.display_id))`;
+const DEVICE_NAME = `coalesce((SELECT name FROM call_buttons WHERE id = r.callbutton_id AND location_id = r.location_id),
+  (SELECT name FROM cfh_displays WHERE id = r.display_id AND location_id = r.location_id))`;
 
 /** Who claimed: a person by their id (one entry whatever their name was at the time, shown under
  * their current name), anyone else by the name the integration sent. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { testApp, type TestContext } from '../support/world.ts';
-import { ann, createRequest, eventKinds, iso, seconds, SQL_SECONDS, success, worldWithClient } from './support.ts';
+import { ann, cfhClient, createRequest, eventKinds, iso, makeCfhWorld, seconds, SQL_SECONDS, success, worldWithClient } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -10,8 +10,9 @@ before(async () => {
 });
 
 test('a customer cancels: is_canceled, is_closed, closed_at = customer_canceled_at in seconds, is_claimed false', async () => {
-  const { w, client } = await worldWithClient(ctx);
-  const created = await createRequest(client, { location_id: w.locationId, option_id: w.optionId, display_id: 4 });
+  const w = await makeCfhWorld(ctx.db, ctx.clock);
+  const client = cfhClient(ctx.app, w.token);
+  const created = await createRequest(client, { location_id: w.locationId, option_id: w.optionId, display_id: w.displayId });
   assert.equal(success(await client.claim(created.message_id, ann)), true);
   const claimedAt = ctx.clock.now();
   ctx.clock.advance(42_000);

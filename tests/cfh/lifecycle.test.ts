@@ -3,7 +3,7 @@ import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { listEvents } from '../../src/cfh/store.ts';
 import { testApp, type TestContext } from '../support/world.ts';
-import { ann, bob, createRequest, eventKinds, iso, ISO_MICROS, seconds, SQL_SECONDS, success, worldWithClient } from './support.ts';
+import { ann, bob, cfhClient, createRequest, eventKinds, iso, ISO_MICROS, makeCfhWorld, seconds, SQL_SECONDS, success, worldWithClient } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -11,14 +11,15 @@ before(async () => {
 });
 
 test('a kiosk creates a request and gets the whole record, in the wire formats', async () => {
-  const { w, client } = await worldWithClient(ctx);
+  const w = await makeCfhWorld(ctx.db, ctx.clock);
+  const client = cfhClient(ctx.app, w.token);
   const created = ctx.clock.now();
   const res = await client.create({
     location_id: w.locationId,
     option_id: w.optionId,
     device_id: 7,
-    display_id: 8,
-    callbutton_id: 9,
+    display_id: w.displayId,
+    callbutton_id: w.buttonId,
     chat_channel_id: 'C-floor',
   });
   assert.equal(res.statusCode, 201, res.body);
@@ -63,8 +64,8 @@ test('a kiosk creates a request and gets the whole record, in the wire formats',
       id: 0,
       message_id: '',
       device_id: 7,
-      display_id: 8,
-      callbutton_id: 9,
+      display_id: w.displayId,
+      callbutton_id: w.buttonId,
       chat_channel_id: 'C-floor',
       organization_id: w.organizationId,
       location_id: w.locationId,

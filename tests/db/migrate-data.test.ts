@@ -39,6 +39,8 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
       staff_name text NOT NULL, created_at timestamptz NOT NULL, last_seen_at timestamptz NOT NULL, ended_at timestamptz);
     CREATE INDEX console_sessions_last_seen ON console_sessions (last_seen_at);`,
   29: 'DROP TABLE sso_flows',
+  30: `ALTER TABLE cfh_requests DROP CONSTRAINT cfh_requests_callbutton, DROP CONSTRAINT cfh_requests_display;
+    DROP INDEX call_buttons_id_location; DROP INDEX cfh_displays_id_location;`,
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);

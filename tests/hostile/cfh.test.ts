@@ -8,6 +8,7 @@ import { bodyCases, extraQuery, hostileString, poisonBodies, queryValue, withBod
 import { holdEach, holdProperty, reached, runs, type Probe } from '../support/contract.ts';
 import { openCfhRequests } from '../support/requests.ts';
 import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
+import { makeCfhWorld } from '../cfh/support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -52,15 +53,18 @@ const staff = (messageIds: readonly string[]) =>
   );
 
 test('C0 createCfhRequest: any body gives a 201 or a clean 4xx', async () => {
-  const world = await makeWorld(ctx.db, ctx.clock);
-  const other = await makeWorld(ctx.db, ctx.clock);
+  const world = await makeCfhWorld(ctx.db, ctx.clock);
+  const other = await makeCfhWorld(ctx.db, ctx.clock);
+  // The world's own button and display, another organization's, or none of anyone's.
+  const deviceIds = (own: number, theirs: number) =>
+    fc.oneof({ weight: 3, arbitrary: fc.constant(own) }, fc.constant(theirs), fc.integer({ min: 0, max: 100 }));
   const valid = fc.record(
     {
       location_id: fc.oneof({ weight: 3, arbitrary: fc.constant(world.locationId) }, { weight: 1, arbitrary: fc.constant(other.locationId) }),
       option_id: fc.oneof({ weight: 3, arbitrary: fc.constant(world.optionId) }, { weight: 1, arbitrary: fc.constant(other.optionId) }),
       device_id: fc.integer({ min: 0, max: 100 }),
-      display_id: fc.integer({ min: 0, max: 100 }),
-      callbutton_id: fc.integer({ min: 0, max: 100 }),
+      display_id: deviceIds(world.displayId, other.displayId),
+      callbutton_id: deviceIds(world.buttonId, other.buttonId),
       chat_channel_id: fc.constantFrom('C-floor', 'chat-1'),
     },
     { requiredKeys: ['location_id', 'option_id'] },

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { describe, probeRefusesCleanly, type Probe } from '../support/contract.ts';
 import { openCfhRequest } from '../support/requests.ts';
-import { makeWorld, provisionToken, testApp, type TestContext, type World } from '../support/world.ts';
+import { freshId, makeWorld, provisionToken, testApp, type TestContext, type World } from '../support/world.ts';
+import { applyProvisioning } from '../../src/provisioning/apply.ts';
+import { addLocation, makeCfhWorld } from '../cfh/support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -122,4 +124,56 @@ test("a request created with one organization's token is that organization's, wh
   });
   assert.equal(res.statusCode, 201, res.body);
   assert.equal(res.json<{ organization_id: number }>().organization_id, mine.organizationId, 'organization_id comes from the token, never the body');
+});
+
+test("C0 naming another organization's or another location's call button or display is 422 and stores nothing (issue 36, item 2)", async () => {
+  const mine = await makeCfhWorld(ctx.db, ctx.clock);
+  const theirs = await makeCfhWorld(ctx.db, ctx.clock);
+  const second = await addLocation(ctx.db, ctx.clock, mine);
+  const nextDoor = freshId();
+  const nextDoorOption = freshId();
+  await applyProvisioning(ctx.db, ctx.clock, {
+    cfh_options: [
+      {
+        id: nextDoorOption,
+        organization_id: mine.organizationId,
+        location_id: second,
+        text_en: 'Help',
+        text_fr: 'Aide',
+        prompt_en: 'Coming',
+        prompt_fr: 'On arrive',
+      },
+    ],
+    call_buttons: [{ id: nextDoor, location_id: second, name: 'Next door', device_key: 'AA:BB:CC:00:11:22', option_id: nextDoorOption }],
+  });
+  const limited = await provisionToken(ctx.db, ctx.clock, mine.organizationId, ['cfh'], { locationIds: [mine.locationId] });
+  const create = (token: string, extra: Record<string, number>) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/api/callforhelp/requests',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { location_id: mine.locationId, option_id: mine.optionId, ...extra },
+    });
+  const cases: [string, Record<string, number>, string][] = [
+    ["another organization's button", { callbutton_id: theirs.buttonId }, 'callbutton_id'],
+    ["another organization's display", { display_id: theirs.displayId }, 'display_id'],
+    ["another location's button, with a token of this location", { callbutton_id: nextDoor }, 'callbutton_id'],
+    ['a button that does not exist', { callbutton_id: freshId() }, 'callbutton_id'],
+  ];
+  for (const [what, extra, field] of cases) {
+    for (const token of [mine.token, limited]) {
+      const res = await create(token, extra);
+      assert.equal(res.statusCode, 422, what);
+      assert.deepEqual(Object.keys(res.json().errors), [field], what);
+    }
+  }
+  const [stored] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE location_id = $1', [mine.locationId]);
+  assert.equal(stored?.n, 0);
+  const own = await create(mine.token, { callbutton_id: mine.buttonId, display_id: mine.displayId });
+  assert.equal(own.statusCode, 201, own.body);
+  // The database holds it too: no statement can give a request another location's button.
+  await assert.rejects(
+    ctx.db.query('UPDATE cfh_requests SET callbutton_id = $1 WHERE location_id = $2', [theirs.buttonId, mine.locationId]),
+    /cfh_requests_callbutton/,
+  );
 });
