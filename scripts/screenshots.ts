@@ -12,12 +12,13 @@ import { chromium } from 'playwright-core';
 import { ManualClock } from '../src/clock.ts';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
+import { hashSecret } from '../src/people/passwords.ts';
 
 const OUT = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');
 const CHROMIUM = '/usr/bin/chromium';
 const SECRET = 'screenshots-secret-token-0123456789';
 const TOKEN = 'screenshots-api-token-0123456789abc';
-const CONSOLE = 'screenshots-console-token-0123456789';
+const MANAGER = { email: 'alex@example.com', password: 'screenshots-password-0123456789' };
 const EDGE_KEY = 'screenshots-edge-key-0123456789abcd';
 const LOCKER_KEY = 'screenshots-locker-key-0123456789ab';
 const HUB = 'screenshots-hub-token-0123456789abcdef';
@@ -79,9 +80,9 @@ const provision = {
       events: ['callforhelp' as const, 'locker' as const],
     },
   ],
+  people: [{ email: MANAGER.email, name: 'Alex', organization_id: 1, memberships: [{ role: 'org_admin' as const }] }],
   api_tokens: [
     { name: 'integration', organization_id: 1, scopes: ['cfh' as const, 'radio' as const], token: TOKEN },
-    { name: 'console', organization_id: 1, scopes: ['console' as const], token: CONSOLE },
     { name: 'hub', organization_id: 1, scopes: ['buttons' as const], token: HUB },
   ],
 };
@@ -105,6 +106,8 @@ async function main(): Promise<void> {
   // A week of activity in a few seconds: the service's clock is moved between the steps.
   const clock = new ManualClock(new Date(Date.now() - 6 * 86_400_000));
   const service = await compose({ config, clock });
+  // The store manager's password, as they would have chosen it after their one-time password.
+  await service.db.query('UPDATE people SET password_hash = $2 WHERE lower(email) = $1', [MANAGER.email, await hashSecret(MANAGER.password)]);
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
   try {
@@ -219,8 +222,8 @@ async function photograph(base: string): Promise<void> {
     const page = await context.newPage();
     await page.goto(`${base}/console`);
     await page.screenshot({ path: path.join(OUT, 'sign-in.png') });
-    await page.getByLabel('Your name').fill('Alex');
-    await page.getByLabel('API token').fill(CONSOLE);
+    await page.getByLabel('Email').fill(MANAGER.email);
+    await page.getByLabel('Password').fill(MANAGER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('li.request').first().waitFor();
     const pages: [string, string, string][] = [
