@@ -4,7 +4,9 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { routesOf, type FeatureModule } from '../feature-module.ts';
+import { createOidcClient } from './oidc.ts';
 import { sessionRoutes } from './routes.ts';
+import { ssoRoutes } from './sso-routes.ts';
 import { storeDeviceSignIn, type StoreDeviceSignIn } from './store-device-sign-in.ts';
 
 export interface PeopleModuleDeps {
@@ -22,15 +24,22 @@ export interface PeopleModule extends FeatureModule {
 export function peopleModule(deps: PeopleModuleDeps): PeopleModule {
   const { db, clock, config } = deps;
   const storeDevices = storeDeviceSignIn({ db, clock });
+  const single = config.oidc;
+  const oidc = single === null ? null : createOidcClient({ ...single, redirectUri: `${config.publicBaseUrl}/auth/oidc/callback` });
+  const sessions = routesOf(sessionRoutes, {
+    db,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    passwordSignIn: config.passwordSignIn,
+    storeDevices,
+    sessionEnded: deps.sessionEnded,
+  });
+  const sso = routesOf(ssoRoutes, { db, clock, oidc, publicBaseUrl: config.publicBaseUrl });
   return {
     storeDevices,
-    routes: routesOf(sessionRoutes, {
-      db,
-      clock,
-      publicBaseUrl: config.publicBaseUrl,
-      passwordSignIn: config.passwordSignIn,
-      storeDevices,
-      sessionEnded: deps.sessionEnded,
-    }),
+    routes: async (app) => {
+      await sessions(app);
+      await sso(app);
+    },
   };
 }

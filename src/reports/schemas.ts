@@ -41,7 +41,14 @@ export const CfhReport = Type.Object(
     time_to_on_the_way: Durations,
     time_to_complete: Durations,
     outcomes: Type.Array(Type.Object({ key: Type.String(), count: Type.Integer() })),
-    by_employee: Type.Array(Type.Object({ claimed_by: Type.String(), claimed: Type.Integer(), completed: Type.Integer() })),
+    by_employee: Type.Array(
+      Type.Object({
+        claimed_by: Type.String({ description: "a person's current name, or the name an integration sent" }),
+        person_id: Type.Optional(Type.Integer({ description: 'the person (section 17), when a person claimed: one entry whatever their name was then' })),
+        claimed: Type.Integer(),
+        completed: Type.Integer(),
+      }),
+    ),
   },
   { title: 'CfhReport' },
 );

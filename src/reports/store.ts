@@ -25,6 +25,10 @@ const DEVICE = `CASE WHEN r.callbutton_id IS NOT NULL THEN 'call_button:' || r.c
 /** The name of that device: the call button's or the display's (other devices have none here). */
 const DEVICE_NAME = `coalesce((SELECT name FROM call_buttons WHERE id = r.callbutton_id), (SELECT name FROM cfh_displays WHERE id = r.display_id))`;
 
+/** Who claimed: a person by their id (one entry whatever their name was at the time, shown under
+ * their current name), anyone else by the name the integration sent. */
+const EMPLOYEE = `CASE WHEN r.claimed_by_user_id ~ '^person:[0-9]{1,9}$' THEN r.claimed_by_user_id ELSE 'name:' || r.claimed_by END`;
+
 const groups = (select: string) => `(SELECT coalesce(json_agg(json_build_object('key', g.key, 'name', g.name, 'requests', g.requests)
   ORDER BY g.requests DESC, g.key), '[]') FROM (${select}) AS g)`;
 
@@ -52,10 +56,11 @@ export async function cfhFigures(q: Queryable, organizationId: number, locationI
        'time_to_complete', ${durations('completed_at - created_at', 'r', 'is_completed')},
        'outcomes', (SELECT coalesce(json_agg(json_build_object('key', key, 'count', n) ORDER BY n DESC, key), '[]')
                     FROM (SELECT completion_reason AS key, count(*) AS n FROM r WHERE is_completed AND completion_reason IS NOT NULL GROUP BY 1) AS x),
-       'by_employee', (SELECT coalesce(json_agg(json_build_object('claimed_by', claimed_by, 'claimed', claimed, 'completed', completed)
-                         ORDER BY claimed DESC, claimed_by), '[]')
-                       FROM (SELECT claimed_by, count(*) AS claimed, count(*) FILTER (WHERE is_completed) AS completed
-                             FROM r WHERE claimed_by IS NOT NULL GROUP BY 1) AS x)
+       'by_employee', (SELECT coalesce(json_agg(json_strip_nulls(json_build_object('claimed_by', coalesce(p.name, x.claimed_by), 'person_id', p.id,
+                          'claimed', x.claimed, 'completed', x.completed)) ORDER BY x.claimed DESC, coalesce(p.name, x.claimed_by)), '[]')
+                       FROM (SELECT ${EMPLOYEE} AS key, min(claimed_by) AS claimed_by, count(*) AS claimed, count(*) FILTER (WHERE is_completed) AS completed
+                             FROM r WHERE claimed_by IS NOT NULL GROUP BY 1) AS x
+                       LEFT JOIN people p ON p.id = CASE WHEN x.key LIKE 'person:%' THEN substr(x.key, 8)::int END AND p.organization_id = $2)
      ) AS report
      FROM b`,
     [locationId, organizationId, from, to],

@@ -38,6 +38,7 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
       api_token_id integer NOT NULL REFERENCES api_tokens (id) ON DELETE CASCADE, organization_id integer NOT NULL REFERENCES organizations (id),
       staff_name text NOT NULL, created_at timestamptz NOT NULL, last_seen_at timestamptz NOT NULL, ended_at timestamptz);
     CREATE INDEX console_sessions_last_seen ON console_sessions (last_seen_at);`,
+  29: 'DROP TABLE sso_flows',
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);

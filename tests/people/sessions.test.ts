@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
-import { testApp, testConfig, freshId } from '../support/world.ts';
+import { otherInstanceDb, testApp, testConfig, freshId } from '../support/world.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { consoleWorld } from '../console/support.ts';
 import { fromPage, makePerson, signInHttp } from '../support/people.ts';
@@ -237,7 +237,7 @@ test("another organization's or another location's objects are not found, and no
   assert.equal(cab?.state, 'closed');
 });
 
-test('claim, on the way and complete from the console are the signed-in person\'s: their name, person:<id>, web_interface', async (t) => {
+test("claim, on the way and complete from the console are the signed-in person's: their name, person:<id>, web_interface", async (t) => {
   const ctx = await testApp({ t });
   const w = await consoleWorld(ctx.db, ctx.clock);
   const alex = await makePerson(ctx.db, ctx.clock, w.organizationId, { name: 'Alex <b>', role: 'staff', locationIds: [w.locationId] });
@@ -266,7 +266,13 @@ test('claim, on the way and complete from the console are the signed-in person\'
     'SELECT claimed_by, claimed_by_user_id, claimed_from, is_completed, completion_reason FROM cfh_requests WHERE message_id = $1',
     [messageId],
   );
-  assert.deepEqual(row, { claimed_by: 'Alex <b>', claimed_by_user_id: `person:${alex.id}`, claimed_from: 'web_interface', is_completed: true, completion_reason: 'helped' });
+  assert.deepEqual(row, {
+    claimed_by: 'Alex <b>',
+    claimed_by_user_id: `person:${alex.id}`,
+    claimed_from: 'web_interface',
+    is_completed: true,
+    completion_reason: 'helped',
+  });
 });
 
 test('ended and idle sessions are forgotten by later sign-ins', async (t) => {
@@ -282,4 +288,17 @@ test('ended and idle sessions are forgotten by later sign-ins', async (t) => {
     (await sessionsOf(ctx, w.admin.id)).map((r) => r.session_hash),
     [sha256hex(live.cookie.split('=')[1] as string)],
   );
+});
+
+test('a person disabled on one instance is refused at their next request on another, which holds nothing of the session', async (t) => {
+  const a = await testApp({ t });
+  const b = await testApp({ t, db: await otherInstanceDb() });
+  const w = await consoleWorld(a.db, a.clock);
+  const kim = await makePerson(a.db, a.clock, w.organizationId, { name: 'Kim', role: 'staff', locationIds: [w.locationId] });
+  const s = await signInHttp(a.app, kim);
+  const queue = (app: typeof a.app) => app.inject({ method: 'GET', url: `/console/api/locations/${w.locationId}/queue`, headers: { cookie: s.cookie } });
+  assert.equal((await queue(b.app)).statusCode, 200, 'the session works on the other instance');
+  await b.db.query("UPDATE people SET status = 'disabled' WHERE id = $1", [kim.id]);
+  assert.equal((await queue(a.app)).statusCode, 401);
+  assert.equal((await queue(b.app)).statusCode, 401);
 });

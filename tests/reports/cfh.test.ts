@@ -8,6 +8,7 @@ import { exportPage, rangeBounds } from '../../src/reports/store.ts';
 import { ann, bob, cfhClient, createRequest, makeCfhWorld, press, success } from '../cfh/support.ts';
 import { makeWorld, provisionToken, testApp, type TestContext } from '../support/world.ts';
 import { parseCsv, report, reportWorld } from './support.ts';
+import { fromPage, makePerson, signInHttp } from '../support/people.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -204,5 +205,29 @@ test('P1 counts requests by their source and names the busiest buttons and displ
     { key: `call_button:${w.buttonId}`, name: 'Paint counter', requests: 2 },
     { key: `display:${w.displayId}`, name: 'Entrance QR', requests: 1 },
     { key: 'none', name: null, requests: 1 },
+  ]);
+});
+
+test('by_employee counts a person once under their current name, whatever name they had when they claimed', async () => {
+  const w = await reportWorld(ctx);
+  const client = cfhClient(ctx.app, w.token);
+  const kim = await makePerson(ctx.db, ctx.clock, w.organizationId, { name: 'Kim', role: 'staff', locationIds: [w.locationId] });
+  const claimInConsole = async () => {
+    const s = await signInHttp(ctx.app, kim);
+    const { message_id: id } = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+    const res = await ctx.app.inject({ method: 'POST', url: `/console/api/cfh/${id}/claim`, headers: fromPage(s), payload: {} });
+    assert.deepEqual(res.json(), { success: true });
+  };
+  await claimInConsole();
+  await ctx.db.query("UPDATE people SET name = 'Kim Lee' WHERE id = $1", [kim.id]);
+  await claimInConsole();
+  // A chat integration's claimer who happens to be called Kim too is someone else.
+  const other = await createRequest(client, { location_id: w.locationId, option_id: w.optionId });
+  success(await client.claim(other.message_id, { ...ann, claimed_by: 'Kim' }));
+  const day = ctx.clock.now().toISOString().slice(0, 10);
+  const res = await report(ctx.app, w.reports, 'cfh', { location_id: w.locationId, from: day, to: day });
+  assert.deepEqual(res.json().by_employee, [
+    { claimed_by: 'Kim Lee', person_id: kim.id, claimed: 2, completed: 0 },
+    { claimed_by: 'Kim', claimed: 1, completed: 0 },
   ]);
 });

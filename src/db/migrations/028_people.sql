@@ -1,3 +1,4 @@
+-- storeops: stop earlier releases first
 -- People, roles and sign-in (contract section 17). Every bearer token belongs to a service account;
 -- people hold memberships (a role over a location, or over the whole organization for org_admin)
 -- and sign in to sessions; store devices are enrolled browsers where badges and PINs work; every
