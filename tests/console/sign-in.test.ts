@@ -1,7 +1,8 @@
 // The console's sign-in page in a real browser (contract section 17): email and password with its
 // refusals in words, a one-time password changed at the first sign-in, single sign-on's button when
-// it is configured (and password sign-in for administrators only), and on an enrolled store device
-// a badge typed by a scanner, email and PIN, their refusals, and "Switch user" back to them.
+// it is configured (and password sign-in for administrators only), going to a real provider and back
+// to the page asked for, and on an enrolled store device a badge typed by a scanner, email and PIN,
+// their refusals, and "Switch user" back to them.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +11,9 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import type { Config } from '../../src/config.ts';
 import { sha256hex } from '../../src/http/secrets.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
+import { startOidcProvider } from '../support/oidc-provider.ts';
 import { freshId, testApp, testConfig, type Teardown } from '../support/world.ts';
 import { consoleWorld, makePerson, signInHttp, signInPage } from './support.ts';
 
@@ -238,6 +241,33 @@ test('with single sign-on configured: its button goes to the provider with the p
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   assert.equal(await signedInAs(page), 'Sam · organization admin');
   assert.match(page.url(), new RegExp(`#/lockers/${s.w.locationId}$`));
+});
+
+test("the single sign-on button: the provider's pages, then back signed in on the page that was asked for", { skip }, async (t) => {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const client = { clientId: 'storeops', clientSecret: 'storeops-test-secret', redirectUris: [`${base}/auth/oidc/callback`] };
+  const provider = await startOidcProvider(t, { clients: [client] });
+  const config = testConfig({ PUBLIC_BASE_URL: base, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: client.clientId, OIDC_CLIENT_SECRET: client.clientSecret });
+  const ctx = await testApp({ t, config });
+  await ctx.app.listen({ port, host: '127.0.0.1' });
+  const w = await consoleWorld(ctx.db, ctx.clock);
+  await applyProvisioning(ctx.db, ctx.clock, {
+    sso_role_mappings: [{ claim_value: `floor-${w.locationId}`, organization_id: w.organizationId, role: 'staff', location_ids: [w.locationId] }],
+  });
+  const sub = `jo${freshId()}`;
+  provider.accounts.set(sub, { sub, email: `${sub}@example.com`, email_verified: true, name: 'Jo Park', groups: [`floor-${w.locationId}`] });
+  const page = await (await browserContext(t, { viewport: TABLET })).newPage();
+  await page.goto(`${base}/console#/lockers/${w.locationId}`);
+  await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
+  await page.locator('input[name="login"]').fill(sub);
+  await page.locator('input[name="password"]').fill('whatever the dev page accepts');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  assert.equal(new URL(page.url()).hash, `#/lockers/${w.locationId}`);
+  assert.equal(await signedInAs(page), 'Jo Park · staff');
+  await page.locator('section.page-lockers li.cabinet').first().waitFor();
 });
 
 test('an enrolled device with single sign-on: badge and PIN first, the other ways folded away', { skip }, async (t) => {
