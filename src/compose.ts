@@ -165,6 +165,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const listeners: GatewayListeners = { presence: health, heard: radio.heard };
   const devices = opts.devices?.(listeners) ?? new DeviceGateway({ config, db, clock, log: log('devices'), listeners });
   const webhooks = webhooksModule({ db, clock, config, apiTokens, log: log('webhooks') });
+  const people = peopleModule({ db, clock, config, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) });
   const modules: FeatureModule[] = [
     lockersModule({ db, clock, secretDigest: parts.secretDigest, deviceSeen: (lockerId) => devices.seen({ kind: 'locker', lockerId }) }),
     deviceHealthModule(health, { db, clock, offlineSeconds: config.deviceOfflineSeconds, apiTokens }),
@@ -172,8 +173,8 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     radio,
     webhooks,
     reportsModule({ db, clock, apiTokens }),
-    consoleModule({ db, clock, config, speech, live, observeSynthesis }),
-    peopleModule({ db, clock, config, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) }),
+    consoleModule({ db, clock, config, speech, live, observeSynthesis, storeDevices: people.storeDevices }),
+    people,
   ];
 
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });

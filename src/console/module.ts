@@ -5,15 +5,29 @@ import type { Db } from '../db/db.ts';
 import { routesOf, type FeatureModule } from '../feature-module.ts';
 import type { LiveStreams } from '../live/streams.ts';
 import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
+import type { StoreDeviceSignIn } from '../people/store-device-sign-in.ts';
 import { consoleRoutes } from './routes.ts';
+import { signInWays } from './sign-in-options.ts';
 
 export interface ConsoleModuleDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'publicBaseUrl' | 'cfhTimeoutSeconds' | 'cfhEscalationSeconds' | 'radioMessageTtlSeconds' | 'radioQueueLimit' | 'deviceOfflineSeconds'>;
+  config: Pick<
+    Config,
+    | 'publicBaseUrl'
+    | 'cfhTimeoutSeconds'
+    | 'cfhEscalationSeconds'
+    | 'radioMessageTtlSeconds'
+    | 'radioQueueLimit'
+    | 'deviceOfflineSeconds'
+    | 'oidc'
+    | 'passwordSignIn'
+  >;
   speech: SpeechSynthesizer;
   live: LiveStreams;
   observeSynthesis: (seconds: number) => void;
+  /** The people module's: which enrolled store device a browser is, for the sign-in page. */
+  storeDevices: Pick<StoreDeviceSignIn, 'deviceOf'>;
 }
 
 export function consoleModule(deps: ConsoleModuleDeps): FeatureModule {
@@ -31,6 +45,8 @@ export function consoleModule(deps: ConsoleModuleDeps): FeatureModule {
       speech: deps.speech,
       live: deps.live,
       observeSynthesis: deps.observeSynthesis,
+      signInWays: signInWays(config),
+      storeDevices: deps.storeDevices,
     }),
   };
 }

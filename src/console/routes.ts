@@ -15,6 +15,8 @@ import { csrfTokenOf, resumeSession } from '../people/sessions.ts';
 import { sendWebFile } from '../http/web-files.ts';
 import { loadWebFiles, SECURITY_HEADERS } from './static.ts';
 import { VALUES_MODULE, valuesModule } from './values.ts';
+import { storeDeviceOf, type SignInWays } from './sign-in-options.ts';
+import type { StoreDeviceSignIn } from '../people/store-device-sign-in.ts';
 
 export interface ConsoleRouteDeps {
   db: Db;
@@ -32,6 +34,10 @@ export interface ConsoleRouteDeps {
   queueLimit: number;
   live: LiveStreams;
   observeSynthesis?: (seconds: number) => void;
+  /** What the sign-in page offers besides badge and PIN (config: OIDC_*, PASSWORD_SIGN_IN). */
+  signInWays: SignInWays;
+  /** The enrolled store device a browser is (people's badge and PIN sign-in). */
+  storeDevices: Pick<StoreDeviceSignIn, 'deviceOf'>;
 }
 
 function secured(reply: FastifyReply): FastifyReply {
@@ -60,17 +66,23 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
     return sendWebFile(request, reply.headers(SECURITY_HEADERS), file);
   });
 
-  // What the console's pages need of the session beyond getSession: the locations it may see, each
-  // with the person's role there. Signing in and out is section 17's (/api/session).
+  // What the console's pages need of the session beyond getSession: signed out, the ways to sign in
+  // here (this browser's store device, if it is one); signed in, the locations it may see, each with
+  // the person's role there, and the store device (its "switch user"). Signing in and out is
+  // section 17's (/api/session).
   app.get('/console/api/session', { schema: { hide: true } }, async (request, reply) => {
     const value = sessionValueOf(request);
     const person = value === null ? null : await resumeSession(deps, value, byPerson(request));
-    if (value === null || person === null) return secured(reply).send({ signed_in: false });
+    const storeDevice = await storeDeviceOf(deps, request);
+    if (value === null || person === null) {
+      return secured(reply).send({ signed_in: false, sign_in: { ...deps.signInWays, store_device: storeDevice } });
+    }
     return secured(reply).send({
       signed_in: true,
       person: { id: person.personId, name: person.name, email: person.email },
       must_change_password: person.mustChangePassword,
       store_device_id: person.storeDeviceId,
+      store_device: storeDevice,
       organization_id: person.reach.organizationId,
       locations: (await locationsOf(deps, person)).map((l) => ({ ...l, role: roleAt(person, l.id) })),
       csrf_token: csrfTokenOf(value),

@@ -1,6 +1,7 @@
 // The console's reads that no feature answers in the shape a page needs: what staff read on a
 // request beside its record (option, button, customer text) and the location's outcomes, its lockers with each cabinet's open order, its radio edge devices and
-// webhook endpoints, and the location of a cabinet or an order before a staff action on it.
+// webhook endpoints, the location of a cabinet or an order before a staff action on it, and a store's
+// name for a store device's sign-in page.
 import type { PersonActor } from '../access/actor.ts';
 import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable } from '../db/db.ts';
@@ -130,4 +131,10 @@ export async function endpointsOf(q: Queryable, session: PersonActor, locationId
      WHERE (e.location_id = ${locationId} OR e.location_id IS NULL) AND ${reachSql(session, sql.raw('e'))}
      ORDER BY e.id`,
   );
+}
+
+/** A location's name, or undefined when there is no such location. */
+export async function locationName(q: Queryable, locationId: number): Promise<string | undefined> {
+  const [row] = await q.query<{ name: string }>('SELECT name FROM locations WHERE id = $1', [locationId]);
+  return row?.name;
 }

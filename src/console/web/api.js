@@ -5,11 +5,13 @@ import { h } from './dom.js';
 export const session = { csrf: null, onSignedOut: () => {} };
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter = null) {
     super(body?.message ?? `the service answered ${status}`);
     this.status = status;
     this.code = body?.code ?? 'error';
     this.errors = body?.errors ?? null;
+    /** Seconds, from Retry-After (a throttled sign-in), else null. */
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -30,7 +32,7 @@ async function call(method, url, body, automatic = false) {
     json = null;
   }
   if (res.status === 401 && !url.endsWith('/console/api/session')) session.onSignedOut();
-  if (!res.ok) throw new ApiError(res.status, json);
+  if (!res.ok) throw new ApiError(res.status, json, /^\d+$/.test(res.headers.get('retry-after') ?? '') ? Number(res.headers.get('retry-after')) : null);
   return json;
 }
 

@@ -1,7 +1,9 @@
-// The console's shell: sign-in, the header (pages, location, who is signed in), the page router
-// (#/<page>/<location id>) and the live stream of the shown location, which reconnects by itself.
-import { ApiError, get, post, session, toast } from './api.js';
-import { h, mount } from './dom.js';
+// The console's shell: sign-in (sign-in.js), the header (pages, store, who is signed in and their
+// role there, sign out or, on a store device, switch user), the page router (#/<page>/<location id>)
+// and the live stream of the shown location, which reconnects by itself.
+import { get, post, session, toast } from './api.js';
+import { focusIn, h, mount, restoreFocus } from './dom.js';
+import { renderPasswordChange, renderSignIn } from './sign-in.js';
 import { queuePage } from './pages/queue.js';
 import { lockersPage } from './pages/lockers.js';
 import { radioPage } from './pages/radio.js';
@@ -30,23 +32,24 @@ session.onSignedOut = () => {
   if (me !== null) showSignIn('Your session has ended. Sign in again.');
 };
 
-async function boot() {
+async function boot(notice) {
   let state;
   try {
     state = await get('/console/api/session');
   } catch {
-    mount(main, h('p', { class: 'error' }, 'The service is not answering. Retrying…'));
-    setTimeout(boot, 2000);
+    mount(main, h('p', { class: 'error', role: 'alert' }, 'The service is not answering. Retrying…'));
+    setTimeout(() => boot(notice), 2000);
     return;
   }
-  if (!state.signed_in) return showSignIn();
+  if (!state.signed_in) return renderSignIn(main, state.sign_in, { notice, done: () => boot() });
   session.csrf = state.csrf_token;
-  if (state.must_change_password) return showPasswordChange();
+  if (state.must_change_password) return renderPasswordChange(main, { done: () => boot() });
   me = state;
   renderHeader();
   route();
 }
 
+/** Back to the sign-in page (signed out, or the session ended), saying why. */
 function showSignIn(notice) {
   me = null;
   session.csrf = null;
@@ -55,82 +58,7 @@ function showSignIn(notice) {
   current = null;
   mount(nav);
   mount(who);
-  const error = h('p', { class: 'error', role: 'alert', id: 'signin-error' }, notice ?? '');
-  const email = h('input', { id: 'email', name: 'email', type: 'email', required: true, autocomplete: 'username', maxlength: 320 });
-  const password = h('input', { id: 'password', name: 'password', type: 'password', required: true, autocomplete: 'current-password', maxlength: 256 });
-  const form = h(
-    'form',
-    {
-      class: 'signin card',
-      onsubmit: async (e) => {
-        e.preventDefault();
-        error.textContent = '';
-        try {
-          await post('/api/session', { email: email.value.trim(), password: password.value });
-          password.value = '';
-          await boot();
-        } catch (err) {
-          error.textContent = signInRefusal(err);
-          password.focus();
-        }
-      },
-    },
-    h('h1', {}, 'Sign in to the console'),
-    h('label', { for: 'email' }, 'Email'),
-    email,
-    h('label', { for: 'password' }, 'Password'),
-    password,
-    error,
-    h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
-  );
-  mount(main, form);
-  email.focus();
-}
-
-/** A refused sign-in in words a person understands. */
-function signInRefusal(err) {
-  if (!(err instanceof ApiError)) return 'The service is not answering. Try again in a moment.';
-  if (err.status === 401) return 'That email and password do not match an account here.';
-  if (err.status === 429) return 'Too many failed attempts for this account. Wait 15 minutes, then try again.';
-  return err.message;
-}
-
-/** A one-time password signed in: a new one first. */
-function showPasswordChange() {
-  const error = h('p', { class: 'error', role: 'alert', id: 'password-error' });
-  const current = h('input', { id: 'current-password', type: 'password', required: true, autocomplete: 'current-password', maxlength: 256 });
-  const next = h('input', { id: 'new-password', type: 'password', required: true, autocomplete: 'new-password', minlength: 12, maxlength: 256 });
-  const form = h(
-    'form',
-    {
-      class: 'signin card',
-      onsubmit: async (e) => {
-        e.preventDefault();
-        error.textContent = '';
-        try {
-          await post('/api/session/password', { current_password: current.value, new_password: next.value });
-          await boot();
-        } catch (err) {
-          error.textContent =
-            err instanceof ApiError && err.errors
-              ? Object.entries(err.errors)
-                  .map(([f, p]) => `${f.replace('_', ' ')} ${p.join(', ')}`)
-                  .join('; ')
-              : err.message;
-        }
-      },
-    },
-    h('h1', {}, 'Choose a new password'),
-    h('p', { class: 'muted' }, 'You signed in with a one-time password. Choose your own: at least 12 characters.'),
-    h('label', { for: 'current-password' }, 'One-time password'),
-    current,
-    h('label', { for: 'new-password' }, 'New password'),
-    next,
-    error,
-    h('button', { type: 'submit', class: 'primary' }, 'Save and continue'),
-  );
-  mount(main, form);
-  current.focus();
+  return boot(notice);
 }
 
 /** The pages the person's role at the store allows: reports and webhooks are its admins'. */
@@ -152,9 +80,15 @@ function parseHash() {
   return { page: PAGES.find((p) => p.id === page) ?? PAGES[0], locationId: loc === undefined ? null : Number(loc) };
 }
 
+/** The store shown when the URL names none: a store device's own, else the first. */
+function homeLocation() {
+  const device = me.store_device?.location_id;
+  return me.locations.find((l) => l.id === device)?.id ?? me.locations[0]?.id;
+}
+
 function renderHeader() {
   const { page, locationId } = parseHash();
-  const loc = locationId ?? me.locations[0]?.id ?? null;
+  const loc = locationId ?? homeLocation() ?? null;
   mount(
     nav,
     pagesAt(loc).map((p) => h('a', { href: `#/${p.id}/${loc ?? ''}`, 'aria-current': p === page ? 'page' : null }, p.title)),
@@ -170,28 +104,35 @@ function renderHeader() {
     },
     me.locations.map((l) => h('option', { value: l.id, selected: l.id === loc }, l.name)),
   );
+  // Rebuilt on every page or store change: the keyboard's focus (on the store select) stays put.
+  const was = focusIn(who);
   mount(
     who,
     me.locations.length > 1 ? select : h('span', { class: 'store' }, me.locations[0]?.name ?? 'No store'),
     h('span', { id: 'live', class: liveNow ? 'live on' : 'live off', title: liveNow ? 'Live' : 'Connecting…' }, '●'),
     h('span', { class: 'muted name', id: 'signed-in-as' }, `${me.person.name}${roleLabel(loc)}`),
-    h('button', { type: 'button', class: 'secondary', id: 'signout', onclick: signOutNow }, 'Sign out'),
+    // On a shared store device, signing out is handing the device to the next person.
+    me.store_device
+      ? h('button', { type: 'button', class: 'primary switch-user', id: 'switch-user', onclick: signOutNow }, 'Switch user')
+      : h('button', { type: 'button', class: 'secondary', id: 'signout', onclick: signOutNow }, 'Sign out'),
   );
+  restoreFocus(who, was);
 }
 
 async function signOutNow() {
+  const onDevice = (me?.store_device ?? null) !== null;
   try {
     await post('/api/session/end');
   } catch {
     /* ended either way */
   }
-  showSignIn('You are signed out.');
+  showSignIn(onDevice ? 'You are signed out. The next person can sign in.' : 'You are signed out.');
 }
 
 function route() {
   if (me === null) return;
   const { page, locationId } = parseHash();
-  const loc = locationId ?? me.locations[0]?.id;
+  const loc = locationId ?? homeLocation();
   if (loc === undefined) {
     mount(main, h('p', {}, 'You have no role at any store. Ask an administrator.'));
     return;
