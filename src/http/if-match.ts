@@ -21,7 +21,7 @@ export function expectedVersions(request: FastifyRequest, bodyVersion: number | 
     if (m === null) throw invalid('If-Match', 'must be the version in quotes, e.g. "3"');
     versions.push(Number(m[1]));
   }
-  if (versions.length === 0 && value !== '*') {
+  if (versions.length === 0) {
     throw new AppError(428, 'version_required', 'send the version you changed from: If-Match: "<version>", or version in the body');
   }
   return versions;
