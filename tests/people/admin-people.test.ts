@@ -372,3 +372,37 @@ test('two org admins demoting each other at once: one change wins, the other is 
   );
   assert.equal(left?.n, 1);
 });
+
+test('malformed input is a 4xx, never a 5xx, and stores nothing', async (t) => {
+  const ctx = await testApp({ t });
+  const w = await adminWorld(ctx.db, ctx.clock);
+  const admin = await sessionOf(ctx.app, w.admin);
+  const staffAtA = [{ role: 'staff', location_ids: [w.locationId] }];
+  const person = (await call(ctx.app, admin, 'POST', '/api/admin/people', { email: email('m'), name: 'M', memberships: staffAtA })).json();
+  const cases: [string, string, unknown?, Record<string, string>?][] = [
+    ['POST', '/api/admin/people', { email: email('a'), name: '\ud800', memberships: staffAtA }],
+    ['POST', '/api/admin/people', { email: 'a\u0000b@example.com', name: 'A', memberships: staffAtA }],
+    ['POST', '/api/admin/people', { email: 'a\udc00@example.com', name: 'A', memberships: staffAtA }],
+    ['POST', '/api/admin/people', { email: email('a'), name: 'A', memberships: [{ role: 'staff', location_ids: [2 ** 40] }] }],
+    ['POST', '/api/admin/people', { email: email('a'), name: 'A', memberships: staffAtA, pin: '1'.repeat(100) }],
+    ['POST', '/api/admin/people', { email: email('a'), name: 'A', memberships: staffAtA, badge_code: 'b\u0000' }],
+    ['POST', '/api/admin/people', [1, 2, 3]],
+    ['GET', '/api/admin/people?location_id=99999999999'],
+    ['GET', '/api/admin/people/0'],
+    ['GET', '/api/admin/people/abc'],
+    ['PATCH', `/api/admin/people/${person.id}`, { name: 'N' }, { 'if-match': 'garbage' }],
+    ['PATCH', `/api/admin/people/${person.id}`, { name: 'N', version: -1 }],
+    ['PATCH', `/api/admin/people/${person.id}`, { name: 'N', version: 1, memberships: [{ role: 'staff', location_ids: [] }] }],
+    ['POST', '/api/admin/sso_role_mappings', { claim_value: '\udfff', role: 'staff', location_ids: [w.locationId] }],
+    ['DELETE', '/api/admin/sso_role_mappings/1?version=abc'],
+    ['POST', '/api/admin/service_accounts', { name: 'x\u0000' }],
+    ['POST', '/api/admin/service_accounts/99999999999/tokens', { name: 'x', scopes: ['cfh'] }],
+  ];
+  for (const [method, url, payload, headers] of cases) {
+    const res = await call(ctx.app, admin, method as 'GET', url, payload, headers);
+    assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${method} ${url} ${JSON.stringify(payload)}: ${res.statusCode} ${res.body}`);
+    assert.equal(typeof res.json().code, 'string');
+  }
+  const [count] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM people WHERE organization_id = $1', [w.organizationId]);
+  assert.equal(count?.n, 4, 'Sam, Lou, Stu and M');
+});

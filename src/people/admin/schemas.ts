@@ -7,16 +7,19 @@ import {
   BODY_ERRORS,
   errorResponse,
   errorResponses,
+  JSON_STORABLE_CHAR,
+  JsonStorableText,
   nullable,
   NullableTimestamp,
   oneOf,
   oneOfOrNull,
   RowId,
+  INT32_MAX,
   SERVICE_ERRORS,
   StorableText,
   Timestamp,
 } from '../../http/schemas.ts';
-import { Email, RoleGrant, TOKEN_SCOPES } from '../../provisioning/schema.ts';
+import { RoleGrant, TOKEN_SCOPES } from '../../provisioning/schema.ts';
 
 export const security: { [scheme: string]: string[] }[] = [{ session: [] }, { bearerToken: [] }];
 export const tags = ['administration'];
@@ -24,7 +27,11 @@ export const tags = ['administration'];
 const ManagedBy = oneOf(['admin', 'file'] as const, { description: 'file: made by the provisioning file, which alone changes it (409 managed_by_file here)' });
 const Version = Type.Integer({ minimum: 1, description: 'increases with each change; send it back (If-Match or version) to change the object' });
 const LocationIds = nullable(Type.Array(Type.Integer(), { description: 'null: the whole organization' }));
-const Name = StorableText({ minLength: 1, maxLength: 200 });
+// Names, emails and claim values also go into the audit log's jsonb: no NUL, no lone surrogate.
+const Name = JsonStorableText({ minLength: 1, maxLength: 200, description: 'a name' });
+/** A person's email: the provisioning file's address form, and text the audit log can keep. */
+const EMAIL_CHAR = `(?![\\s@])${JSON_STORABLE_CHAR}`;
+const Email = Type.String({ minLength: 3, maxLength: 320, pattern: `^${EMAIL_CHAR}+@${EMAIL_CHAR}+$`, examples: ['ann@example.com'] });
 const Language = oneOfOrNull(['en', 'fr'] as const);
 
 export const IdParams = Type.Object({ id: RowId });
@@ -113,7 +120,9 @@ export const PersonChange = Type.Object(
 export type PersonChange = Static<typeof PersonChange>;
 
 export const PeopleQuery = Type.Object({
-  location_id: Type.Optional(Type.Integer({ minimum: 1, description: 'only the people with a role there (org_admins hold every location)' })),
+  location_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: INT32_MAX, description: 'only the people with a role there (org_admins hold every location)' }),
+  ),
 });
 
 export const EndedSessions = Type.Object(
@@ -193,7 +202,11 @@ export const SsoRoleMappingView = Type.Object(
 );
 
 export const NewSsoRoleMapping = Type.Object(
-  { claim_value: StorableText({ minLength: 1, maxLength: 500 }), organization_id: Type.Optional(RowId), ...RoleGrant.properties },
+  {
+    claim_value: JsonStorableText({ minLength: 1, maxLength: 500, description: 'a value of the OIDC_ROLES_CLAIM claim, compared exactly' }),
+    organization_id: Type.Optional(RowId),
+    ...RoleGrant.properties,
+  },
   { title: 'NewSsoRoleMapping', examples: [{ claim_value: 'store-10-staff', role: 'staff', location_ids: [10] }] },
 );
 export type NewSsoRoleMapping = Static<typeof NewSsoRoleMapping>;
