@@ -165,7 +165,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const listeners: GatewayListeners = { presence: health, heard: radio.heard };
   const devices = opts.devices?.(listeners) ?? new DeviceGateway({ config, db, clock, log: log('devices'), listeners });
   const webhooks = webhooksModule({ db, clock, config, apiTokens, log: log('webhooks') });
-  const people = peopleModule({ db, clock, config, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) });
+  const people = peopleModule({ db, clock, config, apiTokens, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) });
   const modules: FeatureModule[] = [
     lockersModule({ db, clock, secretDigest: parts.secretDigest, deviceSeen: (lockerId) => devices.seen({ kind: 'locker', lockerId }) }),
     deviceHealthModule(health, { db, clock, offlineSeconds: config.deviceOfflineSeconds, apiTokens }),

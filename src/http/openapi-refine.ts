@@ -20,10 +20,12 @@ const STATUS_NAMES: Record<string, string> = {
   403: 'Forbidden',
   404: 'NotFound',
   409: 'Conflict',
+  412: 'PreconditionFailed',
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
   415: 'UnsupportedMediaType',
   422: 'Validation',
+  428: 'PreconditionRequired',
   429: 'TooManyRequests',
   503: 'Unavailable',
 };

@@ -1,10 +1,15 @@
-// People as compose() builds them (contract section 17): the session operations, badge and PIN
-// sign-in on enrolled store devices, and single sign-on when it is configured.
+// People as compose() builds them (contract sections 17 and 18): the session operations, badge and
+// PIN sign-in on enrolled store devices, single sign-on when it is configured, and the
+// administration of people, service accounts and SSO role mappings.
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { routesOf, type FeatureModule } from '../feature-module.ts';
 import { createOidcClient } from './oidc.ts';
+import type { ApiTokens } from '../http/auth.ts';
+import { peopleAdminRoutes, type AdminRouteDeps } from './admin/people-admin-routes.ts';
+import { serviceAccountRoutes } from './admin/service-account-routes.ts';
+import { ssoMappingRoutes } from './admin/sso-mapping-routes.ts';
 import { sessionRoutes } from './routes.ts';
 import { ssoRoutes } from './sso-routes.ts';
 import { storeDeviceSignIn, type StoreDeviceSignIn } from './store-device-sign-in.ts';
@@ -13,6 +18,8 @@ export interface PeopleModuleDeps {
   db: Db;
   clock: Clock;
   config: Pick<Config, 'publicBaseUrl' | 'passwordSignIn' | 'oidc'>;
+  /** The bearer-token lookup the app shares (admin tokens, section 18). */
+  apiTokens: ApiTokens;
   /** Called with a session that signed out on this instance (its live streams end now). */
   sessionEnded: (sessionId: number) => void;
 }
@@ -35,11 +42,14 @@ export function peopleModule(deps: PeopleModuleDeps): PeopleModule {
     sessionEnded: deps.sessionEnded,
   });
   const sso = routesOf(ssoRoutes, { db, clock, oidc, publicBaseUrl: config.publicBaseUrl });
+  const admin: AdminRouteDeps = { db, clock, apiTokens: deps.apiTokens, publicBaseUrl: config.publicBaseUrl, sessionEnded: deps.sessionEnded };
+  const administration = [routesOf(peopleAdminRoutes, admin), routesOf(serviceAccountRoutes, admin), routesOf(ssoMappingRoutes, admin)];
   return {
     storeDevices,
     routes: async (app) => {
       await sessions(app);
       await sso(app);
+      for (const routes of administration) await routes(app);
     },
   };
 }

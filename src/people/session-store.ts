@@ -83,6 +83,12 @@ export async function endPersonSessions(q: Queryable, personId: number, now: Dat
   return rows.length;
 }
 
+/** Ends every live session of a person (an administrator asked, or disabled them); the ids it ended. */
+export async function endAllSessionsOf(q: Queryable, personId: number, now: Date): Promise<number[]> {
+  const rows = await q.run<{ id: number }>(sql`UPDATE sessions SET ended_at = ${now} WHERE person_id = ${personId} AND ended_at IS NULL RETURNING id`);
+  return rows.map((r) => r.id);
+}
+
 /** Ends the shift sessions of a store device (it was revoked). */
 export async function endDeviceSessions(q: Queryable, storeDeviceId: number, now: Date): Promise<number> {
   const rows = await q.run(sql`UPDATE sessions SET ended_at = ${now} WHERE store_device_id = ${storeDeviceId} AND ended_at IS NULL RETURNING id`);

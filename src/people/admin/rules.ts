@@ -1,0 +1,115 @@
+// The rules of section 18's people, service accounts and SSO role mappings, as pure functions: what
+// an administrator reaches (its scope), which grants it may make, which people it may change, and
+// what a change of grants adds and removes. No I/O: the use cases read, these decide.
+import { mayGrant, type OrganizationActor, type Role } from '../../access/actor.ts';
+import { AppError, invalid } from '../../http/errors.ts';
+import { administeredBy } from '../admin-auth.ts';
+
+/** What an administrator administers: its organization and, when limited, those locations. */
+export interface AdminScope {
+  organizationId: number;
+  /** null: the whole organization (an org_admin, or an admin token limited to no location). */
+  locationIds: readonly number[] | null;
+}
+
+export function scopeOf(actor: OrganizationActor): AdminScope {
+  const reach = administeredBy(actor).reach;
+  return { organizationId: reach.organizationId, locationIds: reach.locationIds };
+}
+
+export const isOrganizationWide = (scope: AdminScope): boolean => scope.locationIds === null;
+
+export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
+
+/** A role at a location (null: the whole organization, an org_admin's). */
+export interface Grant {
+  role: Role;
+  location_id: number | null;
+}
+
+export interface GrantInput {
+  role: Role;
+  location_ids?: readonly number[] | null | undefined;
+}
+
+/** A field within a field of the body ('' is the body itself). */
+export const subField = (field: string, name: string): string => (field === '' ? name : `${field}.${name}`);
+
+/** The grants a membership names; 422 by field when an org_admin names locations or another role none. */
+export function grantsOf(membership: GrantInput, field: string): Grant[] {
+  const ids = membership.location_ids ?? null;
+  if (membership.role === 'org_admin') {
+    if (ids !== null) throw invalid(subField(field, 'location_ids'), 'an org_admin holds the whole organization; leave location_ids out');
+    return [{ role: 'org_admin', location_id: null }];
+  }
+  if (ids === null) throw invalid(subField(field, 'location_ids'), `a ${membership.role} needs the locations it holds`);
+  return ids.map((id) => ({ role: membership.role, location_id: id }));
+}
+
+/**
+ * 403 unless the actor may grant this role over these locations: nobody grants beyond mayGrant (a
+ * location_admin never grants org_admin), and a limited administrator only at its own locations.
+ * `known` are the locations of the organization among those named (the others are 422 first).
+ */
+export function checkMayGrant(actor: OrganizationActor, scope: AdminScope, membership: GrantInput): void {
+  if (!mayGrant(actor, membership.role)) throw forbidden(`you may not grant the ${membership.role} role`);
+  if (membership.role === 'org_admin' && !isOrganizationWide(scope)) throw forbidden('only an organization administrator grants org_admin');
+  const outside = (membership.location_ids ?? []).find((id) => scope.locationIds !== null && !scope.locationIds.includes(id));
+  if (outside !== undefined) throw forbidden(`you do not administer location ${outside}`);
+}
+
+/** The first location named that is not of the organization (422: whether it exists elsewhere is not told). */
+export function unknownLocation(named: readonly number[], known: readonly number[]): number | undefined {
+  return named.find((id) => !known.includes(id));
+}
+
+/**
+ * Why a limited administrator may not change this person as a whole (their name, email, status,
+ * secrets, sessions), or null when it may: an org_admin is changed by organization administrators
+ * only, and a person who also works where the administrator does not is changed there too.
+ */
+export function whyNotChangePerson(scope: AdminScope, grants: readonly Grant[]): string | null {
+  if (isOrganizationWide(scope)) return null;
+  if (grants.some((g) => g.role === 'org_admin')) return 'only an organization administrator changes an org_admin';
+  const mine = scope.locationIds ?? [];
+  if (grants.some((g) => g.location_id !== null && !mine.includes(g.location_id))) {
+    return 'this person also has roles at locations you do not administer: change their memberships at yours only';
+  }
+  return null;
+}
+
+/** Whether a grant is one a scope administers (its memberships there are the scope's to replace). */
+export function grantWithin(scope: AdminScope, grant: Grant): boolean {
+  if (scope.locationIds === null) return true;
+  return grant.location_id !== null && scope.locationIds.includes(grant.location_id);
+}
+
+const keyOf = (g: Grant) => `${g.role}@${g.location_id ?? '*'}`;
+
+/** What replacing `current` by `desired` grants and revokes (each grant once). */
+export function grantChanges(current: readonly Grant[], desired: readonly Grant[]): { granted: Grant[]; revoked: Grant[] } {
+  const now = new Set(current.map(keyOf));
+  const wanted = new Map(desired.map((g) => [keyOf(g), g]));
+  return {
+    granted: [...wanted.values()].filter((g) => !now.has(keyOf(g))),
+    revoked: current.filter((g) => !wanted.has(keyOf(g))),
+  };
+}
+
+/** Whether grants make an active person an org_admin (any way it was granted). */
+export const isActiveOrgAdmin = (status: string, grants: readonly Grant[]): boolean => status === 'active' && grants.some((g) => g.role === 'org_admin');
+
+/** The location an audit entry is filed under: the object's one location, if it has exactly one. */
+export const oneLocation = (ids: readonly number[] | null | undefined): number | null => (ids?.length === 1 ? (ids[0] ?? null) : null);
+
+/** 409 unless the object is administration's own. */
+export function checkNotFileManaged(managedBy: string, what: string): void {
+  if (managedBy === 'file') {
+    throw new AppError(409, 'managed_by_file', `${what} is managed by the provisioning file: change it there (the next apply would undo a change made here)`);
+  }
+}
+
+/** 422 unless a body's organization_id, when given, is the administrator's own. */
+export function checkOrganization(scope: AdminScope, organizationId: number | undefined): void {
+  if (organizationId !== undefined && organizationId !== scope.organizationId) throw invalid('organization_id', 'must be your own organization');
+}
