@@ -166,7 +166,7 @@ test("the file's service accounts and tokens are 409 managed_by_file; bad tokens
     managed_by: string;
     tokens: { id: number; name: string; managed_by: string }[];
   }[];
-  const file = accounts.find((a) => a.name === `token-${w.organizationId}`);
+  const file = accounts.find((a) => a.name === `token-${w.locationId}`);
   assert.ok(file !== undefined);
   assert.equal(file.managed_by, 'file');
   assert.deepEqual(

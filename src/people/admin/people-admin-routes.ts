@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditOriginOf } from '../../audit/record.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.ts';
 import { etagOf, expectedVersions } from '../../http/if-match.ts';
 import { adminAuth, administratorOf, type AdminAuthDeps } from '../admin-auth.ts';
 import { createPerson, endPersonSessions, getPerson, listPeople, updatePerson, type ChangedPerson, type PeopleAdminDeps } from './people-admin.ts';
@@ -156,7 +156,7 @@ export async function peopleAdminRoutes(fastify: FastifyInstance, deps: AdminRou
           'Every live session of the person ends now, on every instance (their next request is signed out); store devices stay enrolled. ' +
           'Also for a person the provisioning file manages.',
         params: IdParams,
-        response: { 200: EndedSessions, ...ADMIN_ERRORS, ...NOT_FOUND, ...errorResponses({ 422: 'id is not an id' }) },
+        response: { 200: EndedSessions, ...ADMIN_ERRORS, ...NOT_FOUND, ...errorResponses({ ...BODY_ERRORS, 422: 'id is not an id' }) },
       },
     },
     async (request) => {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditOriginOf } from '../../audit/record.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.ts';
 import { adminAuth, administratorOf } from '../admin-auth.ts';
 import type { AdminRouteDeps } from './people-admin-routes.ts';
 import {
@@ -113,7 +113,7 @@ export async function serviceAccountRoutes(fastify: FastifyInstance, deps: Admin
         response: {
           200: TokenView,
           ...ADMIN_ERRORS,
-          ...errorResponses({ 404: 'no such token of this account (or one you do not see)', 409: FILE_409, 422: 'an id is not an id' }),
+          ...errorResponses({ ...BODY_ERRORS, 404: 'no such token of this account (or one you do not see)', 409: FILE_409, 422: 'an id is not an id' }),
         },
       },
     },
