@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { refusalGuard, type Probe } from '../support/contract.ts';
+import { openCfhRequest } from '../support/requests.ts';
 import { fromPage, makePerson, signInHttp, type Signed } from '../support/people.ts';
-import { makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
+import { freshId, makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
 
 let ctx: TestContext;
 let a: World;
@@ -40,25 +41,13 @@ before(async () => {
     'staff of A': await makePerson(ctx.db, ctx.clock, a.organizationId, { name: 'Sami', role: 'staff', locationIds: [a.locationId] }),
   };
   for (const [role, person] of Object.entries(people)) sessions[role] = await signInHttp(ctx.app, person);
-  for (const w of [a, b, other]) requests[w.locationId] = await openRequest(w);
+  for (const w of [a, b, other]) requests[w.locationId] = await openCfhRequest(ctx.app, w);
 });
 
 const STORES = { A: () => a, B: () => b, 'another organization': () => other } as const;
 type Store = keyof typeof STORES;
 type Role = 'org admin' | 'location admin of A' | 'staff of A' | 'signed out';
 const ROLES: Role[] = ['org admin', 'location admin of A', 'staff of A', 'signed out'];
-
-/** A new open request of the store, made by its integration. */
-async function openRequest(w: World): Promise<string> {
-  const res = await ctx.app.inject({
-    method: 'POST',
-    url: '/api/callforhelp/requests',
-    headers: { authorization: `Bearer ${w.token}` },
-    payload: { location_id: w.locationId, option_id: w.optionId },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<{ message_id: string }>().message_id;
-}
 
 interface Action {
   name: string;

@@ -138,7 +138,8 @@ test('a one-time password: sign in, choose a new one (a wrong one-time password 
   assert.equal(again.status, 200);
 });
 
-test('on an enrolled store device: a scanned badge signs in, "Switch user" returns to the badge, a PIN signs in', { skip }, async (t) => {
+/** Lee, staff with a badge and a PIN, at the sign-in page of an enrolled store device of the store. */
+async function leeAtTheDevice(t: Teardown) {
   const s = await serving(t);
   const lee = await makePerson(s.db, s.clock, s.w.organizationId, {
     name: 'Lee',
@@ -151,6 +152,11 @@ test('on an enrolled store device: a scanned badge signs in, "Switch user" retur
   const deviceId = await enroll(s, context);
   const page = await context.newPage();
   await page.goto(`${s.base}/console`);
+  return { s, lee, deviceId, page };
+}
+
+test('on an enrolled store device: a scanned badge signs in, "Switch user" returns to the badge, a PIN signs in', { skip }, async (t) => {
+  const { s, lee, deviceId, page } = await leeAtTheDevice(t);
   await page.getByRole('heading', { name: `Sign in at Store ${s.w.locationId}` }).waitFor();
   // A scanner types into the focused field and presses Enter.
   assert.equal(await focused(page), 'badge');
@@ -183,18 +189,7 @@ test('on an enrolled store device: a scanned badge signs in, "Switch user" retur
 });
 
 test('on an enrolled store device: a wrong badge or PIN, too many wrong PINs, and a device revoked meanwhile, in words', { skip }, async (t) => {
-  const s = await serving(t);
-  const lee = await makePerson(s.db, s.clock, s.w.organizationId, {
-    name: 'Lee',
-    role: 'staff',
-    locationIds: [s.w.locationId],
-    badge: 'BADGE-0042',
-    pin: '482915',
-  });
-  const context = await browserContext(t, { viewport: TABLET });
-  const deviceId = await enroll(s, context);
-  const page = await context.newPage();
-  await page.goto(`${s.base}/console`);
+  const { s, lee, deviceId, page } = await leeAtTheDevice(t);
   const badgeForm = page.getByRole('form', { name: 'Badge' });
   await badgeForm.getByLabel('Badge code').fill('BADGE-9999');
   await badgeForm.getByLabel('Badge code').press('Enter');

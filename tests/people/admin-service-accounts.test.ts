@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { sha256hex } from '../../src/http/secrets.ts';
 import { signInHttp } from '../support/people.ts';
 import { testApp } from '../support/world.ts';
-import { adminWorld, auditOf, auditText, bearer, call, sessionOf, type Caller } from './admin-support.ts';
+import { adminWorld, auditOf, auditText, bearer, call, refusedToOutsiders, sessionOf, type Caller } from './admin-support.ts';
 
 test('an org admin makes a service account and a token: the value once, a hash stored, and a token that works until revoked', async (t) => {
   const ctx = await testApp({ t });
@@ -132,12 +132,7 @@ test("staff, a token without the admin scope, signed out, another organization's
     call(ctx.app, caller, 'POST', `/api/admin/service_accounts/${account.id}/tokens`, { name: 'x', scopes: ['cfh'] }),
     call(ctx.app, caller, 'POST', `/api/admin/service_accounts/${account.id}/tokens/${token.id}/revoke`),
   ];
-  const expect = async (caller: Caller, status: number, code: string) => {
-    for (const res of await Promise.all(ops(caller))) assert.deepEqual([res.statusCode, res.json().code], [status, code], res.body);
-  };
-  await expect(await sessionOf(ctx.app, w.staff), 403, 'forbidden');
-  await expect(bearer(w.cfhToken), 403, 'insufficient_scope');
-  await expect('nobody', 401, 'unauthorized');
+  await refusedToOutsiders(ctx.app, w, ops);
 
   const stranger = await sessionOf(ctx.app, w.other.admin);
   assert.equal((await call(ctx.app, stranger, 'POST', `/api/admin/service_accounts/${account.id}/tokens`, { name: 'x', scopes: ['cfh'] })).statusCode, 404);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { signInHttp } from '../support/people.ts';
 import { testApp } from '../support/world.ts';
-import { adminWorld, auditOf, bearer, call, sessionOf, type Caller } from './admin-support.ts';
+import { adminWorld, auditOf, bearer, call, refusedToOutsiders, sessionOf, type Caller } from './admin-support.ts';
 
 const MAPPINGS = '/api/admin/sso_role_mappings';
 
@@ -106,12 +106,7 @@ test("the file's mappings are 409 managed_by_file; staff, no admin scope, signed
     call(ctx.app, caller, 'POST', MAPPINGS, { claim_value: 'z', role: 'staff', location_ids: [w.locationId] }),
     call(ctx.app, caller, 'DELETE', `${MAPPINGS}/${mine.id}?version=1`),
   ];
-  const expect = async (caller: Caller, status: number, code: string) => {
-    for (const res of await Promise.all(ops(caller))) assert.deepEqual([res.statusCode, res.json().code], [status, code], res.body);
-  };
-  await expect(await sessionOf(ctx.app, w.staff), 403, 'forbidden');
-  await expect(bearer(w.cfhToken), 403, 'insufficient_scope');
-  await expect('nobody', 401, 'unauthorized');
+  await refusedToOutsiders(ctx.app, w, ops);
   const stranger = await sessionOf(ctx.app, w.other.admin);
   assert.equal((await call(ctx.app, stranger, 'DELETE', `${MAPPINGS}/${mine.id}?version=1`)).statusCode, 404);
   assert.deepEqual((await call(ctx.app, stranger, 'GET', MAPPINGS)).json(), []);

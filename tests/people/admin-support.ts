@@ -2,7 +2,8 @@
 // a location_admin and a staff member of A, admin tokens (unlimited and limited to A), a token
 // without the admin scope, and another organization with its own org_admin; callers by session or
 // token, and the audit entries a test reads back.
-import type { InjectOptions } from 'fastify';
+import assert from 'node:assert/strict';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/app.ts';
 import type { Clock } from '../../src/clock.ts';
 import type { Db } from '../../src/db/db.ts';
@@ -62,6 +63,17 @@ export function call(app: App, caller: Caller, method: Method, url: string, payl
 }
 
 /** Makes a file-made person administration's own (as if an administrator had made them). */
+/** The refusals every administration operation gives outsiders: staff 403 `forbidden`, a token
+ * without the admin scope 403 `insufficient_scope`, nobody 401. */
+export async function refusedToOutsiders(app: App, w: AdminWorld, ops: (caller: Caller) => Promise<LightMyRequestResponse>[]): Promise<void> {
+  const expect = async (caller: Caller, status: number, code: string) => {
+    for (const res of await Promise.all(ops(caller))) assert.deepEqual([res.statusCode, res.json().code], [status, code], res.body);
+  };
+  await expect(await sessionOf(app, w.staff), 403, 'forbidden');
+  await expect(bearer(w.cfhToken), 403, 'insufficient_scope');
+  await expect('nobody', 401, 'unauthorized');
+}
+
 export async function adminManaged(db: Db, personId: number): Promise<void> {
   await db.query("UPDATE people SET managed_by = 'admin' WHERE id = $1", [personId]);
   await db.query("UPDATE memberships SET granted_by = 'admin' WHERE person_id = $1", [personId]);
