@@ -27,8 +27,8 @@ before(async () => {
   b = await makeWorld(ctx.db, ctx.clock, { organizationId: a.organizationId, voiceHandlers: ['transcript'] });
   other = await makeWorld(ctx.db, ctx.clock, { voiceHandlers: ['transcript'] });
   await applyProvisioning(ctx.db, ctx.clock, {
-    cfh_outcomes: [a, b, other].map((w, i) => ({
-      id: w.optionId + 900_000_000 + i,
+    cfh_outcomes: [a, b, other].map((w) => ({
+      id: freshId(),
       location_id: w.locationId,
       key: 'helped',
       text_en: 'Helped',
