@@ -88,23 +88,33 @@ export function embeddedServerMemory(dataDir: string): EmbeddedServerMemory {
   return { postmasterPid, processes, pssMb: mb(processes.reduce((a, p) => a + p.pssMb, 0) * 2 ** 20), rssMb: mb(rssKb * 1024) };
 }
 
+/** What the probe (bench/harness/memory-probe.ts) writes when signalled. */
+export interface Probe {
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  spaces: Record<string, number>;
+  codeStats: { code_and_metadata_size: number; bytecode_and_metadata_size: number };
+  /** How late the service's event loop ran since the probe's previous answer (or its start). */
+  eventLoopDelayMs: { p50: number; p99: number; max: number; samples: number };
+}
+
+/** Signals the service's probe and reads its answer. */
+export async function readProbe(server: Pick<Server, 'pid'>, probeFile: string): Promise<Probe> {
+  fs.rmSync(probeFile, { force: true });
+  process.kill(server.pid, 'SIGUSR2');
+  for (let i = 0; i < 50 && !fs.existsSync(probeFile); i++) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 100));
+  return JSON.parse(fs.readFileSync(probeFile, 'utf8')) as Probe;
+}
+
 /**
  * Waits for the service to settle, then reads its memory, and its embedded server's when it runs on
  * the embedded database of `embeddedDataDir`. The service must run with the probe (probeArgs).
  */
 export async function idleFootprint(server: Server, probeFile: string, embeddedDataDir: string | null, settleMs = 8_000): Promise<Footprint> {
   await new Promise((r) => setTimeout(r, settleMs));
-  fs.rmSync(probeFile, { force: true });
-  process.kill(server.pid, 'SIGUSR2');
-  for (let i = 0; i < 50 && !fs.existsSync(probeFile); i++) await new Promise((r) => setTimeout(r, 100));
-  await new Promise((r) => setTimeout(r, 100));
-  const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as {
-    heapTotal: number;
-    heapUsed: number;
-    external: number;
-    spaces: Record<string, number>;
-    codeStats: { code_and_metadata_size: number; bytecode_and_metadata_size: number };
-  };
+  const probe = await readProbe(server, probeFile);
   const r = rollupKb(server.pid);
   const embedded = embeddedDataDir === null ? null : embeddedServerMemory(embeddedDataDir);
   const anonymous = (r.Anonymous ?? 0) * 1024;

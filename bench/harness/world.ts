@@ -10,7 +10,18 @@ export interface BenchWorld {
   optionByLocation: Map<number, number>;
   token: string;
   edge: { edgeId: string; key: string };
+  /** A person of the organization (an org_admin) whose password the bench sets (bench/harness/people.ts). */
+  person: { email: string; password: string };
+  /**
+   * People who sign in during the sign-in load (bench/scenarios/sign-in-load.ts), each in turn, with
+   * the same password: one email signing in 20 times a second would meet its own throttle (an
+   * attempt counts as failed until its hash has been checked, and 10 may be pending at most).
+   */
+  signInPeople: { email: string; password: string }[];
 }
+
+/** How many people take turns signing in during the sign-in load. */
+export const SIGN_IN_PEOPLE = 40;
 
 /** The provisioning file's CFH options of a bench world: one per location, `optionByLocation`. */
 export function benchOptions(organizationId: number, optionByLocation: ReadonlyMap<number, number>) {
@@ -29,6 +40,9 @@ export function makeBenchWorld(opts: { locations: number; lockersPerLocation: nu
   const organizationId = 1;
   const token = `bench-token-${crypto.randomBytes(12).toString('hex')}`;
   const edge = { edgeId: 'bench-radio', key: `bench-edge-${crypto.randomBytes(12).toString('hex')}` };
+  const password = `bench-pw-${crypto.randomBytes(12).toString('base64url')}`;
+  const person = { email: 'bench.admin@example.com', password };
+  const signInPeople = Array.from({ length: SIGN_IN_PEOPLE }, (_, i) => ({ email: `bench.staff.${i + 1}@example.com`, password }));
   const locations: number[] = [];
   const lockers: BenchWorld['lockers'] = [];
   const optionByLocation = new Map<number, number>();
@@ -62,6 +76,16 @@ export function makeBenchWorld(opts: { locations: number; lockersPerLocation: nu
     cfh_options: benchOptions(organizationId, optionByLocation),
     radio_edges: [{ edge_id: edge.edgeId, location_id: locations[0], name: 'Bench radio', device_key: edge.key, voice_handlers: [] }],
     api_tokens: [{ name: 'bench', organization_id: organizationId, scopes: ['cfh', 'radio', 'reports'], token }],
+    // Provisioning never carries a password: the bench sets it in the database once the service runs.
+    people: [
+      { email: person.email, name: 'Bench Admin', organization_id: organizationId, memberships: [{ role: 'org_admin' }] },
+      ...signInPeople.map((p, i) => ({
+        email: p.email,
+        name: `Bench Staff ${i + 1}`,
+        organization_id: organizationId,
+        memberships: [{ role: 'staff', location_ids: [locations[i % locations.length]] }],
+      })),
+    ],
   };
-  return { file, organizationId, locations, lockers, optionByLocation, token, edge };
+  return { file, organizationId, locations, lockers, optionByLocation, token, edge, person, signInPeople };
 }

@@ -13,6 +13,7 @@ import { freshPostgres, vacuum } from '../harness/database.ts';
 import { fillHistory } from './fill.ts';
 import { historyReports, type HistoryReports } from './report-timing.ts';
 import { scenarios, type ScenarioInput } from '../scenarios/scenarios.ts';
+import { benchSession } from '../harness/people.ts';
 import { seed } from '../harness/seed.ts';
 import type { Server } from '../harness/server.ts';
 import type { BenchWorld } from '../harness/world.ts';
@@ -79,7 +80,8 @@ export async function historyRun(ctx: HistoryContext): Promise<HistoryResult> {
   try {
     server = await ctx.startService(db.url);
     const seeded = await seed(server.url, world, secret, settings.seedOrders, settings.seedRequests);
-    const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
+    const session = await benchSession(server.url, db.url, world);
+    const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds, session };
     const fillSeconds = await fillHistory(db.url, settings.history, world, log);
     const sides = { empty: { server: empty.server, databaseUrl: empty.databaseUrl, input: empty.input }, history: { server, databaseUrl: db.url, input } };
     const once = async (side: keyof typeof sides, scenario: (typeof scenarios)[number]): Promise<Round> => {

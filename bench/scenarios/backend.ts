@@ -19,6 +19,8 @@ import { historyRun, type HistoryResult } from '../history/run.ts';
 import { payloadCeiling } from './payload.ts';
 import { measureRadio, type RadioResult } from './radio.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
+import { describeSignInLoad, measureSignInLoad, type SignInLoadResult } from './sign-in-load.ts';
+import { benchSession } from '../harness/people.ts';
 import { seed } from '../harness/seed.ts';
 import { serviceNodeFlags, startServer, type Server } from '../harness/server.ts';
 import { dataDirRounds, startTimes, type StartTimes } from '../harness/start-time.ts';
@@ -77,6 +79,8 @@ export interface BackendResult {
   start: StartTimes | null;
   scenarios: ScenarioResult[];
   radio: RadioResult & { rssMb: number };
+  /** Issue 32: C5 alone and beside 20 password sign-ins a second (bench/scenarios/sign-in-load.ts). */
+  signInLoad: SignInLoadResult;
   peakRssMb: number;
   idle: Footprint;
   history: HistoryResult | null;
@@ -146,8 +150,9 @@ export async function benchBackend(
         `PSS: service ${idle.pssMb} MB${idle.embedded ? ` + embedded server ${idle.embedded.pssMb} MB in ${idle.embedded.processes.length} processes (their RSS ${idle.embedded.rssMb} MB)` : ''} = ${idle.totalPssMb} MB`,
     );
     const seeded = await seed(server.url, world, secret, settings.seedOrders, settings.seedRequests);
-    log(`[${backend}] seeded ${settings.seedOrders} open orders and ${seeded.messageIds.length} CFH requests`);
-    const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
+    const session = await benchSession(server.url, readUrl, world);
+    log(`[${backend}] seeded ${settings.seedOrders} open orders and ${seeded.messageIds.length} CFH requests; ${world.person.email} signed in`);
+    const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds, session };
     const results: ScenarioResult[] = [];
     const localDb = isLocalDatabase(readUrl);
     const run = (scenario: (typeof scenarios)[number]) => measureCpu((server as Server).pid, readUrl, () => load(input.url, scenario.options(input)));
@@ -176,6 +181,18 @@ export async function benchBackend(
       );
       results.push(result);
     }
+    await vacuum(readUrl);
+    const signInLoad = await measureSignInLoad({
+      server,
+      readUrl,
+      input,
+      probeFile: probeFileOf('data'),
+      load,
+      seconds: settings.duration,
+      connections: settings.connections,
+      rounds: 2,
+    });
+    log(`[${backend}] password sign-ins beside C5: ${describeSignInLoad(signInLoad)}`);
     const radio = { ...(await measureRadio(server, world, settings.radioPerCaller)), rssMb: Math.round(server.rssKb() / 1024) };
     log(`[${backend}] R1 to device: p50 ${radio.deviceP50} ms, p95 ${radio.deviceP95} ms, errors ${radio.errors}`);
     const history =
@@ -198,6 +215,7 @@ export async function benchBackend(
       start,
       scenarios: results,
       radio,
+      signInLoad,
       peakRssMb: Math.round(server.peakRssKb() / 1024),
       idle,
       history,

@@ -28,6 +28,7 @@ import { measureCpu, type CpuMs } from '../harness/cpu.ts';
 import { freshPostgres, vacuum } from '../harness/database.ts';
 import { embeddedUrl } from '../harness/embedded-layout.ts';
 import { scenarios, type ScenarioInput } from './scenarios.ts';
+import { benchSession } from '../harness/people.ts';
 import { seed } from '../harness/seed.ts';
 import { serviceNodeFlags, startServer, type Server } from '../harness/server.ts';
 import { makeBenchWorld } from '../harness/world.ts';
@@ -175,11 +176,13 @@ try {
     });
     cleanups.push(() => server.stop());
     const seeded = await seed(server.url, world, secret, 2000, 3000);
+    const readUrl = databaseUrl ?? embeddedUrl(dataDir);
+    const session = await benchSession(server.url, readUrl, world);
     sides.push({
       name,
       server,
-      readUrl: databaseUrl ?? embeddedUrl(dataDir),
-      input: { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds },
+      readUrl,
+      input: { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds, session },
     });
     log(`${name}: ${kind}, seeded`);
   }

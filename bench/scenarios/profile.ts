@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { scenarios } from './scenarios.ts';
+import { embeddedUrl } from '../harness/embedded-layout.ts';
+import { benchSession } from '../harness/people.ts';
 import { seed } from '../harness/seed.ts';
 import { serviceNodeFlags, startServer } from '../harness/server.ts';
 import { makeBenchWorld } from '../harness/world.ts';
@@ -31,12 +33,13 @@ const server = await startServer(root, [...serviceNodeFlags(root), '--cpu-prof',
 });
 try {
   const seeded = await seed(server.url, world, secret, 500, 500);
+  const session = await benchSession(server.url, databaseUrl ?? embeddedUrl(path.join(dir, 'data')), world);
   for (const scenario of chosen) {
     const r = await autocannon({
       url: server.url,
       duration: 10,
       connections: 32,
-      ...scenario.options({ url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds }),
+      ...scenario.options({ url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds, session }),
     } as Options);
     console.log(`${scenario.name}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms, errors ${r.errors + r.non2xx}`);
   }

@@ -16,6 +16,7 @@ import { freshPostgres } from '../harness/database.ts';
 import { exists, runJson, type Embedded } from './embedded.ts';
 import { compare, GOALS } from '../summary/goals.ts';
 import { markdown, writeSection, type HelloCeiling } from '../summary/markdown.ts';
+import { sessionCosts } from '../summary/sessions.ts';
 import { startServer } from '../harness/server.ts';
 
 const args = process.argv.slice(2);
@@ -158,6 +159,11 @@ function summaryOf(b: BackendResult) {
         },
       ]),
     ),
+    /** Issue 32: the session's cost per read, and C5's p99 beside 20 password sign-ins a second. */
+    sessions: {
+      ...sessionCosts(b.scenarios),
+      signInLoad: { p99Alone: b.signInLoad.p99Alone, p99WithSignIns: b.signInLoad.p99WithSignIns, p99Ratio: b.signInLoad.p99Ratio, met: b.signInLoad.met },
+    },
     history: b.history && {
       rows: b.history.rows,
       rounds: b.history.rounds,

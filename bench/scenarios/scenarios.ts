@@ -1,5 +1,6 @@
 // The load scenarios: each returns autocannon options for one running service.
 import type { Options } from 'autocannon';
+import type { BenchSession } from '../harness/people.ts';
 import type { BenchWorld } from '../harness/world.ts';
 
 export interface ScenarioInput {
@@ -10,6 +11,8 @@ export interface ScenarioInput {
   freeCabinets: { lockerId: number; locationId: number; cabinetId: number }[];
   /** message ids of seeded CFH requests, for the status read */
   messageIds: string[];
+  /** The world's person signed in once for the run (bench/harness/people.ts), for the console's reads. */
+  session: BenchSession;
 }
 
 export interface Scenario {
@@ -47,6 +50,7 @@ const json = { 'content-type': 'application/json' };
 const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)] as T;
 let orderSeq = 50_000_000;
 const l1Path = (locationId: number, secret: string) => `/api/lockers/locations/${locationId}?secret_token=${secret}`;
+const queuePath = (locationId: number) => `/console/api/locations/${locationId}/queue`;
 const c5Path = (messageId: string) => `/api/callforhelp/v1/tracking?message_id=${encodeURIComponent(messageId)}`;
 
 export const scenarios: Scenario[] = [
@@ -177,4 +181,27 @@ export const scenarios: Scenario[] = [
       ],
     }),
   },
+  // Issue 32: what a person's session costs a read. The console's queue page (its session found by
+  // one statement, then the page's own reads), and getSession signed in and signed out: the same
+  // route with and without the session's statement, so their difference is the lookup's cost.
+  {
+    name: 'console queue read (signed in)',
+    requestsPerCycle: 1,
+    options: ({ world, session }) => ({
+      requests: [step({ method: 'GET', headers: { cookie: session.cookie }, setup: () => ({ path: queuePath(pick(world.locations)) }) })],
+    }),
+  },
+  {
+    name: 'session read (signed in)',
+    requestsPerCycle: 1,
+    options: ({ session }) => ({ requests: [step({ method: 'GET', path: '/api/session', headers: { cookie: session.cookie } })] }),
+  },
+  {
+    name: 'session read (signed out)',
+    requestsPerCycle: 1,
+    options: () => ({ requests: [step({ method: 'GET', path: '/api/session' })] }),
+  },
 ];
+
+/** Issue 29's scenarios (the embedded server against the machine's PostgreSQL). */
+export const ISSUE_29_SCENARIOS: readonly string[] = ['L1 read', 'order cycle (L2, L5 agree, L6)', 'C5 read', 'CFH cycle (C0, C1, C3)', 'L7 device report'];

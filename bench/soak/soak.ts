@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freshPostgres } from '../harness/database.ts';
+import { embeddedUrl } from '../harness/embedded-layout.ts';
+import { benchSession } from '../harness/people.ts';
 import { scenarios, type ScenarioInput } from '../scenarios/scenarios.ts';
 import { seed } from '../harness/seed.ts';
 import { serviceNodeFlags, startServer } from '../harness/server.ts';
@@ -49,7 +51,8 @@ const samples: { t: number; rssMb: number; fds: number }[] = [];
 let failed = false;
 try {
   const seeded = await seed(server.url, world, secret, 500, 500);
-  const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds };
+  const session = await benchSession(server.url, databaseUrl ?? embeddedUrl(path.join(dir, 'data')), world);
+  const input: ScenarioInput = { url: server.url, world, secret, freeCabinets: seeded.freeCabinets, messageIds: seeded.messageIds, session };
   console.log(`soak: ${minutes} min, ${scenarios.length} scenarios at ${rate} req/s each, ${databaseUrl ? 'PostgreSQL' : 'embedded PostgreSQL'}`);
   const started = Date.now();
   const timer = setInterval(() => {

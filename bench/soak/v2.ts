@@ -16,6 +16,7 @@ import pg from 'pg';
 import { freePort } from '../../scripts/lib/free-port.ts';
 import { cleanupAll, startMosquitto, startService, tempDir, type Service } from '../../scripts/lib/processes.ts';
 import { freshPostgres } from '../harness/database.ts';
+import { setPassword, signIn } from '../harness/people.ts';
 import { edgeDevice, keepStream, lockerDevice, webhookReceiver, type Edge, type Tally } from './devices.ts';
 import { makeSoakWorld, type SoakLocation } from './world.ts';
 import { runStaff, type Driver } from './load.ts';
@@ -164,16 +165,15 @@ async function main(): Promise<void> {
       devices.push(await lockerDevice(broker.url, l.lockerId, l.lockerKey, tally, (k, c) => lockers.get(l.lockerId)?.(k, c)));
     }
     const driver: Driver = makeDriver(instances, tally);
-    // Console sessions, one per instance, for the console stream.
+    // The console's person signs in with a password (section 17), one session per instance, for the console stream.
+    await setPassword(fresh.url, [world.person.email], world.person.password);
     const cookies: string[] = [];
     for (const s of instances) {
-      const res = await fetch(`${s.url}/console/api/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ token: world.consoleToken, name: 'Soak' }),
+      const session = await signIn(s.url, world.person).catch((err: Error) => {
+        tally.unexpected('console sign-in', err.message);
+        return { cookie: '' };
       });
-      cookies.push((res.headers.get('set-cookie') ?? '').split(';')[0] as string);
-      if (res.status !== 200) tally.unexpected('console sign-in', String(res.status));
+      cookies.push(session.cookie);
     }
     const recent: string[] = []; // message ids the C6 streams follow
     for (const [i, s] of instances.entries()) {

@@ -22,7 +22,8 @@ export interface SoakLocation {
 export interface SoakWorld {
   file: Record<string, unknown>;
   token: string;
-  consoleToken: string;
+  /** The console's person (an org_admin): provisioned here, their password set by the soak (bench/harness/people.ts). */
+  person: { email: string; password: string };
   hubToken: string;
   secret: string;
   accountSid: string;
@@ -53,7 +54,7 @@ export function makeSoakWorld(receiverUrl: string, deadUrl: string): SoakWorld {
   }));
   const w = {
     token: key(),
-    consoleToken: key(),
+    person: { email: 'soak.console@example.com', password: `soak-pw-${key()}` },
     hubToken: key(),
     secret: key(),
     webhookSecret: key(),
@@ -139,9 +140,9 @@ export function makeSoakWorld(receiverUrl: string, deadUrl: string): SoakWorld {
       { id: 1, organization_id: 1, url: receiverUrl, secret: w.webhookSecret, events: ['callforhelp', 'locker', 'radio', 'device'] },
       { id: 2, organization_id: 1, location_id: 10, url: deadUrl, secret: key(), events: ['callforhelp'] },
     ],
+    people: [{ email: w.person.email, name: 'Soak Console', organization_id: 1, memberships: [{ role: 'org_admin' }] }],
     api_tokens: [
       { name: 'soak', organization_id: 1, scopes: ['cfh', 'radio', 'reports', 'devices', 'webhooks'], token: w.token },
-      { name: 'soak-console', organization_id: 1, scopes: ['console', 'cfh', 'radio', 'reports', 'devices', 'webhooks'], token: w.consoleToken },
       { name: 'soak-hub', organization_id: 1, scopes: ['buttons'], token: w.hubToken },
     ],
   };

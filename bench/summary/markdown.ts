@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { BackendResult, Settings } from '../scenarios/backend.ts';
 import { compare, GOALS, type Verdict } from './goals.ts';
+import { sessionCosts, sessionsMarkdown } from './sessions.ts';
 
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
 const signed = (x: number) => `${x > 0 ? '+' : ''}${x}%`;
@@ -150,6 +151,7 @@ export function markdown(
         '',
       );
     if (!db) lines.push('No database CPU was counted: the database is not on this machine.', '');
+    lines.push(...sessionsMarkdown(`### ${b.backend}: sign-in and sessions (issue 32)`, sessionCosts(b.scenarios), [b.signInLoad]));
     if (b.history) {
       const h = b.history;
       lines.push(
