@@ -173,7 +173,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     webhooks,
     reportsModule({ db, clock, apiTokens }),
     consoleModule({ db, clock, config, speech, live, observeSynthesis }),
-    peopleModule({ db, clock, config, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) }),
+    peopleModule({ db, clock, config, apiTokens, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) }),
   ];
 
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });

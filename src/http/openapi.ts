@@ -30,6 +30,7 @@ export function openApiOptions(): SwaggerOptions {
         { name: 'devices', description: "Device channel: an external MQTT broker's HTTP auth plugin asks these" },
         { name: 'console', description: 'The operations console at /console (its session cookie)' },
         { name: 'people', description: "People's sessions: signing in and out (section 17)" },
+        { name: 'administration', description: "The store's setup, people, store devices and the audit log (section 18): a session or an admin token" },
       ],
       components: {
         securitySchemes: {

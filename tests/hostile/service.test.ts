@@ -15,10 +15,13 @@ let ctx: TestContext;
 let world: World;
 /** A call button hub's token (scope buttons) of the world's organization. */
 let hubToken: string;
+/** A token with the admin scope (section 18) of the world's organization. */
+let adminToken: string;
 before(async () => {
   ctx = await testApp({ config: testConfig({ MQTT_AUTH_SECRET: BROKER_SECRET }) });
   world = await makeWorld(ctx.db, ctx.clock);
   hubToken = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['buttons']);
+  adminToken = await provisionToken(ctx.db, ctx.clock, world.organizationId, ['admin']);
 });
 
 /** The operations of the contract (section 1) and the service's own. */
@@ -173,6 +176,7 @@ function credentialOf(path: string): Record<string, string> {
   if (path.startsWith('/internal/mqtt/')) return { authorization: `Bearer ${BROKER_SECRET}` };
   if (path.startsWith('/webhooks/incoming/generic') || path.startsWith('/api/radio/')) return { 'api-key': world.edgeKey };
   if (path.startsWith('/api/callbutton/')) return { authorization: `Hub ${hubToken}` };
+  if (path.startsWith('/api/admin/')) return { authorization: `Bearer ${adminToken}` };
   return { authorization: `Bearer ${world.token}` };
 }
 
