@@ -199,6 +199,8 @@ test('on a store device a person works at its location only, whatever else they 
   assert.deepEqual(view.memberships, [{ role: 'staff', organization_id: w.organizationId, location_ids: [w.locationId] }]);
   assert.equal((await queue(ctx, w.locationId, pat.cookie)).statusCode, 200);
   assert.equal((await queue(ctx, second, pat.cookie)).statusCode, 404);
+  const audit = await ctx.app.inject({ method: 'GET', url: `/api/admin/audit?location_id=${second}`, headers: { cookie: pat.cookie } });
+  assert.equal(audit.statusCode, 403, 'administering nothing on this device');
 });
 
 test('revoking ends the live shift sessions at their next request, on every instance; revoking again changes nothing', async (t) => {
