@@ -190,6 +190,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     db,
     clock,
     retentionDays: config.retentionDays,
+    auditRetentionDays: config.auditRetentionDays,
     countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
     onError: (err) => retentionLog.error({ err }, 'retention failed'),
     ...(config.retentionTestSeconds === null
