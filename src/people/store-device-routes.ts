@@ -107,7 +107,16 @@ export async function storeDeviceRoutes(fastify: FastifyInstance, deps: StoreDev
           'Enrolled and revoked devices, by location and name. With `location_id`: that location only (out of reach 404, a location the ' +
           'caller works at but does not administer 403).',
         querystring: StoreDeviceQuery,
-        response: { 200: Type.Array(StoreDevice), ...REFUSALS, ...errorResponses({ 422: 'location_id is not an id', ...SERVICE_ERRORS }) },
+        response: {
+          200: Type.Array(StoreDevice),
+          ...REFUSALS,
+          403: errorResponse('a person who administers nothing (or not this location), or a token without the admin scope', [
+            'forbidden',
+            'insufficient_scope',
+            'password_change_required',
+          ]),
+          ...errorResponses({ 422: 'location_id is not an id', ...SERVICE_ERRORS }),
+        },
       },
     },
     async (request) => (await listStoreDevices(deps, administratorOf(request), request.query.location_id ?? null)).map(storeDeviceView),
