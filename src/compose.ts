@@ -3,6 +3,7 @@
 // starts and stops them all (onReady / onClose). main.ts, the tests and the benchmark use it.
 import fs from 'node:fs';
 import { buildApp, type App } from './app.ts';
+import { auditModule } from './audit/module.ts';
 import { cfhModule } from './cfh/module.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -175,6 +176,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     reportsModule({ db, clock, apiTokens }),
     consoleModule({ db, clock, config, speech, live, observeSynthesis, storeDevices: people.storeDevices }),
     people,
+    auditModule({ db, clock, config, apiTokens }),
   ];
 
   const scheduler = new Scheduler({ db, clock, log: log('jobs') });
@@ -189,6 +191,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     db,
     clock,
     retentionDays: config.retentionDays,
+    auditRetentionDays: config.auditRetentionDays,
     countDeleted: (kind, rows) => metrics.countDeleted(kind, rows),
     onError: (err) => retentionLog.error({ err }, 'retention failed'),
     ...(config.retentionTestSeconds === null

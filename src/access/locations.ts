@@ -4,7 +4,7 @@
 // A customer is not asked: its capability names one object, never a location.
 import { sql } from '../db/sql.ts';
 import type { Queryable } from '../db/db.ts';
-import type { OrganizationActor } from './actor.ts';
+import { mayDo, type Ability, type OrganizationActor } from './actor.ts';
 import { reachSql } from './reach-sql.ts';
 
 export interface ReachedLocation {
@@ -21,4 +21,14 @@ export async function reachesLocation(q: Queryable, actor: OrganizationActor, lo
 /** Every location the actor reaches, by name. */
 export function reachedLocations(q: Queryable, actor: OrganizationActor): Promise<ReachedLocation[]> {
   return q.run<ReachedLocation>(sql`SELECT l.id, l.name FROM locations l WHERE ${reachSql(actor, sql.raw('l'), 'id')} ORDER BY l.name, l.id`);
+}
+
+/** What an actor may do at a location (section 17): nothing, it is out of its reach (404, as one that
+ * does not exist); it sees it but may not do this there (403); or it may. */
+export type LocationVerdict = 'unknown' | 'visible' | 'allowed';
+
+/** The actor's verdict on a location for an ability (mayDo, after the location is found in its reach). */
+export async function locationVerdict(q: Queryable, actor: OrganizationActor, locationId: number, ability: Ability): Promise<LocationVerdict> {
+  if (!(await reachesLocation(q, actor, locationId))) return 'unknown';
+  return mayDo(actor, ability, { organizationId: actor.reach.organizationId, locationId }) ? 'allowed' : 'visible';
 }

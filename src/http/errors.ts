@@ -53,6 +53,7 @@ export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
     'name_taken',
     'sso_role_mapping_exists',
     'last_org_admin',
+    'already_enrolled',
   ],
   412: ['version_conflict'],
   413: ['body_too_large'],

@@ -12,6 +12,7 @@ import { serviceAccountRoutes } from './admin/service-account-routes.ts';
 import { ssoMappingRoutes } from './admin/sso-mapping-routes.ts';
 import { sessionRoutes } from './routes.ts';
 import { ssoRoutes } from './sso-routes.ts';
+import { storeDeviceRoutes } from './store-device-routes.ts';
 import { storeDeviceSignIn, type StoreDeviceSignIn } from './store-device-sign-in.ts';
 
 export interface PeopleModuleDeps {
@@ -50,6 +51,7 @@ export function peopleModule(deps: PeopleModuleDeps): PeopleModule {
       await sessions(app);
       await sso(app);
       for (const routes of administration) await routes(app);
+      await routesOf(storeDeviceRoutes, { db, clock, apiTokens: deps.apiTokens, publicBaseUrl: config.publicBaseUrl, storeDevices })(app);
     },
   };
 }

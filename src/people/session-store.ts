@@ -89,8 +89,12 @@ export async function endAllSessionsOf(q: Queryable, personId: number, now: Date
   return rows.map((r) => r.id);
 }
 
-/** Ends the shift sessions of a store device (it was revoked). */
-export async function endDeviceSessions(q: Queryable, storeDeviceId: number, now: Date): Promise<number> {
-  const rows = await q.run(sql`UPDATE sessions SET ended_at = ${now} WHERE store_device_id = ${storeDeviceId} AND ended_at IS NULL RETURNING id`);
-  return rows.length;
+/** Ends the live shift sessions of a store device (it was revoked); the sessions it ended, with whose they were. */
+export function endDeviceSessions(q: Queryable, storeDeviceId: number, now: Date): Promise<{ id: number; person_id: number; name: string }[]> {
+  return q.run(sql`
+    WITH ended AS (
+      UPDATE sessions SET ended_at = ${now}
+      WHERE store_device_id = ${storeDeviceId} AND ended_at IS NULL AND expires_at > ${now}
+      RETURNING id, person_id)
+    SELECT ended.id, ended.person_id, p.name FROM ended JOIN people p ON p.id = ended.person_id ORDER BY ended.id`);
 }

@@ -1,4 +1,4 @@
-// Pure rules of the reports: what a date range is, and how a CSV cell is written.
+// Pure rules of the reports: what a date range is (a CSV cell is written by http/csv.ts).
 import { AppError } from '../http/errors.ts';
 
 /** Past this many days a range is refused: per_day lists every day, and a report must stay cheap. */
@@ -29,19 +29,3 @@ export function dayRange(from: string, to: string): DayRange {
   if (b - a + 1 > MAX_RANGE_DAYS) throw invalidRange('to', `the range must be at most ${MAX_RANGE_DAYS} days`);
   return { from, to };
 }
-
-/**
- * One CSV cell (RFC 4180): every text cell is quoted (its quotes doubled), so a comma, quote or
- * line break in it never splits a row; numbers and booleans are written bare. Text that a
- * spreadsheet would run as a formula (starting with = + - @, or a tab or carriage return, as OWASP
- * advises) gets a leading ' first.
- */
-export function csvCell(value: string | number | boolean | null): string {
-  if (value === null) return '';
-  if (typeof value !== 'string') return String(value);
-  let text = value;
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return `"${text.replaceAll('"', '""')}"`;
-}
-
-export const csvLine = (cells: readonly (string | number | boolean | null)[]): string => `${cells.map(csvCell).join(',')}\r\n`;

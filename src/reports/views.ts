@@ -3,7 +3,7 @@
 // seconds), its option's text, its source, and its durations in seconds.
 import { Readable } from 'node:stream';
 import { sqlSeconds } from '../db/timestamps.ts';
-import { csvLine } from './rules.ts';
+import { csvLine } from '../http/csv.ts';
 import type { ExportRow } from './store.ts';
 
 const COLUMNS = [

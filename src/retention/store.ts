@@ -2,8 +2,12 @@
 // transaction) and says how many rows went. Rows another instance is deleting are skipped (SKIP
 // LOCKED), so instances running retention at once share the work instead of waiting on each other.
 import type { Queryable } from '../db/db.ts';
-import { sql } from '../db/sql.ts';
+import { deleteAuditEntriesBefore } from '../audit/store.ts';
+import { sql, type Sql } from '../db/sql.ts';
 import { deleteJobsDoneBefore } from '../jobs/queue.ts';
+import { deleteDeadSessions as deadSessions } from '../people/session-store.ts';
+import { SESSION_IDLE_SECONDS } from '../people/sessions.ts';
+import { deleteOldFailures } from '../people/throttle.ts';
 
 const counted = async (q: Queryable, sql: string, params: unknown[]): Promise<number> => {
   const [row] = await q.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, params);
@@ -53,10 +57,22 @@ export const deleteOldEvents = (q: Queryable, cutoff: Date, limit: number) =>
 
 /** Jobs that ran, failed for good or were called off before the cutoff (jobs/queue.ts): pending
  * jobs, however old, stay. */
-export const deleteFinishedJobs = async (q: Queryable, cutoff: Date, limit: number): Promise<number> => {
-  const [row] = await q.run<{ n: number }>(sql`WITH d AS (${deleteJobsDoneBefore(cutoff, limit)} RETURNING 1) SELECT count(*)::int AS n FROM d`);
+export const deleteFinishedJobs = (q: Queryable, cutoff: Date, limit: number): Promise<number> => countedSql(q, deleteJobsDoneBefore(cutoff, limit));
+
+/** A DELETE fragment of the table's owner, run, with how many rows it deleted. */
+async function countedSql(q: Queryable, deletion: Sql): Promise<number> {
+  const [row] = await q.run<{ n: number }>(sql`WITH d AS (${deletion} RETURNING 1) SELECT count(*)::int AS n FROM d`);
   return row?.n ?? 0;
-};
+}
+
+/** Audit entries written before the cutoff (AUDIT_RETENTION_DAYS), the oldest first. */
+export const deleteOldAuditEntries = (q: Queryable, cutoff: Date, limit: number): Promise<number> => countedSql(q, deleteAuditEntriesBefore(cutoff, limit));
+
+/** Failed sign-ins counted before the cutoff: long past any throttle's window. */
+export const deleteOldSignInFailures = (q: Queryable, cutoff: Date, limit: number): Promise<number> => countedSql(q, deleteOldFailures(cutoff, limit));
+
+/** Sessions that have ended, expired or gone idle by now: nothing can resume them. */
+export const deleteDeadSessions = (q: Queryable, now: Date, limit: number): Promise<number> => countedSql(q, deadSessions(now, SESSION_IDLE_SECONDS, limit));
 
 /** Speech heard on the radio (R3) received before the cutoff, among the oldest ones (the primary
  * key's head): its transcripts are kept for the retention period, as the played ones are. */

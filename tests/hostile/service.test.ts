@@ -181,6 +181,7 @@ async function credentialOf(path: string): Promise<Record<string, string>> {
   if (path.startsWith('/internal/mqtt/')) return { authorization: `Bearer ${BROKER_SECRET}` };
   if (path.startsWith('/webhooks/incoming/generic') || path.startsWith('/api/radio/')) return { 'api-key': world.edgeKey };
   if (path.startsWith('/api/callbutton/')) return { authorization: `Hub ${hubToken}` };
+  if (path.startsWith('/api/admin/')) return { authorization: `Bearer ${adminToken}` };
   return { authorization: `Bearer ${world.token}` };
 }
 

@@ -10,6 +10,7 @@ import { radioPage } from './pages/radio.js';
 import { devicesPage } from './pages/devices.js';
 import { reportsPage } from './pages/reports.js';
 import { webhooksPage } from './pages/webhooks.js';
+import { auditPage } from './pages/audit.js';
 
 const PAGES = [
   { id: 'queue', title: 'Call for Help', page: queuePage },
@@ -18,6 +19,7 @@ const PAGES = [
   { id: 'devices', title: 'Devices', page: devicesPage },
   { id: 'reports', title: 'Reports', page: reportsPage, admins: true },
   { id: 'webhooks', title: 'Webhooks', page: webhooksPage, admins: true },
+  { id: 'audit', title: 'Audit', page: auditPage, admins: true },
 ];
 
 const main = document.getElementById('main');
@@ -61,7 +63,7 @@ function showSignIn(notice) {
   return boot(notice);
 }
 
-/** The pages the person's role at the store allows: reports and webhooks are its admins'. */
+/** The pages the person's role at the store allows: reports, webhooks and the audit log are its admins'. */
 function pagesAt(locationId) {
   const role = me.locations.find((l) => l.id === locationId)?.role;
   return PAGES.filter((p) => !p.admins || (role !== undefined && role !== 'staff'));
