@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { consoleModule } from './console/module.ts';
 import { sessionTag } from './console/live.ts';
 import { peopleModule } from './people/module.ts';
+import { lowPriorityHasher } from './people/low-priority-hasher.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { DatabaseStartError, openConfiguredDb } from './db/open.ts';
@@ -166,7 +167,8 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const listeners: GatewayListeners = { presence: health, heard: radio.heard };
   const devices = opts.devices?.(listeners) ?? new DeviceGateway({ config, db, clock, log: log('devices'), listeners });
   const webhooks = webhooksModule({ db, clock, config, apiTokens, log: log('webhooks') });
-  const people = peopleModule({ db, clock, config, apiTokens, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) });
+  const hasher = lowPriorityHasher();
+  const people = peopleModule({ db, clock, config, apiTokens, hasher, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) });
   const modules: FeatureModule[] = [
     lockersModule({ db, clock, secretDigest: parts.secretDigest, deviceSeen: (lockerId) => devices.seen({ kind: 'locker', lockerId }) }),
     deviceHealthModule(health, { db, clock, offlineSeconds: config.deviceOfflineSeconds, apiTokens }),
@@ -256,6 +258,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     if (opts.devices === undefined) await devices.stop(); // the last queued messages go out, the last acks are recorded
     await health.stop(); // after the devices: their last sightings are written too
     if (opts.speech === undefined) await speech.close();
+    await hasher.close();
     if (parts.ownsDb) await db.close();
   });
   return { app, config, db, clock, scheduler, devices, events, webhooks: deliverer, speech, health, metrics, retention, feed, live, apiTokens };

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { routesOf, type FeatureModule } from '../feature-module.ts';
 import { createOidcClient } from './oidc.ts';
+import type { Hasher } from './passwords.ts';
 import type { ApiTokens } from '../http/auth.ts';
 import { peopleAdminRoutes, type AdminRouteDeps } from './admin/people-admin-routes.ts';
 import { serviceAccountRoutes } from './admin/service-account-routes.ts';
@@ -19,6 +20,8 @@ export interface PeopleModuleDeps {
   db: Db;
   clock: Clock;
   config: Pick<Config, 'publicBaseUrl' | 'passwordSignIn' | 'oidc'>;
+  /** Where passwords and PINs are hashed. */
+  hasher: Hasher;
   /** The bearer-token lookup the app shares (admin tokens, section 18). */
   apiTokens: ApiTokens;
   /** Called with a session that signed out on this instance (its live streams end now). */
@@ -31,7 +34,8 @@ export interface PeopleModule extends FeatureModule {
 
 export function peopleModule(deps: PeopleModuleDeps): PeopleModule {
   const { db, clock, config } = deps;
-  const storeDevices = storeDeviceSignIn({ db, clock });
+  const { hasher } = deps;
+  const storeDevices = storeDeviceSignIn({ db, clock, hasher });
   const single = config.oidc;
   const oidc = single === null ? null : createOidcClient({ ...single, redirectUri: `${config.publicBaseUrl}/auth/oidc/callback` });
   const sessions = routesOf(sessionRoutes, {
@@ -39,11 +43,12 @@ export function peopleModule(deps: PeopleModuleDeps): PeopleModule {
     clock,
     publicBaseUrl: config.publicBaseUrl,
     passwordSignIn: config.passwordSignIn,
+    hasher,
     storeDevices,
     sessionEnded: deps.sessionEnded,
   });
   const sso = routesOf(ssoRoutes, { db, clock, oidc, publicBaseUrl: config.publicBaseUrl });
-  const admin: AdminRouteDeps = { db, clock, apiTokens: deps.apiTokens, publicBaseUrl: config.publicBaseUrl, sessionEnded: deps.sessionEnded };
+  const admin: AdminRouteDeps = { db, clock, hasher, apiTokens: deps.apiTokens, publicBaseUrl: config.publicBaseUrl, sessionEnded: deps.sessionEnded };
   const administration = [routesOf(peopleAdminRoutes, admin), routesOf(serviceAccountRoutes, admin), routesOf(ssoMappingRoutes, admin)];
   return {
     storeDevices,

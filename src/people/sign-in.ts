@@ -5,7 +5,7 @@ import { writeAudit, SECRET_CHANGE, type AuditOrigin } from '../audit/record.ts'
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { AppError, invalid } from '../http/errors.ts';
-import { hashSecret, passwordProblem, SECRET_MAX_LENGTH, verifySecret } from './passwords.ts';
+import { hashSecret, passwordProblem, SECRET_MAX_LENGTH, verifySecret, type Hasher } from './passwords.ts';
 import { personByEmail, personById, setPassword, type PersonRow } from './people-store.ts';
 import { endPersonSessions } from './session-store.ts';
 import { endSessionByValue, startSession } from './sessions.ts';
@@ -18,6 +18,8 @@ export interface SignInDeps {
   db: Db;
   clock: Clock;
   passwordSignIn: PasswordSignIn;
+  /** Where passwords are hashed (the service's low-priority worker). */
+  hasher: Hasher;
 }
 
 export interface SignedIn {
@@ -42,7 +44,7 @@ export async function signInWithPassword(deps: SignInDeps, email: string, passwo
   if (deps.passwordSignIn === 'off') throw new AppError(403, 'forbidden', 'password sign-in is turned off here; use single sign-on');
   const attempt = await takeAttempt(deps.db, PASSWORD_THROTTLE, email.trim().toLowerCase(), now);
   const person = await personByEmail(deps.db, email.trim());
-  const right = password.length <= SECRET_MAX_LENGTH && (await verifySecret(password, person?.password_hash ?? null));
+  const right = password.length <= SECRET_MAX_LENGTH && (await verifySecret(password, person?.password_hash ?? null, deps.hasher));
   const usable = person !== undefined && right && person.status === 'active' && person.grants.length > 0;
   if (!usable || !passwordAllowed(deps.passwordSignIn, person)) {
     const reason = !right
@@ -98,9 +100,9 @@ export async function changePassword(deps: SignInDeps, person: PersonActor, curr
   if (next === current) throw invalid('new_password', 'must differ from the current password');
   const attempt = await takeAttempt(deps.db, PASSWORD_THROTTLE, person.email.toLowerCase(), now);
   const row = await personById(deps.db, person.personId);
-  if (row === undefined || !(await verifySecret(current, row.password_hash))) throw invalid('current_password', 'is not right');
+  if (row === undefined || !(await verifySecret(current, row.password_hash, deps.hasher))) throw invalid('current_password', 'is not right');
   await forgiveAttempt(deps.db, attempt);
-  const hash = await hashSecret(next);
+  const hash = await hashSecret(next, deps.hasher);
   await deps.db.tx(async (q) => {
     await setPassword(q, person.personId, hash, false, now);
     await endPersonSessions(q, person.personId, now, person.sessionId);

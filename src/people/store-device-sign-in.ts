@@ -9,7 +9,7 @@ import { sql } from '../db/sql.ts';
 import { AppError } from '../http/errors.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { cookieOf, DEVICE_COOKIE } from './cookies.ts';
-import { verifySecret } from './passwords.ts';
+import { verifySecret, type Hasher } from './passwords.ts';
 import { startSession } from './sessions.ts';
 import { forgiveAttempt, PIN_THROTTLE, takeAttempt } from './throttle.ts';
 
@@ -39,7 +39,7 @@ interface Candidate {
   pin_hash: string | null;
 }
 
-export function storeDeviceSignIn(deps: { db: Db; clock: Clock }): StoreDeviceSignIn {
+export function storeDeviceSignIn(deps: { db: Db; clock: Clock; hasher: Hasher }): StoreDeviceSignIn {
   async function deviceOf(request: FastifyRequest): Promise<EnrolledDevice | null> {
     const value = cookieOf(request, DEVICE_COOKIE);
     if (value === null) return null;
@@ -70,7 +70,7 @@ export function storeDeviceSignIn(deps: { db: Db; clock: Clock }): StoreDeviceSi
     if ('pin' in how) {
       // Unknown people are throttled by the email typed, so that trying emails costs what trying PINs does.
       const attempt = await takeAttempt(deps.db, PIN_THROTTLE, `${person?.id ?? how.email.trim().toLowerCase()}@${device.id}`, now);
-      right = person !== undefined && (await verifySecret(how.pin, person.pin_hash));
+      right = person !== undefined && (await verifySecret(how.pin, person.pin_hash, deps.hasher));
       if (right) await forgiveAttempt(deps.db, attempt);
     }
     const actor =

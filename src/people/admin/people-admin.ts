@@ -8,7 +8,7 @@ import type { Clock } from '../../clock.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { AppError, invalid, notFound } from '../../http/errors.ts';
 import { checkVersion, type ExpectedVersions } from '../../http/if-match.ts';
-import { hashSecret, oneTimePassword, pinProblem } from '../passwords.ts';
+import { hashSecret, oneTimePassword, pinProblem, type Hasher } from '../passwords.ts';
 import { endAllSessionsOf } from '../session-store.ts';
 import { badgeDigest } from '../store-device-sign-in.ts';
 import { checkedGrants } from './grants.ts';
@@ -43,6 +43,8 @@ import type { NewPerson, PersonChange } from './schemas.ts';
 export interface PeopleAdminDeps {
   db: Db;
   clock: Clock;
+  /** Where PINs and one-time passwords are hashed (the service's low-priority worker). */
+  hasher: Hasher;
 }
 
 /** Who asks, and from where (the audit entries say both). */
@@ -82,12 +84,12 @@ interface Secrets {
 }
 
 /** The secrets a body sets, checked and hashed (before any transaction: a hash takes ~30 ms). */
-async function prepareSecrets(organizationId: number, body: Pick<PersonChange, 'password' | 'pin' | 'badge_code'>): Promise<Secrets> {
+async function prepareSecrets(hasher: Hasher, organizationId: number, body: Pick<PersonChange, 'password' | 'pin' | 'badge_code'>): Promise<Secrets> {
   const pinIssue = body.pin == null ? null : pinProblem(body.pin);
   if (pinIssue !== null) throw invalid('pin', pinIssue);
   if (body.badge_code != null && body.badge_code.trim() === '') throw invalid('badge_code', 'must not be blank');
   const otp = body.password === true ? oneTimePassword() : null;
-  const hashOf = async (value: string | null | undefined) => (value == null ? value : hashSecret(value));
+  const hashOf = async (value: string | null | undefined) => (value == null ? value : hashSecret(value, hasher));
   return {
     passwordHash: body.password === undefined ? undefined : await hashOf(otp),
     oneTimePassword: otp,
@@ -160,7 +162,7 @@ export async function createPerson(deps: PeopleAdminDeps, acting: Acting, body: 
   const scope = scopeOf(acting.actor);
   checkOrganization(scope, body.organization_id);
   const name = checkedName(body.name) as string;
-  const secrets = await prepareSecrets(scope.organizationId, body);
+  const secrets = await prepareSecrets(deps.hasher, scope.organizationId, body);
   const now = deps.clock.now();
   return deps.db.tx(async (q) => {
     const grants = await checkedGrants(q, acting.actor, scope, body.memberships, (i) => `memberships[${i}]`);
@@ -184,7 +186,7 @@ export async function updatePerson(deps: PeopleAdminDeps, acting: Acting, id: nu
   const scope = scopeOf(acting.actor);
   checkOrganization(scope, body.organization_id);
   const name = checkedName(body.name);
-  const secrets = await prepareSecrets(scope.organizationId, body);
+  const secrets = await prepareSecrets(deps.hasher, scope.organizationId, body);
   const now = deps.clock.now();
   return deps.db.tx(async (q) => {
     await lockOrganization(q, scope.organizationId);
