@@ -4,14 +4,15 @@
 // status the contract says (404 out of reach, 403 visible but not allowed, 401 signed out), and
 // nothing stored changes where it refuses. Then every operation of the OpenAPI document given a
 // person's session alone: the session is no bearer token, hub token, device key or secret, so no
-// operation of those credentials takes it.
+// operation of those credentials takes it. Last, every read of a location (C7, D1, P1-P3 and the
+// administration's lists) for each role, each token scope and signed out, at the three stores.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { refusalGuard, type Probe } from '../support/contract.ts';
 import { openCfhRequest } from '../support/requests.ts';
 import { fromPage, makePerson, signInHttp, type Signed } from '../support/people.ts';
-import { freshId, makeWorld, testApp, type TestContext, type World } from '../support/world.ts';
+import { freshId, makeWorld, provisionToken, testApp, type TestContext, type World } from '../support/world.ts';
 
 let ctx: TestContext;
 let a: World;
@@ -126,6 +127,54 @@ test("every operation of the OpenAPI document refuses a person's session alone: 
       // Refused for its credential (401, 403), or before it (the object a capability names is unknown,
       // a disabled broker endpoint, the body's form): never served.
       if (res.statusCode < 400 || res.statusCode >= 500) problems.push(`${op.operationId}: ${res.statusCode}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+/** The reads that name a location, with the credential each takes: a token's scope, or administration. */
+const LOCATION_READS: { op: string; url: (w: World) => string; scope: string }[] = [
+  { op: 'listCfhRequests', url: (w) => `/api/callforhelp/requests?location_id=${w.locationId}`, scope: 'cfh' },
+  { op: 'listDevices', url: (w) => `/api/devices?location_id=${w.locationId}`, scope: 'devices' },
+  { op: 'getCfhReport', url: (w) => `/api/reports/cfh?location_id=${w.locationId}&from=2026-01-01&to=2026-01-02`, scope: 'reports' },
+  { op: 'exportCfhRequests', url: (w) => `/api/reports/cfh/requests.csv?location_id=${w.locationId}&from=2026-01-01&to=2026-01-02`, scope: 'reports' },
+  { op: 'getLockerReport', url: (w) => `/api/reports/lockers?location_id=${w.locationId}&from=2026-01-01&to=2026-01-02`, scope: 'reports' },
+  { op: 'listPeople', url: (w) => `/api/admin/people?location_id=${w.locationId}`, scope: 'admin' },
+  { op: 'listStoreDevices', url: (w) => `/api/admin/store_devices?location_id=${w.locationId}`, scope: 'admin' },
+  { op: 'listAuditEntries', url: (w) => `/api/admin/audit?location_id=${w.locationId}`, scope: 'admin' },
+];
+
+test('every read of a location, for each role, each token scope and signed out, at store A, store B and another organization', async () => {
+  const scopes = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'webhooks', 'admin'] as const;
+  const tokens: Record<string, { token: string; scopes: readonly string[]; onlyA: boolean }> = {};
+  for (const scope of scopes)
+    tokens[`a ${scope} token`] = { token: await provisionToken(ctx.db, ctx.clock, a.organizationId, [scope]), scopes: [scope], onlyA: false };
+  tokens['an admin token limited to A'] = {
+    token: await provisionToken(ctx.db, ctx.clock, a.organizationId, ['admin'], { locationIds: [a.locationId] }),
+    scopes: ['admin'],
+    onlyA: true,
+  };
+  const problems: string[] = [];
+  for (const read of LOCATION_READS) {
+    const administration = read.scope === 'admin';
+    for (const store of Object.keys(STORES) as Store[]) {
+      const url = read.url(STORES[store]());
+      const ask = async (who: string, headers: Record<string, string>, want: number) => {
+        const res = await ctx.app.inject({ method: 'GET', url, headers });
+        if (res.statusCode !== want) problems.push(`${who} / ${read.op} at ${store}: ${res.statusCode}, expected ${want}`);
+      };
+      await ask('signed out', {}, 401);
+      for (const [who, t] of Object.entries(tokens)) {
+        const reaches = store === 'A' || (store === 'B' && !t.onlyA);
+        await ask(who, { authorization: `Bearer ${t.token}` }, !t.scopes.includes(read.scope) ? 403 : reaches ? 200 : 404);
+      }
+      for (const role of ['org admin', 'location admin of A', 'staff of A'] as const) {
+        const session = sessions[role] as Signed;
+        // A session is a credential of administration only; the other reads take a bearer token.
+        const reaches = role === 'org admin' ? store !== 'another organization' : store === 'A';
+        const want = !administration ? 401 : role === 'staff of A' ? 403 : reaches ? 200 : 404;
+        await ask(role, { cookie: session.cookie }, want);
+      }
     }
   }
   assert.deepEqual(problems, []);
