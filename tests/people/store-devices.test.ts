@@ -9,13 +9,14 @@ import { sha256hex } from '../../src/http/secrets.ts';
 import { consoleWorld } from '../console/support.ts';
 import { fromPage, makePerson, signInHttp } from '../support/people.ts';
 import { addLocation, deviceSignIn, enroll, enrollRequest, setCookieOf, shift } from '../support/store-devices.ts';
-import { otherInstanceDb, provisionToken, testApp, type TestContext } from '../support/world.ts';
+import { otherInstanceDb, provisionToken, testApp, type Teardown, type TestContext } from '../support/world.ts';
 
 const session = (ctx: TestContext, cookie: string) => ctx.app.inject({ method: 'GET', url: '/api/session', headers: { cookie } });
 const queue = (ctx: TestContext, locationId: number, cookie: string) =>
   ctx.app.inject({ method: 'GET', url: `/console/api/locations/${locationId}/queue`, headers: { cookie } });
 
-test('enrolled from an admin session, the browser keeps a device cookie (256 bits, stored hashed) and badge and PIN sign-in work there', async (t) => {
+/** A store with Robin (staff with a PIN and a badge) and its org_admin signed in. */
+async function robinsStore(t: Teardown) {
   const ctx = await testApp({ t });
   const w = await consoleWorld(ctx.db, ctx.clock);
   const robin = await makePerson(ctx.db, ctx.clock, w.organizationId, {
@@ -25,7 +26,11 @@ test('enrolled from an admin session, the browser keeps a device cookie (256 bit
     pin: '482913',
     badge: 'B-1001',
   });
-  const admin = await signInHttp(ctx.app, w.admin);
+  return { ctx, w, robin, admin: await signInHttp(ctx.app, w.admin) };
+}
+
+test('enrolled from an admin session, the browser keeps a device cookie (256 bits, stored hashed) and badge and PIN sign-in work there', async (t) => {
+  const { ctx, w, robin, admin } = await robinsStore(t);
   const enrolled = await enroll(ctx.app, admin, w.locationId, '  Front desk tablet ');
   assert.match(enrolled.setCookie, /^storeops_device=[A-Za-z0-9_-]{43}; Max-Age=315360000; Path=\/; HttpOnly; SameSite=Lax$/);
   assert.deepEqual(
@@ -75,16 +80,7 @@ test('enrolled from an admin session, the browser keeps a device cookie (256 bit
 });
 
 test('badge and PIN sign-in are refused (403) without the device cookie, with a made-up one, or on a revoked device', async (t) => {
-  const ctx = await testApp({ t });
-  const w = await consoleWorld(ctx.db, ctx.clock);
-  const robin = await makePerson(ctx.db, ctx.clock, w.organizationId, {
-    name: 'Robin',
-    role: 'staff',
-    locationIds: [w.locationId],
-    pin: '482913',
-    badge: 'B-1001',
-  });
-  const admin = await signInHttp(ctx.app, w.admin);
+  const { ctx, w, robin, admin } = await robinsStore(t);
   const enrolled = await enroll(ctx.app, admin, w.locationId);
   const token = await provisionToken(ctx.db, ctx.clock, w.organizationId, ['admin']);
   const revoke = await ctx.app.inject({

@@ -3,7 +3,7 @@
 // (exportAuditEntries). Every stored value is shown as text (dom.js never parses HTML).
 import { get } from '../api.js';
 import { h, mount, time } from '../dom.js';
-import { empty, scrollTable } from './common.js';
+import { empty, filteredPage, scrollTable } from './common.js';
 
 const PAGE = 50;
 
@@ -17,22 +17,7 @@ export function auditPage(container, { locationId }) {
     pattern: '[a-z_]+(\\.[a-z_]+)*',
   });
   const csv = h('a', { class: 'button secondary', id: 'audit-csv', download: true }, 'Export (CSV)');
-  const body = h('div', { class: 'page-body' });
-  const form = h(
-    'form',
-    {
-      class: 'range',
-      onsubmit: (e) => {
-        e.preventDefault();
-        load();
-      },
-    },
-    h('label', { for: 'audit-action' }, 'Action'),
-    action,
-    h('button', { type: 'submit', class: 'primary' }, 'Show'),
-    csv,
-  );
-  mount(container, h('h1', { id: 'page-title' }, 'Audit'), form, body);
+  const body = filteredPage(container, { title: 'Audit', fields: [['Action', action]], csv, onShow: () => load() });
   let stopped = false;
   let shown = 0; // which load is current: an older answer never overwrites a newer one
 

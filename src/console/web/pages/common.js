@@ -96,3 +96,26 @@ export function empty(text) {
 export function badge(text, kind = '') {
   return h('span', { class: `badge ${kind}` }, text);
 }
+
+/**
+ * A page with a filter form above its body (reports, audit): the title, the form's labelled fields,
+ * Show, and a CSV link; `onShow` runs on Show. Returns the body the page draws into.
+ */
+export function filteredPage(container, { title, fields, csv, onShow }) {
+  const body = h('div', { class: 'page-body' });
+  const form = h(
+    'form',
+    {
+      class: 'range',
+      onsubmit: (e) => {
+        e.preventDefault();
+        onShow();
+      },
+    },
+    ...fields.flatMap(([text, input]) => [h('label', { for: input.id }, text), input]),
+    h('button', { type: 'submit', class: 'primary' }, 'Show'),
+    csv,
+  );
+  mount(container, h('h1', { id: 'page-title' }, title), form, body);
+  return body;
+}

@@ -2,7 +2,7 @@
 import { get } from '../api.js';
 import { bars, columns } from '../charts.js';
 import { duration, h, label, mount } from '../dom.js';
-import { empty } from './common.js';
+import { empty, filteredPage } from './common.js';
 
 const day = (d) => d.toISOString().slice(0, 10);
 
@@ -11,24 +11,15 @@ export function reportsPage(container, { locationId }) {
   const from = h('input', { id: 'from', type: 'date', value: day(new Date(today.getTime() - 6 * 86_400_000)), required: true });
   const to = h('input', { id: 'to', type: 'date', value: day(today), required: true });
   const csv = h('a', { class: 'button secondary', id: 'csv', download: true }, 'Export requests (CSV)');
-  const body = h('div', { class: 'page-body' });
-  const form = h(
-    'form',
-    {
-      class: 'range',
-      onsubmit: (e) => {
-        e.preventDefault();
-        load();
-      },
-    },
-    h('label', { for: 'from' }, 'From'),
-    from,
-    h('label', { for: 'to' }, 'To'),
-    to,
-    h('button', { type: 'submit', class: 'primary' }, 'Show'),
+  const body = filteredPage(container, {
+    title: 'Reports',
+    fields: [
+      ['From', from],
+      ['To', to],
+    ],
     csv,
-  );
-  mount(container, h('h1', { id: 'page-title' }, 'Reports'), form, body);
+    onShow: () => load(),
+  });
   let stopped = false;
 
   async function load() {
