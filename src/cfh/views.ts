@@ -55,8 +55,10 @@ export function toButtonRecord(row: RequestRow) {
  * claimer's name in the location's staff_name_format; staff with a token see it in full.
  */
 export function toStatusView(row: StatusRow, viewer: 'staff' | 'customer' = 'staff'): CfhStatusView {
+  // A customer never sees which device or chat channel the store routes the request through.
+  const staff = viewer === 'staff';
   return {
-    device_id: row.device_id,
+    device_id: staff ? row.device_id : null,
     option: {
       id: row.option_id,
       text_en: row.option_text_en,
@@ -74,7 +76,7 @@ export function toStatusView(row: StatusRow, viewer: 'staff' | 'customer' = 'sta
       option_id: row.option_id,
       is_claimed: row.is_claimed,
       claimed_at: row.claimed_at,
-      claimed_by: viewer === 'staff' ? row.claimed_by : staffNameFor(row.claimed_by, row.staff_name_format),
+      claimed_by: staff ? row.claimed_by : staffNameFor(row.claimed_by, row.staff_name_format),
       location_id: row.location_id,
       organization_id: row.organization_id,
       created_at: row.created_at,
@@ -94,7 +96,7 @@ export function toStatusView(row: StatusRow, viewer: 'staff' | 'customer' = 'sta
       is_escalated: row.is_escalated,
       escalated_at: row.escalated_at,
       source: row.source,
-      teams_channel_id: row.chat_channel_id,
+      teams_channel_id: staff ? row.chat_channel_id : null,
     },
     show_survey: row.is_completed,
   };
