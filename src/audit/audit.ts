@@ -31,13 +31,23 @@ export interface AuditPage {
 const EXPORT_PAGE = 500;
 
 const DAY = /^\d{4}-\d\d-\d\d$/;
-const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:\d\d)$/;
+const INSTANT = /^(\d{4}-\d\d-\d\d)T(\d\d):(\d\d)(?::(\d\d)(\.\d{1,6})?)?(?:Z|[+-](\d\d):(\d\d))$/;
+
+/** A date-time of the calendar: no February 30th or 25 o'clock (which Date.parse would roll over). */
+function isInstant(raw: string): boolean {
+  const m = INSTANT.exec(raw);
+  if (m === null) return false;
+  const [, date, hours, minutes, seconds, , zoneHours, zoneMinutes] = m;
+  const realDay = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(realDay.getTime()) || realDay.toISOString().slice(0, 10) !== date) return false;
+  return Number(hours) < 24 && Number(minutes) < 60 && Number(seconds ?? 0) < 60 && Number(zoneHours ?? 0) < 24 && Number(zoneMinutes ?? 0) < 60;
+}
 
 /** A time of the query: a date (YYYY-MM-DD, its UTC day) or a date-time with its zone. */
 function bound(name: string, raw: string): { at: string; day: boolean } {
   const day = DAY.test(raw);
   const at = day ? `${raw}T00:00:00Z` : raw;
-  if ((!day && !INSTANT.test(raw)) || !Number.isFinite(Date.parse(at)) || new Date(Date.parse(at)).getUTCFullYear() > 9999) {
+  if ((!day && !isInstant(raw)) || !Number.isFinite(Date.parse(at)) || new Date(Date.parse(at)).getUTCFullYear() > 9999) {
     throw invalid(name, 'must be a date (YYYY-MM-DD) or a date-time with its zone (e.g. 2026-01-15T09:00:00Z)');
   }
   if (day && new Date(Date.parse(at)).toISOString().slice(0, 10) !== raw) throw invalid(name, 'is not a day of the calendar');
@@ -78,7 +88,7 @@ const encodeCursor = (c: AuditCursor) => Buffer.from(JSON.stringify([c.at, c.id]
 function decodeCursor(raw: string): AuditCursor {
   try {
     const [at, id] = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && INSTANT.test(at) && Number.isSafeInteger(id) && (id as number) > 0) return { at, id: id as number };
+    if (typeof at === 'string' && isInstant(at) && Number.isSafeInteger(id) && (id as number) > 0) return { at, id: id as number };
   } catch {
     // falls through
   }

@@ -51,6 +51,8 @@ export interface OidcIdentity {
   name: string;
   /** The values of the roles claim (a string or an array of strings at the provider). */
   claimValues: string[];
+  /** `email_verified`: true, or null when the provider does not say (a false one is refused here). */
+  emailVerified: true | null;
 }
 
 export interface OidcSettings {
@@ -208,7 +210,8 @@ function identityFrom(claims: Record<string, unknown>, rolesClaim: string): Oidc
   }
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   const name = text(claims.name) || [text(claims.given_name), text(claims.family_name)].filter(Boolean).join(' ') || email;
-  return { subject, email, name, claimValues: claimValues(claims[rolesClaim]) };
+  const verified = claims.email_verified === true || claims.email_verified === 'true' ? true : null;
+  return { subject, email, name, claimValues: claimValues(claims[rolesClaim]), emailVerified: verified };
 }
 
 /** A string or an array of strings; anything else in it is ignored, duplicates once. */

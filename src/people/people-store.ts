@@ -13,16 +13,28 @@ export interface PersonRow {
   status: 'active' | 'disabled';
   password_hash: string | null;
   must_change_password: boolean;
+  sso_subject: string | null;
   grants: { role: Role; location_id: number | null; granted_by: Grant }[];
 }
 
-const PERSON_COLUMNS = sql`p.id, p.organization_id, p.email, p.name, p.status, p.password_hash, p.must_change_password,
+const PERSON_COLUMNS = sql`p.id, p.organization_id, p.email, p.name, p.status, p.password_hash, p.must_change_password, p.sso_subject,
   (SELECT coalesce(json_agg(json_build_object('role', m.role, 'location_id', m.location_id, 'granted_by', m.granted_by)
      ORDER BY m.role, m.location_id), '[]') FROM memberships m WHERE m.person_id = p.id) AS grants`;
 
 export async function personByEmail(q: Queryable, email: string): Promise<PersonRow | undefined> {
   const [row] = await q.run<PersonRow>(sql`SELECT ${PERSON_COLUMNS} FROM people p WHERE lower(p.email) = lower(${email})`);
   return row;
+}
+
+/** The person a single sign-on identity (issuer and subject) was bound to. */
+export async function personBySubject(q: Queryable, subject: string): Promise<PersonRow | undefined> {
+  const [row] = await q.run<PersonRow>(sql`SELECT ${PERSON_COLUMNS} FROM people p WHERE p.sso_subject = ${subject}`);
+  return row;
+}
+
+/** Binds a person to their single sign-on identity (once: an identity of one person only). */
+export async function bindSubject(q: Queryable, personId: number, subject: string): Promise<void> {
+  await q.run(sql`UPDATE people SET sso_subject = ${subject} WHERE id = ${personId} AND sso_subject IS NULL`);
 }
 
 export async function personById(q: Queryable, id: number): Promise<PersonRow | undefined> {

@@ -15,6 +15,7 @@ export interface SessionRow {
   name: string;
   email: string;
   must_change_password: boolean;
+  method: SignInMethod;
   store_device_id: number | null;
   device_location_id: number | null;
   /** The person's grants: one row per role and location (null: the whole organization). */
@@ -40,7 +41,7 @@ export async function findSession(
 ): Promise<SessionRow | undefined> {
   const [row] = await q.run<SessionRow>(sql`
     WITH live AS (
-      SELECT s.id, s.person_id, p.organization_id, p.name, p.email, p.must_change_password, s.store_device_id,
+      SELECT s.id, s.person_id, p.organization_id, p.name, p.email, p.must_change_password, s.method, s.store_device_id,
         d.location_id AS device_location_id, s.last_seen_at,
         (SELECT coalesce(json_agg(json_build_object('role', m.role, 'location_id', m.location_id) ORDER BY m.role, m.location_id), '[]')
            FROM memberships m

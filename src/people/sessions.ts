@@ -59,7 +59,8 @@ function actorOfRow(row: SessionRow): PersonActor {
     sessionId: row.id,
     storeDeviceId: row.store_device_id,
     memberships,
-    mustChangePassword: row.must_change_password,
+    // A one-time password binds the sessions it signed in, not a single sign-on's or a shift's.
+    mustChangePassword: row.must_change_password && row.method === 'password',
     reach: { organizationId: row.organization_id, locationIds: reachOfMemberships(memberships), scopes: [] },
   };
 }

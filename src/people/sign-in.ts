@@ -58,7 +58,8 @@ export async function signInWithPassword(deps: SignInDeps, email: string, passwo
       writeAudit(
         q,
         {
-          actor: person === undefined ? { type: 'person', id: null, name: email.slice(0, 200) } : personActor(person),
+          // Whatever was typed for an email nobody has is not kept: it may be a password typed in the wrong field.
+          actor: person === undefined ? { type: 'person', id: null, name: null } : personActor(person),
           action: 'sign_in.failed',
           target: null,
           organizationId: person?.organization_id ?? null,

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/db.ts';
 import { randomToken, sha256hex } from '../http/secrets.ts';
 import { OidcError, type OidcClient, type OidcIdentity } from './oidc.ts';
-import { insertPerson, personByEmail, replaceGrants, type PersonRow } from './people-store.ts';
+import { bindSubject, insertPerson, personByEmail, personBySubject, replaceGrants, type PersonRow } from './people-store.ts';
 import { startSession } from './sessions.ts';
 import { matchingMappings, storeFlow, takeFlow } from './sso-store.ts';
 
@@ -66,7 +66,7 @@ export async function finishSso(deps: SsoDeps, browser: string | null, callbackU
         err.reason === 'denied' ? 'The sign-in was cancelled at the identity provider.' : "The identity provider's answer could not be accepted. Start again.",
     };
   }
-  return deps.db.tx(async (q) => signInAs(q, deps.clock.now(), identity, flow.returnTo, origin));
+  return deps.db.tx(async (q) => signInAs(q, deps.clock.now(), deps.oidc.issuer, identity, flow.returnTo, origin));
 }
 
 const reasonOf = (reason: string) => ({ method: { from: null, to: 'sso' }, reason: { from: null, to: reason } });
@@ -84,9 +84,13 @@ function grantsOf(mappings: Awaited<ReturnType<typeof matchingMappings>>, organi
     );
 }
 
-async function signInAs(q: Tx, now: Date, identity: OidcIdentity, returnTo: string, origin: AuditOrigin): Promise<SsoOutcome> {
+const TAKEN = 'This email address belongs to another account here. Ask an administrator.';
+
+async function signInAs(q: Tx, now: Date, issuer: string, identity: OidcIdentity, returnTo: string, origin: AuditOrigin): Promise<SsoOutcome> {
   const mappings = await matchingMappings(q, identity.claimValues);
-  const existing = await personByEmail(q, identity.email);
+  const subject = `${issuer} ${identity.subject}`;
+  const bound = await personBySubject(q, subject);
+  const existing = bound ?? (await personByEmail(q, identity.email));
   const refuse = async (message: string, reason: string, person?: PersonRow) => {
     const actor =
       person === undefined
@@ -100,6 +104,13 @@ async function signInAs(q: Tx, now: Date, identity: OidcIdentity, returnTo: stri
     return { kind: 'refused' as const, message };
   };
   let person = existing;
+  if (person !== undefined && bound === undefined) {
+    // Found by email only: a person another provider account signed in as, or one with a password
+    // (an administrator, the break-glass one) that a provider not vouching for the address could
+    // otherwise take over, is refused.
+    if (person.sso_subject !== null) return refuse(TAKEN, 'email of another single sign-on identity', person);
+    if (person.password_hash !== null && identity.emailVerified !== true) return refuse(TAKEN, 'email not verified by the provider', person);
+  }
   if (person === undefined) {
     const organizations = [...new Set(mappings.map((m) => m.organization_id))];
     const organizationId = organizations[0];
@@ -119,6 +130,7 @@ async function signInAs(q: Tx, now: Date, identity: OidcIdentity, returnTo: stri
       status: 'active',
       password_hash: null,
       must_change_password: false,
+      sso_subject: null,
       grants: [],
     };
     await writeAudit(
@@ -137,8 +149,13 @@ async function signInAs(q: Tx, now: Date, identity: OidcIdentity, returnTo: stri
   if (person.status !== 'active') return refuse(NO_ROLE.replace('has no role in this service yet', 'is disabled here'), 'disabled', person);
   const granted = grantsOf(mappings, person.organization_id);
   const kept = person.grants.filter((g) => g.granted_by !== 'sso');
-  if (kept.length === 0 && granted.length === 0) return refuse(NO_ROLE, 'no role', person);
+  if (kept.length === 0 && granted.length === 0) {
+    // Roles the provider took away go now, so that the person's live sessions lose them too.
+    await syncGrants(q, person, [], now, origin);
+    return refuse(NO_ROLE, 'no role', person);
+  }
   await syncGrants(q, person, granted, now, origin);
+  await bindSubject(q, person.id, subject);
   const session = await startSession(q, { personId: person.id, method: 'sso', storeDeviceId: null }, now);
   await writeAudit(
     q,

@@ -74,9 +74,7 @@ export function storeDeviceSignIn(deps: { db: Db; clock: Clock; hasher: Hasher }
       if (right) await forgiveAttempt(deps.db, attempt);
     }
     const actor =
-      person === undefined
-        ? { type: 'person' as const, id: null, name: 'email' in how ? how.email.slice(0, 200) : null }
-        : { type: 'person' as const, id: String(person.id), name: person.name };
+      person === undefined ? { type: 'person' as const, id: null, name: null } : { type: 'person' as const, id: String(person.id), name: person.name };
     const entry = { actor, target: { type: 'store_device', id: device.id }, organizationId: device.organizationId, locationId: device.locationId, origin };
     if (!right || person === undefined) {
       await deps.db.statement((q) => writeAudit(q, { ...entry, action: 'sign_in.failed', changes: { method: { from: null, to: method } } }, now));

@@ -1,6 +1,6 @@
 // Section 17's sign-in throttles, kept in the database so that every instance counts together:
 // 10 failed passwords for one email in 15 minutes, or 5 wrong PINs for one person on one device,
-// and that kind of sign-in for it answers 429 for 15 minutes. An attempt is counted as failed
+// and that kind of sign-in for it answers 429 for the 15 minutes after the failure that reached it. An attempt is counted as failed
 // before its secret is checked (and forgiven when it was right), under a lock of its subject, so
 // that many attempts at once cannot all slip in under the limit. This file is the one writer of
 // `sign_in_failures`.
@@ -29,13 +29,21 @@ const tooMany = (retryAfter: number) =>
 export async function takeAttempt(db: Pick<Db, 'tx'>, throttle: Throttle, subject: string, now: Date): Promise<number> {
   const outcome = await db.tx(async (q): Promise<{ retryAfter: number } | { id: number }> => {
     await q.run(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${throttle.kind}:${subject}`}, 0))`);
-    const recent = await q.run<{ at: Date }>(sql`
-      SELECT at FROM sign_in_failures
-      WHERE kind = ${throttle.kind} AND subject = ${subject} AND at > ${now}::timestamptz - ${throttle.windowSeconds} * interval '1 second'
-      ORDER BY at DESC LIMIT ${throttle.limit}`);
-    if (recent.length >= throttle.limit) {
-      const oldest = new Date(recent[recent.length - 1]?.at as Date);
-      return { retryAfter: Math.max(1, Math.ceil((oldest.getTime() + throttle.windowSeconds * 1000 - now.getTime()) / 1000)) };
+    // The newest failure within the window, and how many failures the window that ends with it holds:
+    // when that reached the limit, the lock lasts the whole window from it (refused attempts are not
+    // counted, so it stays the newest until the lock ends).
+    const [newest] = await q.run<{ at: string; n: number }>(sql`
+      WITH newest AS (
+        SELECT at FROM sign_in_failures
+        WHERE kind = ${throttle.kind} AND subject = ${subject} AND at > ${now}::timestamptz - ${throttle.windowSeconds} * interval '1 second'
+        ORDER BY at DESC LIMIT 1)
+      SELECT newest.at, (SELECT count(*) FROM sign_in_failures f
+        WHERE f.kind = ${throttle.kind} AND f.subject = ${subject} AND f.at <= newest.at
+          AND f.at > newest.at - ${throttle.windowSeconds} * interval '1 second')::int AS n
+      FROM newest`);
+    if (newest !== undefined && newest.n >= throttle.limit) {
+      const reached = new Date(newest.at);
+      return { retryAfter: Math.max(1, Math.ceil((reached.getTime() + throttle.windowSeconds * 1000 - now.getTime()) / 1000)) };
     }
     const [row] = await q.run<{ id: number }>(sql`INSERT INTO sign_in_failures (kind, subject, at) VALUES (${throttle.kind}, ${subject}, ${now}) RETURNING id`);
     return { id: Number(row?.id ?? 0) };

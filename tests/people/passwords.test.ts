@@ -80,3 +80,20 @@ test('a stored password verifies only itself, and the hash never holds it', asyn
   assert.equal(await verifySecret('anything', null), false);
   assert.equal(await verifySecret('anything', 'not a phc string'), false);
 });
+
+test('failures spread over the window still lock the email for the whole 15 minutes after the tenth', async (t) => {
+  const clock = new ManualClock(new Date());
+  const ctx = await testApp({ t, clock });
+  const w = await consoleWorld(ctx.db, clock);
+  for (let i = 0; i < 10; i++) {
+    assert.equal((await signIn(ctx, w.admin.email, `wrong-password-${i}`)).statusCode, 401);
+    clock.advance(85_000);
+  }
+  const refused = await signIn(ctx, w.admin.email, w.admin.password);
+  assert.equal(refused.statusCode, 429);
+  assert.equal(Number(refused.headers['retry-after']), 15 * 60 - 85);
+  clock.advance(13 * 60_000);
+  assert.equal((await signIn(ctx, w.admin.email, w.admin.password)).statusCode, 429, 'the oldest failures aged out, the lock did not');
+  clock.advance(60_000);
+  assert.equal((await signIn(ctx, w.admin.email, w.admin.password)).statusCode, 200);
+});

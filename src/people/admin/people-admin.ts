@@ -35,6 +35,7 @@ import {
   isActiveOrgAdmin,
   scopeOf,
   whyNotChangePerson,
+  whyNotSetCredentials,
   type AdminScope,
   type Grant,
 } from './rules.ts';
@@ -162,6 +163,8 @@ export async function createPerson(deps: PeopleAdminDeps, acting: Acting, body: 
   const scope = scopeOf(acting.actor);
   checkOrganization(scope, body.organization_id);
   const name = checkedName(body.name) as string;
+  const noCredentials = whyNotSetCredentials(scope, body);
+  if (noCredentials !== null) throw forbidden(noCredentials);
   const secrets = await prepareSecrets(deps.hasher, scope.organizationId, body);
   const now = deps.clock.now();
   return deps.db.tx(async (q) => {
@@ -186,6 +189,8 @@ export async function updatePerson(deps: PeopleAdminDeps, acting: Acting, id: nu
   const scope = scopeOf(acting.actor);
   checkOrganization(scope, body.organization_id);
   const name = checkedName(body.name);
+  const noCredentials = whyNotSetCredentials(scope, body);
+  if (noCredentials !== null) throw forbidden(noCredentials);
   const secrets = await prepareSecrets(deps.hasher, scope.organizationId, body);
   const now = deps.clock.now();
   return deps.db.tx(async (q) => {

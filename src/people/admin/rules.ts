@@ -78,6 +78,18 @@ export function whyNotChangePerson(scope: AdminScope, grants: readonly Grant[]):
   return null;
 }
 
+/**
+ * Why this scope may not set another person's password, PIN or badge, if it may not: only an
+ * organization-wide administrator does. A credential outlives the roles it was set for: a location
+ * admin's PIN on someone a single sign-on later makes an org_admin would be the location admin's
+ * way into the whole organization.
+ */
+export function whyNotSetCredentials(scope: AdminScope, body: { password?: unknown; pin?: unknown; badge_code?: unknown }): string | null {
+  if (isOrganizationWide(scope)) return null;
+  const sets = [body.password, body.pin, body.badge_code].some((v) => v !== undefined && v !== null && v !== false);
+  return sets ? "only an organization administrator sets a person's password, PIN or badge" : null;
+}
+
 /** Whether a grant is one a scope administers (its memberships there are the scope's to replace). */
 export function grantWithin(scope: AdminScope, grant: Grant): boolean {
   if (scope.locationIds === null) return true;
