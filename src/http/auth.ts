@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Actor, ApiTokenActor } from '../access/actor.ts';
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 import { AppError } from './errors.ts';
 import { matchesDigest, sha256hex } from './secrets.ts';
 
@@ -72,11 +72,15 @@ export interface ApiTokens {
 /**
  * API tokens looked up by their SHA-256, with a one-second memory of the live ones: a customer
  * page polling C5, or a chat integration, sends the same token many times a second, and the
- * lookup was half of C5's database work. A revoked token is refused everywhere within a second;
- * an expiring one exactly at its expiry. Unknown tokens are never cached.
+ * lookup was half of C5's database work. A revocation's commit empties the memory of every
+ * instance (NOTIFY), and a second is the most a memory lives if that word were lost; an expiring
+ * token is refused exactly at its expiry. Unknown tokens are never cached.
  */
-export function apiTokenLookup(db: Queryable, clock: Clock): ApiTokens {
+export function apiTokenLookup(db: Queryable & Pick<Db, 'commits'>, clock: Clock): ApiTokens {
   const live = new Map<string, { actor: ApiTokenActor; until: number }>();
+  // A token revoked or changed anywhere (its commit signals `credentials`) is forgotten here at
+  // once: the next request asks the database again.
+  db.commits.on('credentials', () => live.clear());
   return {
     async find(token: string): Promise<ApiTokenActor | null> {
       const digest = sha256hex(token);

@@ -4,10 +4,18 @@
 // at a time; the others wait their turn. The worker starts at the first hash and, idle, never
 // keeps the process alive.
 import { Worker } from 'node:worker_threads';
+import { AppError } from '../http/errors.ts';
 import type { Hasher } from './passwords.ts';
 import type { HashJob, HashReply } from './hash-worker.ts';
 
-export function lowPriorityHasher(): Hasher {
+/** Hashes waiting at most (about two seconds of them): past it a sign-in is told to try again, so
+ * that a client sending sign-ins by the thousand cannot make every store's wait grow without end. */
+export const HASHES_WAITING_MAX = 64;
+
+const busy = () => new AppError(503, 'unavailable', 'too many sign-ins at once; try again in a moment', { headers: { 'retry-after': '2' } });
+
+export function lowPriorityHasher(opts: { maxWaiting?: number } = {}): Hasher {
+  const maxWaiting = opts.maxWaiting ?? HASHES_WAITING_MAX;
   let worker: Worker | null = null;
   let nextId = 1;
   const waiting = new Map<number, { resolve: (tag: Buffer) => void; reject: (err: Error) => void }>();
@@ -39,7 +47,8 @@ export function lowPriorityHasher(): Hasher {
   };
 
   return {
-    derive(secret, salt, cost) {
+    async derive(secret, salt, cost) {
+      if (waiting.size >= maxWaiting) throw busy();
       const id = nextId++;
       const w = started();
       // A hash in flight keeps the process alive until it is answered.

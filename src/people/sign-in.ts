@@ -9,7 +9,7 @@ import { hashSecret, passwordProblem, SECRET_MAX_LENGTH, verifySecret, type Hash
 import { personByEmail, personById, setPassword, type PersonRow } from './people-store.ts';
 import { endPersonSessions } from './session-store.ts';
 import { endSessionByValue, startSession } from './sessions.ts';
-import { forgiveAttempt, PASSWORD_THROTTLE, takeAttempt } from './throttle.ts';
+import { attempt, PASSWORD_THROTTLE } from './throttle.ts';
 
 /** PASSWORD_SIGN_IN: who may sign in with a password. */
 export type PasswordSignIn = 'on' | 'admins' | 'off';
@@ -42,9 +42,14 @@ function passwordAllowed(mode: PasswordSignIn, person: PersonRow): boolean {
 export async function signInWithPassword(deps: SignInDeps, email: string, password: string, origin: AuditOrigin): Promise<SignedIn> {
   const now = deps.clock.now();
   if (deps.passwordSignIn === 'off') throw new AppError(403, 'forbidden', 'password sign-in is turned off here; use single sign-on');
-  const attempt = await takeAttempt(deps.db, PASSWORD_THROTTLE, email.trim().toLowerCase(), now);
   const person = await personByEmail(deps.db, email.trim());
-  const right = password.length <= SECRET_MAX_LENGTH && (await verifySecret(password, person?.password_hash ?? null, deps.hasher));
+  const right = await attempt(
+    deps.db,
+    PASSWORD_THROTTLE,
+    email.trim().toLowerCase(),
+    now,
+    async () => password.length <= SECRET_MAX_LENGTH && (await verifySecret(password, person?.password_hash ?? null, deps.hasher)),
+  );
   const usable = person !== undefined && right && person.status === 'active' && person.grants.length > 0;
   if (!usable || !passwordAllowed(deps.passwordSignIn, person)) {
     const reason = !right
@@ -72,7 +77,6 @@ export async function signInWithPassword(deps: SignInDeps, email: string, passwo
     if (usable) throw new AppError(403, 'forbidden', 'password sign-in is for organization administrators here; use single sign-on');
     throw wrong();
   }
-  await forgiveAttempt(deps.db, attempt);
   const session = await deps.db.tx(async (q) => {
     const value = await startSession(q, { personId: person.id, method: 'password', storeDeviceId: null }, now);
     await writeAudit(
@@ -99,10 +103,11 @@ export async function changePassword(deps: SignInDeps, person: PersonActor, curr
   const problem = passwordProblem(next);
   if (problem !== null) throw invalid('new_password', problem);
   if (next === current) throw invalid('new_password', 'must differ from the current password');
-  const attempt = await takeAttempt(deps.db, PASSWORD_THROTTLE, person.email.toLowerCase(), now);
   const row = await personById(deps.db, person.personId);
-  if (row === undefined || !(await verifySecret(current, row.password_hash, deps.hasher))) throw invalid('current_password', 'is not right');
-  await forgiveAttempt(deps.db, attempt);
+  const right = await attempt(deps.db, PASSWORD_THROTTLE, person.email.toLowerCase(), now, async () =>
+    row === undefined ? false : verifySecret(current, row.password_hash, deps.hasher),
+  );
+  if (!right) throw invalid('current_password', 'is not right');
   const hash = await hashSecret(next, deps.hasher);
   await deps.db.tx(async (q) => {
     await setPassword(q, person.personId, hash, false, now);

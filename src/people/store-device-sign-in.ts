@@ -11,7 +11,7 @@ import { sha256hex } from '../http/secrets.ts';
 import { cookieOf, DEVICE_COOKIE } from './cookies.ts';
 import { verifySecret, type Hasher } from './passwords.ts';
 import { startSession } from './sessions.ts';
-import { forgiveAttempt, PIN_THROTTLE, takeAttempt } from './throttle.ts';
+import { attempt, PIN_THROTTLE } from './throttle.ts';
 
 export interface EnrolledDevice {
   id: number;
@@ -69,9 +69,14 @@ export function storeDeviceSignIn(deps: { db: Db; clock: Clock; hasher: Hasher }
     let right = person !== undefined && method === 'badge';
     if ('pin' in how) {
       // Unknown people are throttled by the email typed, so that trying emails costs what trying PINs does.
-      const attempt = await takeAttempt(deps.db, PIN_THROTTLE, `${person?.id ?? how.email.trim().toLowerCase()}@${device.id}`, now);
-      right = person !== undefined && (await verifySecret(how.pin, person.pin_hash, deps.hasher));
-      if (right) await forgiveAttempt(deps.db, attempt);
+      const subject = `${person?.id ?? how.email.trim().toLowerCase()}@${device.id}`;
+      right = await attempt(
+        deps.db,
+        PIN_THROTTLE,
+        subject,
+        now,
+        async () => person !== undefined && (await verifySecret(how.pin, person.pin_hash, deps.hasher)),
+      );
     }
     const actor =
       person === undefined ? { type: 'person' as const, id: null, name: null } : { type: 'person' as const, id: String(person.id), name: person.name };

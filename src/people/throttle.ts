@@ -57,6 +57,29 @@ export async function forgiveAttempt(db: Pick<Db, 'statement'>, id: number): Pro
   await db.statement((q) => q.run(sql`DELETE FROM sign_in_failures WHERE id = ${id}`));
 }
 
+/**
+ * An attempt at a secret under a throttle: counted as failed before `check` runs (429 when the
+ * subject is locked), forgiven when `check` says it was right or could not answer (the hasher busy).
+ */
+export async function attempt(
+  db: Pick<Db, 'tx' | 'statement'>,
+  throttle: Throttle,
+  subject: string,
+  now: Date,
+  check: () => Promise<boolean>,
+): Promise<boolean> {
+  const id = await takeAttempt(db, throttle, subject, now);
+  let right: boolean;
+  try {
+    right = await check();
+  } catch (err) {
+    await forgiveAttempt(db, id);
+    throw err;
+  }
+  if (right) await forgiveAttempt(db, id);
+  return right;
+}
+
 /** Retention: failures older than any window. */
 export const deleteOldFailures = (before: Date, limit: number) =>
   sql`DELETE FROM sign_in_failures WHERE id IN (SELECT id FROM sign_in_failures WHERE at < ${before} LIMIT ${limit})`;

@@ -258,6 +258,8 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
       summary.webhooks = (summary.webhooks ?? 0) + 1;
     }
     await applyTokens(q, file.api_tokens ?? [], now, summary);
+    // A token the file revoked or changed is forgotten by every instance's memory of live tokens.
+    if ((file.api_tokens ?? []).length > 0) q.signal('credentials');
     await applyPeople(q, file, now, summary);
     await auditApplied(q, file, summary, opts.source ?? null, now);
     return summary;

@@ -3,7 +3,7 @@
 // admin token, the file's people, CSRF, and malformed input.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testApp } from '../support/world.ts';
+import { freshId, testApp } from '../support/world.ts';
 import { fromPage, makePerson, signInHttp } from '../support/people.ts';
 import { adminManaged, adminWorld, auditOf, bearer, call, sessionOf, type Caller } from './admin-support.ts';
 
@@ -179,4 +179,36 @@ test('malformed input is a 4xx, never a 5xx, and stores nothing', async (t) => {
   }
   const [count] = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM people WHERE organization_id = $1', [w.organizationId]);
   assert.equal(count?.n, 4, 'Sam, Lou, Stu and M');
+});
+
+test("only an organization-wide administrator sets another person's password, PIN or badge: a credential outlives the roles it was set for", async (t) => {
+  const ctx = await testApp({ t });
+  const w = await adminWorld(ctx.db, ctx.clock);
+  await adminManaged(ctx.db, w.staff.id);
+  const [staff] = await ctx.db.query<{ version: number }>('SELECT version FROM people WHERE id = $1', [w.staff.id]);
+  const grant = [{ role: 'staff', location_ids: [w.locationId] }];
+  for (const caller of [await sessionOf(ctx.app, w.locationAdmin), bearer(w.limitedToken)]) {
+    for (const secret of [{ password: true }, { pin: '123456' }, { badge_code: 'B-77' }]) {
+      const made = await call(ctx.app, caller, 'POST', '/api/admin/people', {
+        email: `new-${freshId()}@example.com`,
+        name: 'New',
+        memberships: grant,
+        ...secret,
+      });
+      assert.equal(made.statusCode, 403, JSON.stringify(secret));
+      const changed = await call(ctx.app, caller, 'PATCH', `/api/admin/people/${w.staff.id}`, { version: staff?.version, ...secret });
+      assert.equal(changed.statusCode, 403, JSON.stringify(secret));
+    }
+    const plain = await call(ctx.app, caller, 'POST', '/api/admin/people', { email: `plain-${freshId()}@example.com`, name: 'Plain', memberships: grant });
+    assert.equal(plain.statusCode, 201, 'people without credentials they may still make');
+  }
+  const byOrgAdmin = await call(ctx.app, await sessionOf(ctx.app, w.admin), 'POST', '/api/admin/people', {
+    email: `otp-${freshId()}@example.com`,
+    name: 'Otp',
+    memberships: grant,
+    password: true,
+    pin: '123456',
+  });
+  assert.equal(byOrgAdmin.statusCode, 201, byOrgAdmin.body);
+  assert.match(byOrgAdmin.json().one_time_password, /^\S{20}$/);
 });

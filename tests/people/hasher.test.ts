@@ -26,3 +26,16 @@ test('stopping the hasher refuses the hashes still waiting, and a new one starts
   assert.match(await hashSecret('a long enough password', worker), /^\$argon2id\$/);
   await worker.close();
 });
+
+test('past the hashes it lets wait, a sign-in is told to try again (503 with Retry-After), and the ones waiting still finish', async (t) => {
+  const worker = lowPriorityHasher({ maxWaiting: 3 });
+  t.after(() => worker.close());
+  const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => hashSecret(`password number ${i}`, worker)));
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected'],
+  );
+  const refusal = (outcomes[3] as PromiseRejectedResult).reason as { status: number; code: string; headers: Record<string, string> };
+  assert.deepEqual([refusal.status, refusal.code, refusal.headers['retry-after']], [503, 'unavailable', '2']);
+  assert.match(await hashSecret('and later another', worker), /^\$argon2id\$/);
+});

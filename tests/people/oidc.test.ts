@@ -103,6 +103,7 @@ test('a person signs in on the provider pages in Chromium and comes back with th
     email: 'Ada@Example.test',
     name: 'Ada Lovelace',
     claimValues: ['store-12-staff', 'store-14-admins'],
+    emailVerified: true,
   });
 });
 

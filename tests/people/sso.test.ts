@@ -11,6 +11,7 @@ import { browserContext, skipWithoutChromium } from '../support/browser.ts';
 import { signIn, startOidcProvider, type TestAccount } from '../support/oidc-provider.ts';
 import type { Teardown } from '../support/teardown.ts';
 import { freshId, makeWorld, testApp, testConfig } from '../support/world.ts';
+import { makePerson } from '../support/people.ts';
 
 /** A listening service whose single sign-on is the test provider, and a world with mappings. */
 async function serving(t: Teardown, accounts: TestAccount[], opts: { providerDown?: boolean } = {}) {
@@ -183,4 +184,25 @@ test("signing in from the console in Chromium: the provider's pages, then the co
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   assert.equal(new URL(page.url()).pathname, '/console');
   assert.match((await page.locator('#signed-in-as').textContent()) ?? '', new RegExp(`^${fay.name} · organization admin$`));
+});
+
+test("another provider account claiming a signed-in person's email, or a password holder's without a verified email, is refused", async (t) => {
+  const gil = account(`gil${freshId()}`, []);
+  const s = await serving(t, [gil]);
+  s.provider.accounts.set(gil.sub, { ...gil, groups: [s.staffGroup] });
+  assert.equal((await ssoSignIn(s, gil.sub)).back.status, 302, 'the first sign-in binds the person to this account');
+  const impostor = `imp${freshId()}`;
+  s.provider.accounts.set(impostor, { sub: impostor, email: gil.email, email_verified: true, name: 'Not Gil', groups: [s.staffGroup] });
+  const taken = await ssoSignIn(s, impostor);
+  assert.equal(taken.back.status, 403);
+  assert.match(taken.text, /belongs to another account/);
+
+  // The break-glass administrator has a password and has never signed in with the provider.
+  const root = await makePerson(s.db, s.clock, s.w.organizationId, { name: 'Root' });
+  const squatter = `sq${freshId()}`;
+  s.provider.accounts.set(squatter, { sub: squatter, email: root.email, name: 'Root?', groups: [`admins-${s.w.organizationId}`] });
+  const refused = await ssoSignIn(s, squatter);
+  assert.equal(refused.back.status, 403, 'no email_verified from the provider');
+  s.provider.accounts.set(squatter, { sub: squatter, email: root.email, email_verified: true, name: 'Root', groups: [`admins-${s.w.organizationId}`] });
+  assert.equal((await ssoSignIn(s, squatter)).back.status, 302, 'a verified address links the person');
 });

@@ -121,6 +121,7 @@ export async function revokeServiceAccountToken(deps: PeopleAdminDeps, acting: A
     const { name, managedBy } = tokenName(token);
     checkNotFileManaged(managedBy, 'this token');
     const row = await revokeToken(q, token.id, now);
+    q.signal('credentials');
     await touchAccount(q, account.id, now);
     await audit(q, acting, scope.organizationId, now)(
       'token.revoked',
