@@ -212,3 +212,19 @@ test("only an organization-wide administrator sets another person's password, PI
   assert.equal(byOrgAdmin.statusCode, 201, byOrgAdmin.body);
   assert.match(byOrgAdmin.json().one_time_password, /^\S{20}$/);
 });
+
+test('a location the person sees as staff but does not administer is 403 for its people; one out of reach 404', async (t) => {
+  const ctx = await testApp({ t });
+  const w = await adminWorld(ctx.db, ctx.clock);
+  const mixed = await makePerson(ctx.db, ctx.clock, w.organizationId, {
+    name: 'Max',
+    role: 'location_admin',
+    locationIds: [w.locationId],
+    more: [{ role: 'staff', locationIds: [w.locationB] }],
+  });
+  const max = await sessionOf(ctx.app, mixed);
+  assert.equal((await call(ctx.app, max, 'GET', `/api/admin/people?location_id=${w.locationId}`)).statusCode, 200);
+  const staffThere = await call(ctx.app, max, 'GET', `/api/admin/people?location_id=${w.locationB}`);
+  assert.deepEqual([staffThere.statusCode, staffThere.json().code], [403, 'forbidden']);
+  assert.equal((await call(ctx.app, max, 'GET', `/api/admin/people?location_id=${w.other.locationId}`)).statusCode, 404);
+});

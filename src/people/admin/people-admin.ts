@@ -2,6 +2,7 @@
 // one transaction with its rules and its audit entries. Passwords and PINs are hashed before the
 // transaction opens. Sessions are read live (session-store.ts), so a disabled person or a removed
 // membership stops a session at its next request; disabling and new passwords also end them.
+import { locationVerdict } from '../../access/locations.ts';
 import type { OrganizationActor } from '../../access/actor.ts';
 import { auditActorOf, changesBetween, SECRET_CHANGE, writeAudit, type AuditChanges, type AuditOrigin } from '../../audit/record.ts';
 import type { Clock } from '../../clock.ts';
@@ -16,7 +17,6 @@ import {
   changeAdminGrants,
   insertAdminPerson,
   listVisiblePeople,
-  locationsOfOrganization,
   lockOrganization,
   otherActiveOrgAdmins,
   takenField,
@@ -65,8 +65,10 @@ export interface ChangedPerson {
 export async function listPeople(deps: PeopleAdminDeps, actor: OrganizationActor, locationId: number | undefined): Promise<AdminPersonRow[]> {
   const scope = scopeOf(actor);
   if (locationId !== undefined) {
-    const known = await locationsOfOrganization(deps.db, scope.organizationId, [locationId]);
-    if (known.length === 0 || (scope.locationIds !== null && !scope.locationIds.includes(locationId))) throw notFound('location');
+    // Out of the actor's reach: 404; a location it sees (a staff role there) but does not administer: 403.
+    const verdict = await locationVerdict(deps.db, actor, locationId, 'administer');
+    if (verdict === 'unknown') throw notFound('location');
+    if (verdict === 'visible') throw forbidden("a location's people are for its admins");
   }
   return listVisiblePeople(deps.db, scope, locationId ?? null);
 }
