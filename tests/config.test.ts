@@ -14,7 +14,7 @@ test('the defaults run the embedded service', () => {
   assert.equal(config.speechWorkers, 1);
   assert.equal(config.publicBaseUrl, 'http://localhost:3000');
   assert.equal(config.retentionDays, 90);
-  assert.equal(config.metricsToken, null, '/metrics is open without a token');
+  assert.equal(config.metricsToken, null, '/metrics needs no token (it answers loopback only then)');
   assert.ok(Object.isFrozen(config));
 });
 

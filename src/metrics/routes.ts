@@ -1,7 +1,9 @@
 // GET /metrics (contract section 16) in the Prometheus text format, and the hook that counts every
 // HTTP answer. With METRICS_TOKEN set the scrape needs `Authorization: Bearer <METRICS_TOKEN>`;
-// without it /metrics is open (keep it off the public network then). Not in the OpenAPI document:
-// it is for the monitoring system, not for API clients (docs/operations.md).
+// without it only a scrape from this host (loopback) is answered. The database's figures are read
+// at most once per SNAPSHOT_SECONDS and shared by every scrape meanwhile: they count whole tables,
+// and a scraper polling in a loop must not cost the store's requests (issue 36, item 9). Not in the
+// OpenAPI document: it is for the monitoring system, not for API clients (docs/operations.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/db.ts';
@@ -9,7 +11,12 @@ import { bearerOf } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
 import { safeEqual } from '../http/secrets.ts';
 import type { ServiceMetrics } from './metrics.ts';
-import { snapshot } from './store.ts';
+import { snapshot, type Snapshot } from './store.ts';
+
+/** How old the database's figures of a scrape may be. */
+export const SNAPSHOT_SECONDS = 15;
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
 
 export interface MetricsRouteDeps {
   db: Queryable;
@@ -33,12 +40,28 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: ServiceMetric
 }
 
 export async function metricsRoutes(app: FastifyInstance, deps: MetricsRouteDeps): Promise<void> {
+  let last: { at: number; figures: Promise<Snapshot> } | null = null;
+  const figures = (): Promise<Snapshot> => {
+    const now = deps.clock.now();
+    if (last === null || now.getTime() - last.at >= SNAPSHOT_SECONDS * 1000) {
+      const read = snapshot(deps.db, now);
+      const mine = { at: now.getTime(), figures: read };
+      last = mine;
+      // A failed read is not kept: the next scrape reads again.
+      read.catch(() => {
+        if (last === mine) last = null;
+      });
+    }
+    return last.figures;
+  };
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (deps.token !== null) {
       const given = bearerOf(request);
       if (given === null || !safeEqual(given, deps.token)) throw new AppError(401, 'unauthorized', 'the metrics token is missing or not valid');
+    } else if (!LOOPBACK.test(request.ip)) {
+      throw new AppError(403, 'forbidden', 'without METRICS_TOKEN, /metrics answers only this host; set METRICS_TOKEN to scrape it from another');
     }
-    const text = await deps.metrics.render(await snapshot(deps.db, deps.clock.now()));
+    const text = await deps.metrics.render(await figures());
     return reply.type(deps.metrics.registry.contentType).send(text);
   });
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { cfhClient, createRequest } from '../cfh/support.ts';
+import { SNAPSHOT_SECONDS } from '../../src/metrics/routes.ts';
 import { makeWorld, testApp, testConfig, type TestContext } from '../support/world.ts';
 
 /** The samples of a Prometheus text exposition: `name{label="value",...} number`, comments skipped. */
@@ -41,6 +42,7 @@ test('HTTP answers are counted by operationId and status with a latency histogra
   await createRequest(cfhClient(ctx.app, w.token), { location_id: w.locationId, option_id: w.optionId });
   await ctx.app.inject({ method: 'GET', url: '/no/such/path/12345' });
   await ctx.app.inject({ method: 'GET', url: '/no/such/path/67890' });
+  ctx.clock.advance(SNAPSHOT_SECONDS * 1000); // the database's figures are read again
   const after = await scrape();
   assert.ok((valueOf(after, 'storeops_http_requests_total', { operation: 'createCfhRequest', status: '201' }) ?? 0) >= 1);
   assert.ok((valueOf(after, 'storeops_http_request_duration_seconds_count', { operation: 'createCfhRequest' }) ?? 0) >= 1);
@@ -63,4 +65,30 @@ test('with METRICS_TOKEN the scrape needs that bearer token', async (t) => {
     401,
   );
   await scrape(guarded, { authorization: `Bearer ${token}` });
+});
+
+test('the database is counted once per 15 seconds however often it is scraped; HTTP counters stay live (issue 36, item 9)', async (t) => {
+  const own = await testApp({ t });
+  const w = await makeWorld(own.db, own.clock);
+  const created = (samples: ReturnType<typeof parseProm>) => valueOf(samples, 'storeops_cfh_requests', { status: 'created' }) ?? 0;
+  const first = await scrape(own);
+  await createRequest(cfhClient(own.app, w.token), { location_id: w.locationId, option_id: w.optionId });
+  own.clock.advance(SNAPSHOT_SECONDS * 1000 - 1);
+  const soon = await scrape(own);
+  assert.equal(created(soon), created(first), 'the same figures within 15 s');
+  assert.ok((valueOf(soon, 'storeops_http_requests_total', { operation: 'createCfhRequest', status: '201' }) ?? 0) >= 1, 'HTTP answers are live');
+  own.clock.advance(1);
+  assert.equal(created(await scrape(own)), created(first) + 1, 'read again after 15 s');
+});
+
+test('without METRICS_TOKEN only this host is answered; with it, any host that has the token', async (t) => {
+  const open = await testApp({ t });
+  const remote = await open.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9' });
+  assert.equal(remote.statusCode, 403);
+  assert.equal(remote.json().code, 'forbidden');
+  assert.equal((await open.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '::1' })).statusCode, 200);
+  const token = 'metrics-token-0123456789abcdef';
+  const guarded = await testApp({ t, config: testConfig({ METRICS_TOKEN: token }) });
+  const far = await guarded.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9', headers: { authorization: `Bearer ${token}` } });
+  assert.equal(far.statusCode, 200);
 });
