@@ -98,7 +98,18 @@ test('a server killed under a running service is started again: 503 meanwhile, n
     `only 503 while it was away: ${[...statuses].join(', ')}`,
   );
   assert.match(service.stderr(), new RegExp(`the embedded PostgreSQL server \\(pid ${server}\\) ended unexpectedly; starting it again`));
-  assert.equal((await fetch(`${url}/api/callforhelp/v1/tracking?message_id=${kept}`)).status, 200, 'what was committed is kept');
+  // A pooled connection that died with the server is found dead at its next use (503) and replaced;
+  // on a loaded machine one may still be idle in the pool when the first request was served.
+  const reads: number[] = [];
+  for (let i = 0; i < 50 && reads.at(-1) !== 200; i++) {
+    reads.push((await fetch(`${url}/api/callforhelp/v1/tracking?message_id=${kept}`)).status);
+    if (reads.at(-1) !== 200) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(reads.at(-1), 200, `what was committed is kept (${reads.join(', ')})`);
+  assert.ok(
+    reads.every((s) => s === 200 || s === 503),
+    `only 503 before it: ${reads.join(', ')}`,
+  );
   service.child.kill('SIGTERM');
   assert.equal(await service.exited, 0);
   assert.equal(serverPidUnder(dataDir), null, 'the new server stopped with the service');
