@@ -48,9 +48,16 @@ const TEXT_MAX = 300;
 export const systemActor: AuditActor = { type: 'system', id: null, name: 'storeops' };
 export const provisioningActor = (file: string | null): AuditActor => ({ type: 'provisioning', id: null, name: file });
 
+/** A person as the audit log names them. */
+export const personAuditActor = (p: { id: number; name: string }): AuditActor => ({ type: 'person', id: String(p.id), name: p.name });
+
+/** Someone who tried to sign in as nobody known: whatever they typed is not kept (it may be a
+ * password typed in the wrong field). */
+export const unknownPerson: AuditActor = { type: 'person', id: null, name: null };
+
 /** The audit log's name for an actor of a request. Devices and customers are not in the audit log. */
 export function auditActorOf(actor: Actor): AuditActor {
-  if (actor.kind === 'person') return { type: 'person', id: String(actor.personId), name: actor.name };
+  if (actor.kind === 'person') return personAuditActor({ id: actor.personId, name: actor.name });
   if (actor.kind === 'api_token') return { type: 'service_account', id: String(actor.serviceAccountId), name: actor.serviceAccountName };
   return systemActor;
 }

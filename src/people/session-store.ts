@@ -76,17 +76,11 @@ export async function endSession(q: Queryable, hash: string, now: Date): Promise
   return row;
 }
 
-/** Ends every live session of a person (but `except`, the one that asked); how many it ended. */
-export async function endPersonSessions(q: Queryable, personId: number, now: Date, except: number | null = null): Promise<number> {
-  const rows = await q.run(
+/** Ends every live session of a person (but `except`, the one that asked); the ids it ended. */
+export async function endPersonSessions(q: Queryable, personId: number, now: Date, except: number | null = null): Promise<number[]> {
+  const rows = await q.run<{ id: number }>(
     sql`UPDATE sessions SET ended_at = ${now} WHERE person_id = ${personId} AND ended_at IS NULL AND id IS DISTINCT FROM ${except} RETURNING id`,
   );
-  return rows.length;
-}
-
-/** Ends every live session of a person (an administrator asked, or disabled them); the ids it ended. */
-export async function endAllSessionsOf(q: Queryable, personId: number, now: Date): Promise<number[]> {
-  const rows = await q.run<{ id: number }>(sql`UPDATE sessions SET ended_at = ${now} WHERE person_id = ${personId} AND ended_at IS NULL RETURNING id`);
   return rows.map((r) => r.id);
 }
 

@@ -1,7 +1,7 @@
 // Signing in with a password, changing it, and signing out (contract section 17). Every sign-in,
 // failed or not, and every ending is an audit entry written with the change it records.
 import type { PersonActor } from '../access/actor.ts';
-import { writeAudit, SECRET_CHANGE, type AuditOrigin } from '../audit/record.ts';
+import { personAuditActor, unknownPerson, writeAudit, SECRET_CHANGE, type AuditOrigin } from '../audit/record.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { AppError, invalid } from '../http/errors.ts';
@@ -29,8 +29,6 @@ export interface SignedIn {
 }
 
 const wrong = () => new AppError(401, 'unauthorized', 'the email or password is not right');
-
-const personActor = (p: Pick<PersonRow, 'id' | 'name'>) => ({ type: 'person' as const, id: String(p.id), name: p.name });
 
 /** Whether the mode lets this person use a password: `admins` lets org_admins only (the way in while
  * the identity provider is down). */
@@ -63,8 +61,7 @@ export async function signInWithPassword(deps: SignInDeps, email: string, passwo
       writeAudit(
         q,
         {
-          // Whatever was typed for an email nobody has is not kept: it may be a password typed in the wrong field.
-          actor: person === undefined ? { type: 'person', id: null, name: null } : personActor(person),
+          actor: person === undefined ? unknownPerson : personAuditActor(person),
           action: 'sign_in.failed',
           target: null,
           organizationId: person?.organization_id ?? null,
@@ -82,7 +79,7 @@ export async function signInWithPassword(deps: SignInDeps, email: string, passwo
     await writeAudit(
       q,
       {
-        actor: personActor(person),
+        actor: personAuditActor(person),
         action: 'sign_in.succeeded',
         target: null,
         organizationId: person.organization_id,
@@ -115,7 +112,7 @@ export async function changePassword(deps: SignInDeps, person: PersonActor, curr
     await writeAudit(
       q,
       {
-        actor: personActor({ id: person.personId, name: person.name }),
+        actor: personAuditActor({ id: person.personId, name: person.name }),
         action: 'person.password_changed',
         target: { type: 'person', id: person.personId, name: person.name },
         organizationId: person.reach.organizationId,
@@ -133,11 +130,11 @@ export async function signOut(deps: Pick<SignInDeps, 'db' | 'clock'>, value: str
   await deps.db.tx(async (q) => {
     const ended = await endSessionByValue(q, value, now);
     if (ended === undefined) return;
-    const [person] = await q.query<{ name: string; organization_id: number }>('SELECT name, organization_id FROM people WHERE id = $1', [ended.person_id]);
+    const person = await personById(q, ended.person_id);
     await writeAudit(
       q,
       {
-        actor: { type: 'person', id: String(ended.person_id), name: person?.name ?? null },
+        actor: person === undefined ? unknownPerson : personAuditActor(person),
         action: 'sign_out',
         target: { type: 'session', id: ended.id },
         organizationId: person?.organization_id ?? null,

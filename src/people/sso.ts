@@ -3,7 +3,7 @@
 // what the SSO role mappings give (again at every sign-in: added and removed, an administrator's
 // grants untouched) and starts their session. A refusal stores nothing but its audit entry.
 import type { Role } from '../access/actor.ts';
-import { writeAudit, type AuditEntry, type AuditOrigin } from '../audit/record.ts';
+import { personAuditActor, unknownPerson, writeAudit, type AuditEntry, type AuditOrigin } from '../audit/record.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/db.ts';
 import { randomToken, sha256hex } from '../http/secrets.ts';
@@ -53,7 +53,7 @@ export async function finishSso(deps: SsoDeps, browser: string | null, callbackU
     if (!(err instanceof OidcError)) throw err;
     if (err.reason === 'provider_unavailable') return { kind: 'unavailable' };
     await audit(deps, {
-      actor: { type: 'person', id: null, name: null },
+      actor: unknownPerson,
       action: 'sign_in.failed',
       target: null,
       organizationId: null,
@@ -92,10 +92,7 @@ async function signInAs(q: Tx, now: Date, issuer: string, identity: OidcIdentity
   const bound = await personBySubject(q, subject);
   const existing = bound ?? (await personByEmail(q, identity.email));
   const refuse = async (message: string, reason: string, person?: PersonRow) => {
-    const actor =
-      person === undefined
-        ? { type: 'person' as const, id: null, name: identity.email.slice(0, 200) }
-        : { type: 'person' as const, id: String(person.id), name: person.name };
+    const actor = person === undefined ? { type: 'person' as const, id: null, name: identity.email.slice(0, 200) } : personAuditActor(person);
     await writeAudit(
       q,
       { actor, action: 'sign_in.failed', target: null, organizationId: person?.organization_id ?? null, changes: reasonOf(reason), origin },
@@ -136,7 +133,7 @@ async function signInAs(q: Tx, now: Date, issuer: string, identity: OidcIdentity
     await writeAudit(
       q,
       {
-        actor: personActor(person),
+        actor: personAuditActor(person),
         action: 'person.created',
         target: targetOf(person),
         organizationId,
@@ -160,7 +157,7 @@ async function signInAs(q: Tx, now: Date, issuer: string, identity: OidcIdentity
   await writeAudit(
     q,
     {
-      actor: personActor(person),
+      actor: personAuditActor(person),
       action: 'sign_in.succeeded',
       target: null,
       organizationId: person.organization_id,
@@ -172,7 +169,6 @@ async function signInAs(q: Tx, now: Date, issuer: string, identity: OidcIdentity
   return { kind: 'signed_in', session, returnTo };
 }
 
-const personActor = (p: Pick<PersonRow, 'id' | 'name'>) => ({ type: 'person' as const, id: String(p.id), name: p.name });
 const targetOf = (p: Pick<PersonRow, 'id' | 'name'>) => ({ type: 'person', id: p.id, name: p.name });
 const keyOf = (g: Grant) => `${g.role}@${g.locationId ?? 'organization'}`;
 
@@ -188,7 +184,7 @@ async function syncGrants(q: Tx, person: PersonRow, granted: Grant[], now: Date,
     writeAudit(
       q,
       {
-        actor: personActor(person),
+        actor: personAuditActor(person),
         action,
         target: targetOf(person),
         organizationId: person.organization_id,

@@ -2,7 +2,7 @@
 // by its long-lived cookie; a badge or a PIN is refused anywhere else. A person signs in there only
 // with a role at the device's location, and the shift session lasts at most 12 hours.
 import type { FastifyRequest } from 'fastify';
-import { writeAudit, type AuditOrigin } from '../audit/record.ts';
+import { personAuditActor, unknownPerson, writeAudit, type AuditOrigin } from '../audit/record.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
 import { sql } from '../db/sql.ts';
@@ -78,8 +78,7 @@ export function storeDeviceSignIn(deps: { db: Db; clock: Clock; hasher: Hasher }
         async () => person !== undefined && (await verifySecret(how.pin, person.pin_hash, deps.hasher)),
       );
     }
-    const actor =
-      person === undefined ? { type: 'person' as const, id: null, name: null } : { type: 'person' as const, id: String(person.id), name: person.name };
+    const actor = person === undefined ? unknownPerson : personAuditActor(person);
     const entry = { actor, target: { type: 'store_device', id: device.id }, organizationId: device.organizationId, locationId: device.locationId, origin };
     if (!right || person === undefined) {
       await deps.db.statement((q) => writeAudit(q, { ...entry, action: 'sign_in.failed', changes: { method: { from: null, to: method } } }, now));

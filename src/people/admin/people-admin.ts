@@ -10,7 +10,7 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { AppError, invalid, notFound } from '../../http/errors.ts';
 import { checkVersion, type ExpectedVersions } from '../../http/if-match.ts';
 import { hashSecret, oneTimePassword, pinProblem, type Hasher } from '../passwords.ts';
-import { endAllSessionsOf } from '../session-store.ts';
+import { endPersonSessions as endSessionsOf } from '../session-store.ts';
 import { badgeDigest } from '../store-device-sign-in.ts';
 import { checkedGrants } from './grants.ts';
 import {
@@ -223,7 +223,7 @@ export async function updatePerson(deps: PeopleAdminDeps, acting: Acting, id: nu
     await refuseLosingLastAdmin(q, before, fields.status, grants);
 
     const disabled = statusChange !== undefined && fields.status === 'disabled';
-    const endedSessions = disabled || secrets.passwordHash !== undefined ? await endAllSessionsOf(q, id, now) : [];
+    const endedSessions = disabled || secrets.passwordHash !== undefined ? await endSessionsOf(q, id, now) : [];
     const audit = auditor(q, acting, { id, name: fields.name, organizationId: before.organization_id }, now);
     if (Object.keys(updated).length > 0) await audit('person.updated', updated);
     if (statusChange !== undefined) await audit(disabled ? 'person.disabled' : 'person.enabled', { status: statusChange });
@@ -268,7 +268,7 @@ export async function endPersonSessions(deps: PeopleAdminDeps, acting: Acting, i
     if (person === undefined) throw notFound('person');
     const why = whyNotChangePerson(scope, person.grants);
     if (why !== null) throw forbidden(why);
-    const ended = await endAllSessionsOf(q, id, now);
+    const ended = await endSessionsOf(q, id, now);
     const audit = auditor(q, acting, { id, name: person.name, organizationId: person.organization_id }, now);
     await audit('person.sessions_ended', { sessions_ended: { from: null, to: ended.length } });
     return ended;
