@@ -1,6 +1,7 @@
 // The audit log over HTTP (section 18): listAuditEntries and exportAuditEntries, with a person's
 // session or a token with the admin scope. There is no operation that changes or deletes an entry.
 import type { FastifyInstance } from 'fastify';
+import { answersUncached } from '../people/guard.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/db.ts';
@@ -23,10 +24,7 @@ const WHO =
 export async function auditRoutes(fastify: FastifyInstance, deps: AuditRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const onRequest = adminAuth(deps);
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store');
-    return payload;
-  });
+  answersUncached(app);
 
   app.get(
     '/api/admin/audit',

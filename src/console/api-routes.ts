@@ -9,7 +9,7 @@ import { SpeakableText } from '../radio/schemas.ts';
 import { ReportQuery } from '../reports/schemas.ts';
 import { csvStream } from '../reports/views.ts';
 import { announce, cabinetAction, CFH_STEPS, cfhStep, orderAction, redeliver } from './actions.ts';
-import { changingWithSession, personAuth, personOf, sessionValueOf } from '../people/guard.ts';
+import { answersUncached, changingWithSession, personAuth, personOf, sessionValueOf } from '../people/guard.ts';
 import { resumeSession } from '../people/sessions.ts';
 import { openConsoleStream } from './live.ts';
 import { devicesPage, lockersPage, queuePage, radioPage, reportsPage, requestsCsv, playedAudio, visibleLocation, webhooksPage } from './pages.ts';
@@ -24,10 +24,7 @@ export async function consoleApiRoutes(fastify: FastifyInstance, deps: ApiDeps):
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const reading = personAuth(deps);
   const changing = changingWithSession(deps);
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store');
-    return payload;
-  });
+  answersUncached(app);
 
   app.get(
     '/console/api/locations/:location_id/:page',

@@ -2,7 +2,7 @@
 // CSRF check of every state-changing call made with a session (the console, the staff app, section
 // 18): the session's CSRF token in the x-csrf-token header, compared in constant time, and an
 // Origin (or Sec-Fetch-Site) that is this service's own.
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { PersonActor } from '../access/actor.ts';
 import { actorOf, header } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
@@ -13,6 +13,15 @@ export const CSRF_HEADER = 'x-csrf-token';
 /** Sent by pages on the reads they make by themselves (a live change, a poll): those keep showing a
  * session but do not keep it alive; only what a person does restarts its idle time. */
 export const AUTOMATIC_HEADER = 'x-console-refresh';
+
+/** Every answer of the plugin's routes is `cache-control: no-store`: what is answered to a session or
+ * an administrator is never kept by a cache between the browser and the service. */
+export function answersUncached(app: FastifyInstance): void {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store');
+    return payload;
+  });
+}
 
 /** Whether a request is something a person did (else a page reading itself again). */
 export function byPerson(request: FastifyRequest): boolean {

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { auditOriginOf } from '../audit/record.ts';
 import { BODY_ERRORS, errorResponse, errorResponses, nullable, oneOf, SERVICE_ERRORS } from '../http/schemas.ts';
 import { sessionCookieHeader } from './cookies.ts';
-import { byPerson, changingWithSession, personOf, sameOrigin, sessionValueOf } from './guard.ts';
+import { answersUncached, byPerson, changingWithSession, personOf, sameOrigin, sessionValueOf } from './guard.ts';
 import { ROLES } from '../access/actor.ts';
 import { changePassword, signInWithPassword, signOut, type SignInDeps } from './sign-in.ts';
 import { csrfTokenOf, resumeSession } from './sessions.ts';
@@ -51,10 +51,7 @@ const SignInBody = Type.Union(
 export async function sessionRoutes(fastify: FastifyInstance, deps: SessionRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const secure = new URL(deps.publicBaseUrl).protocol === 'https:';
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store');
-    return payload;
-  });
+  answersUncached(app);
 
   async function view(request: FastifyRequest, value: string | null) {
     const person = value === null ? null : await resumeSession(deps, value, byPerson(request));

@@ -10,6 +10,7 @@ import { escapeHtml } from '../cfh/pages.ts';
 import { AppError } from '../http/errors.ts';
 import { errorResponses, SERVICE_ERRORS } from '../http/schemas.ts';
 import { cookieOf, sessionCookieHeader } from './cookies.ts';
+import { answersUncached } from './guard.ts';
 import { finishSso, startSso, type SsoDeps } from './sso.ts';
 import { SSO_FLOW_SECONDS } from './sso-store.ts';
 
@@ -26,7 +27,6 @@ function page(reply: FastifyReply, status: number, title: string, lines: string[
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
     .header('referrer-policy', 'no-referrer')
     .send(
@@ -43,6 +43,7 @@ const UNAVAILABLE = [
 
 export async function ssoRoutes(fastify: FastifyInstance, deps: SsoRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  answersUncached(app);
   const secure = new URL(deps.publicBaseUrl).protocol === 'https:';
   const flowCookie = (value: string | null) =>
     [
@@ -82,7 +83,7 @@ export async function ssoRoutes(fastify: FastifyInstance, deps: SsoRouteDeps): P
     async (request, reply) => {
       const started = await startSso(configured(), request.query.return_to);
       if ('kind' in started) return page(reply, 200, 'Sign-in is unavailable', UNAVAILABLE);
-      return reply.header('set-cookie', flowCookie(started.browser)).header('cache-control', 'no-store').redirect(started.url, 302);
+      return reply.header('set-cookie', flowCookie(started.browser)).redirect(started.url, 302);
     },
   );
 
@@ -118,7 +119,7 @@ export async function ssoRoutes(fastify: FastifyInstance, deps: SsoRouteDeps): P
       if (outcome.kind === 'refused')
         return page(reply, outcome.message.startsWith('This sign-in has expired') ? 400 : 403, 'You are not signed in', [outcome.message]);
       reply.header('set-cookie', [flowCookie(null), sessionCookieHeader(outcome.session, secure)]);
-      return reply.header('cache-control', 'no-store').redirect(outcome.returnTo, 302);
+      return reply.redirect(outcome.returnTo, 302);
     },
   );
 }
