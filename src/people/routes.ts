@@ -2,7 +2,7 @@
 // session serves the console, the staff app and section 18's operations.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { auditOriginOf } from '../audit/record.ts';
 import { BODY_ERRORS, errorResponse, errorResponses, nullable, oneOf, SERVICE_ERRORS } from '../http/schemas.ts';
 import { sessionCookieHeader } from './cookies.ts';
@@ -11,7 +11,7 @@ import { ROLES } from '../access/actor.ts';
 import { changePassword, signInWithPassword, signOut, type SignInDeps } from './sign-in.ts';
 import { csrfTokenOf, resumeSession } from './sessions.ts';
 import { SECRET_MAX_LENGTH } from './passwords.ts';
-import type { StoreDeviceSignIn } from './store-device-sign-in.ts';
+import type { DeviceSignIn, StoreDeviceSignIn } from './store-device-sign-in.ts';
 
 export interface SessionRouteDeps extends SignInDeps {
   publicBaseUrl: string;
@@ -47,6 +47,19 @@ const SignInBody = Type.Union(
   ],
   { title: 'SignInRequest', description: 'email and password; or, on an enrolled store device, email and PIN or a badge code' },
 );
+
+/**
+ * The way of signing in a body is, as the schema's first matching branch: fields of the other ways
+ * may ride along (unknown fields are ignored), so a field's presence alone does not decide.
+ */
+function signInWay(body: Static<typeof SignInBody>): { email: string; password: string } | DeviceSignIn {
+  const fields = body as Record<string, unknown>;
+  const text = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : null);
+  const [email, password, pin, badge] = [text('email'), text('password'), text('pin'), text('badge_code')];
+  if (email !== null && password !== null) return { email, password };
+  if (email !== null && pin !== null) return { email, pin };
+  return { badgeCode: badge ?? '' };
+}
 
 export async function sessionRoutes(fastify: FastifyInstance, deps: SessionRouteDeps): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -109,11 +122,10 @@ export async function sessionRoutes(fastify: FastifyInstance, deps: SessionRoute
       },
     },
     async (request, reply) => {
-      const body = request.body;
+      const way = signInWay(request.body);
       const origin = auditOriginOf(request);
-      if ('password' in body) return signedIn(request, reply, (await signInWithPassword(deps, body.email, body.password, origin)).session);
-      const signIn = 'pin' in body ? { email: body.email, pin: body.pin } : { badgeCode: body.badge_code };
-      return signedIn(request, reply, await deps.storeDevices.signIn(request, signIn, origin));
+      if ('password' in way) return signedIn(request, reply, (await signInWithPassword(deps, way.email, way.password, origin)).session);
+      return signedIn(request, reply, await deps.storeDevices.signIn(request, way, origin));
     },
   );
 

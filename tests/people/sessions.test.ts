@@ -302,3 +302,18 @@ test('a person disabled on one instance is refused at their next request on anot
   assert.equal((await queue(a.app)).statusCode, 401);
   assert.equal((await queue(b.app)).statusCode, 401);
 });
+
+test("a body of one way of signing in carrying another way's fields is that way, never a 500", async (t) => {
+  const ctx = await testApp({ t });
+  const w = await consoleWorld(ctx.db, ctx.clock);
+  const bodies = [
+    { password: '', badge_code: '\u0000' },
+    { email: w.admin.email, password: 5, badge_code: 'B-1' },
+    { email: w.admin.email, pin: '123456', password: null },
+  ];
+  for (const payload of bodies) {
+    const res = await ctx.app.inject({ method: 'POST', url: '/api/session', payload });
+    assert.ok([400, 401, 403, 422].includes(res.statusCode), `${JSON.stringify(payload)}: ${res.statusCode} ${res.body}`);
+    assert.equal(res.headers['set-cookie'], undefined);
+  }
+});
