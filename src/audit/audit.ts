@@ -7,7 +7,7 @@ import type { OrganizationActor } from '../access/actor.ts';
 import { locationVerdict } from '../access/locations.ts';
 import type { Queryable } from '../db/db.ts';
 import { AppError, invalid, notFound } from '../http/errors.ts';
-import { administeredBy } from '../people/admin-auth.ts';
+import { administeredBy } from '../admin/auth.ts';
 import { auditPage, type AuditCursor, type AuditFilter, type AuditRow } from './store.ts';
 
 export interface AuditDeps {

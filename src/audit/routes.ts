@@ -5,7 +5,7 @@ import { answersUncached } from '../people/guard.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/db.ts';
-import { adminAuth, administratorOf, type AdminAuthDeps } from '../people/admin-auth.ts';
+import { adminAuth, administratorOf, type AdminAuthDeps } from '../admin/auth.ts';
 import { exportAuditEntries, listAuditEntries, type AuditDeps } from './audit.ts';
 import { AUDIT_ERRORS, AuditEntries, AuditExportQuery, AuditListQuery } from './schemas.ts';
 import { auditCsvStream, auditEntryView } from './views.ts';

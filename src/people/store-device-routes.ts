@@ -18,7 +18,7 @@ import {
   StorableText,
   Timestamp,
 } from '../http/schemas.ts';
-import { adminAuth, administratorOf, type AdminAuthDeps } from './admin-auth.ts';
+import { adminAuth, administratorOf, type AdminAuthDeps } from '../admin/auth.ts';
 import { deviceCookieHeader, sessionCookieHeader } from './cookies.ts';
 import { sessionValueOf } from './guard.ts';
 import type { StoreDeviceSignIn } from './store-device-sign-in.ts';

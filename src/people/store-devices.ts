@@ -10,7 +10,7 @@ import type { Clock } from '../clock.ts';
 import type { Db, Tx } from '../db/db.ts';
 import { AppError, invalid, notFound } from '../http/errors.ts';
 import { randomToken, sha256hex } from '../http/secrets.ts';
-import { administeredBy } from './admin-auth.ts';
+import { administeredBy } from '../admin/auth.ts';
 import { endDeviceSessions } from './session-store.ts';
 import { endSessionByValue } from './sessions.ts';
 import * as store from './store-device-store.ts';

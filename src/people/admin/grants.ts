@@ -5,7 +5,8 @@ import type { OrganizationActor } from '../../access/actor.ts';
 import type { Queryable } from '../../db/db.ts';
 import { invalid } from '../../http/errors.ts';
 import { locationsOfOrganization } from './people-admin-store.ts';
-import { checkMayGrant, grantsOf, subField, unknownLocation, type AdminScope, type Grant, type GrantInput } from './rules.ts';
+import { checkMayGrant, grantsOf, subField, type Grant, type GrantInput } from './rules.ts';
+import { unknownLocation, type AdminScope } from '../../admin/rules.ts';
 
 export async function checkedGrants(
   q: Queryable,

@@ -6,22 +6,10 @@ import { Type } from 'typebox';
 import { auditOriginOf } from '../../audit/record.ts';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.ts';
 import { etagOf, expectedVersions } from '../../http/if-match.ts';
-import { adminAuth, administratorOf, type AdminAuthDeps } from '../admin-auth.ts';
+import { adminAuth, administratorOf, type AdminAuthDeps } from '../../admin/auth.ts';
 import { createPerson, endPersonSessions, getPerson, listPeople, updatePerson, type ChangedPerson, type PeopleAdminDeps } from './people-admin.ts';
-import {
-  ADMIN_ERRORS,
-  CHANGE_ERRORS,
-  ChangedPerson as ChangedPersonSchema,
-  EndedSessions,
-  IdParams,
-  NewPerson,
-  PeopleQuery,
-  PersonChange,
-  PersonView,
-  security,
-  tags,
-  VERSION_ERRORS,
-} from './schemas.ts';
+import { ChangedPerson as ChangedPersonSchema, EndedSessions, NewPerson, PeopleQuery, PersonChange, PersonView } from './schemas.ts';
+import { ADMIN_ERRORS, CHANGE_ERRORS, IdParams, security, tags, VERSION_ERRORS } from '../../admin/schemas.ts';
 import { personView } from './views.ts';
 
 export interface AdminRouteDeps extends Omit<AdminAuthDeps, 'db'>, PeopleAdminDeps {

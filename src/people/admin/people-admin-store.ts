@@ -5,7 +5,8 @@ import type { Role } from '../../access/actor.ts';
 import type { Queryable } from '../../db/db.ts';
 import { sql, type Sql } from '../../db/sql.ts';
 import type { Grant as PersonGrant } from '../people-store.ts';
-import type { AdminScope, Grant } from './rules.ts';
+import type { Grant } from './rules.ts';
+import type { AdminScope } from '../../admin/rules.ts';
 
 export interface AdminPersonRow {
   id: number;

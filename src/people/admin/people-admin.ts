@@ -26,19 +26,8 @@ import {
   type PersonFields,
   type SecretUpdate,
 } from './people-admin-store.ts';
-import {
-  checkNotFileManaged,
-  checkOrganization,
-  forbidden,
-  grantChanges,
-  grantWithin,
-  isActiveOrgAdmin,
-  scopeOf,
-  whyNotChangePerson,
-  whyNotSetCredentials,
-  type AdminScope,
-  type Grant,
-} from './rules.ts';
+import { grantChanges, grantWithin, isActiveOrgAdmin, whyNotChangePerson, whyNotSetCredentials, type Grant } from './rules.ts';
+import { checkNotFileManaged, checkOrganization, forbidden, scopeOf, type AdminScope } from '../../admin/rules.ts';
 import type { NewPerson, PersonChange } from './schemas.ts';
 
 export interface PeopleAdminDeps {

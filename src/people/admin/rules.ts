@@ -2,24 +2,8 @@
 // an administrator reaches (its scope), which grants it may make, which people it may change, and
 // what a change of grants adds and removes. No I/O: the use cases read, these decide.
 import { mayGrant, type OrganizationActor, type Role } from '../../access/actor.ts';
-import { AppError, invalid } from '../../http/errors.ts';
-import { administeredBy } from '../admin-auth.ts';
-
-/** What an administrator administers: its organization and, when limited, those locations. */
-export interface AdminScope {
-  organizationId: number;
-  /** null: the whole organization (an org_admin, or an admin token limited to no location). */
-  locationIds: readonly number[] | null;
-}
-
-export function scopeOf(actor: OrganizationActor): AdminScope {
-  const reach = administeredBy(actor).reach;
-  return { organizationId: reach.organizationId, locationIds: reach.locationIds };
-}
-
-export const isOrganizationWide = (scope: AdminScope): boolean => scope.locationIds === null;
-
-export const forbidden = (message: string) => new AppError(403, 'forbidden', message);
+import { invalid } from '../../http/errors.ts';
+import { forbidden, isOrganizationWide, type AdminScope } from '../../admin/rules.ts';
 
 /** A role at a location (null: the whole organization, an org_admin's). */
 export interface Grant {
@@ -56,11 +40,6 @@ export function checkMayGrant(actor: OrganizationActor, scope: AdminScope, membe
   if (membership.role === 'org_admin' && !isOrganizationWide(scope)) throw forbidden('only an organization administrator grants org_admin');
   const outside = (membership.location_ids ?? []).find((id) => scope.locationIds !== null && !scope.locationIds.includes(id));
   if (outside !== undefined) throw forbidden(`you do not administer location ${outside}`);
-}
-
-/** The first location named that is not of the organization (422: whether it exists elsewhere is not told). */
-export function unknownLocation(named: readonly number[], known: readonly number[]): number | undefined {
-  return named.find((id) => !known.includes(id));
 }
 
 /**
@@ -110,18 +89,3 @@ export function grantChanges(current: readonly Grant[], desired: readonly Grant[
 
 /** Whether grants make an active person an org_admin (any way it was granted). */
 export const isActiveOrgAdmin = (status: string, grants: readonly Grant[]): boolean => status === 'active' && grants.some((g) => g.role === 'org_admin');
-
-/** The location an audit entry is filed under: the object's one location, if it has exactly one. */
-export const oneLocation = (ids: readonly number[] | null | undefined): number | null => (ids?.length === 1 ? (ids[0] ?? null) : null);
-
-/** 409 unless the object is administration's own. */
-export function checkNotFileManaged(managedBy: string, what: string): void {
-  if (managedBy === 'file') {
-    throw new AppError(409, 'managed_by_file', `${what} is managed by the provisioning file: change it there (the next apply would undo a change made here)`);
-  }
-}
-
-/** 422 unless a body's organization_id, when given, is the administrator's own. */
-export function checkOrganization(scope: AdminScope, organizationId: number | undefined): void {
-  if (organizationId !== undefined && organizationId !== scope.organizationId) throw invalid('organization_id', 'must be your own organization');
-}

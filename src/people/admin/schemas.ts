@@ -4,9 +4,6 @@
 import { Type, type Static } from 'typebox';
 import { ROLES } from '../../access/actor.ts';
 import {
-  BODY_ERRORS,
-  errorResponse,
-  errorResponses,
   JSON_STORABLE_CHAR,
   JsonStorableText,
   nullable,
@@ -15,17 +12,12 @@ import {
   oneOfOrNull,
   RowId,
   INT32_MAX,
-  SERVICE_ERRORS,
   StorableText,
   Timestamp,
 } from '../../http/schemas.ts';
 import { RoleGrant, TOKEN_SCOPES } from '../../provisioning/schema.ts';
+import { ManagedBy, Version } from '../../admin/schemas.ts';
 
-export const security: { [scheme: string]: string[] }[] = [{ session: [] }, { bearerToken: [] }];
-export const tags = ['administration'];
-
-const ManagedBy = oneOf(['admin', 'file'] as const, { description: 'file: made by the provisioning file, which alone changes it (409 managed_by_file here)' });
-const Version = Type.Integer({ minimum: 1, description: 'increases with each change; send it back (If-Match or version) to change the object' });
 const LocationIds = nullable(Type.Array(Type.Integer(), { description: 'null: the whole organization' }));
 // Names, emails and claim values also go into the audit log's jsonb: no NUL, no lone surrogate.
 const Name = JsonStorableText({ minLength: 1, maxLength: 200, description: 'a name' });
@@ -34,7 +26,6 @@ const EMAIL_CHAR = `(?![\\s@])${JSON_STORABLE_CHAR}`;
 const Email = Type.String({ minLength: 3, maxLength: 320, pattern: `^${EMAIL_CHAR}+@${EMAIL_CHAR}+$`, examples: ['ann@example.com'] });
 const Language = oneOfOrNull(['en', 'fr'] as const);
 
-export const IdParams = Type.Object({ id: RowId });
 export const TokenParams = Type.Object({ id: RowId, token_id: RowId });
 
 // --- people ----------------------------------------------------------------------------------
@@ -211,27 +202,4 @@ export const NewSsoRoleMapping = Type.Object(
 );
 export type NewSsoRoleMapping = Static<typeof NewSsoRoleMapping>;
 
-export const VersionQuery = Type.Object({ version: Type.Optional(Version) });
-
 // --- error answers -------------------------------------------------------------------------------
-
-/** The refusals every administration operation may give. */
-export const ADMIN_ERRORS = {
-  401: errorResponse('signed out, or a missing or invalid bearer token', ['unauthorized']),
-  403: errorResponse(
-    'forbidden: your role may not do this (staff, a location admin beyond their locations); insufficient_scope: the token lacks admin; ' +
-      'csrf_failed: a session without its CSRF token or from another origin; password_change_required: change the one-time password first',
-    ['forbidden', 'insufficient_scope', 'csrf_failed', 'password_change_required'],
-  ),
-  ...errorResponses({ ...SERVICE_ERRORS }),
-};
-
-export const CHANGE_ERRORS = { ...ADMIN_ERRORS, ...errorResponses({ ...BODY_ERRORS, 422: 'a field is not valid: errors by field' }) };
-
-/** A 409 of an operation on an object the provisioning file may own. */
-export const FILE_409 = { description: 'managed_by_file: the provisioning file manages it; change it there', codes: ['managed_by_file'] };
-
-export const VERSION_ERRORS = errorResponses({
-  412: { description: 'version_conflict: the object changed since the version sent; nothing changed', codes: ['version_conflict'] },
-  428: { description: 'version_required: send If-Match: "<version>" (or version)', codes: ['version_required'] },
-});

@@ -5,22 +5,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditOriginOf } from '../../audit/record.ts';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas.ts';
-import { adminAuth, administratorOf } from '../admin-auth.ts';
+import { adminAuth, administratorOf } from '../../admin/auth.ts';
 import type { AdminRouteDeps } from './people-admin-routes.ts';
-import {
-  ADMIN_ERRORS,
-  CHANGE_ERRORS,
-  CreatedToken,
-  FILE_409,
-  IdParams,
-  NewServiceAccount,
-  NewToken,
-  ServiceAccountView,
-  security,
-  tags,
-  TokenParams,
-  TokenView,
-} from './schemas.ts';
+import { CreatedToken, NewServiceAccount, NewToken, ServiceAccountView, TokenParams, TokenView } from './schemas.ts';
+import { ADMIN_ERRORS, CHANGE_ERRORS, FILE_409, IdParams, security, tags } from '../../admin/schemas.ts';
 import { createServiceAccount, createServiceAccountToken, listServiceAccounts, revokeServiceAccountToken } from './service-accounts.ts';
 import { serviceAccountView, tokenView } from './views.ts';
 

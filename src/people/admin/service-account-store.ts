@@ -4,7 +4,7 @@
 import type { Queryable } from '../../db/db.ts';
 import { sql, type Sql } from '../../db/sql.ts';
 import type { TOKEN_SCOPES } from '../../provisioning/schema.ts';
-import type { AdminScope } from './rules.ts';
+import type { AdminScope } from '../../admin/rules.ts';
 
 export interface TokenRow {
   id: number;

@@ -13,7 +13,7 @@ import { AppError, invalid, notFound } from '../../http/errors.ts';
 import { randomToken, sha256hex } from '../../http/secrets.ts';
 import { locationsOfOrganization } from './people-admin-store.ts';
 import type { Acting, PeopleAdminDeps } from './people-admin.ts';
-import { checkNotFileManaged, checkOrganization, forbidden, oneLocation, scopeOf, unknownLocation } from './rules.ts';
+import { checkNotFileManaged, checkOrganization, forbidden, oneLocation, scopeOf, unknownLocation } from '../../admin/rules.ts';
 import type { NewToken } from './schemas.ts';
 import {
   insertAccount,

@@ -5,20 +5,10 @@ import { Type } from 'typebox';
 import { auditOriginOf } from '../../audit/record.ts';
 import { expectedVersions } from '../../http/if-match.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { adminAuth, administratorOf } from '../admin-auth.ts';
+import { adminAuth, administratorOf } from '../../admin/auth.ts';
 import type { AdminRouteDeps } from './people-admin-routes.ts';
-import {
-  ADMIN_ERRORS,
-  CHANGE_ERRORS,
-  FILE_409,
-  IdParams,
-  NewSsoRoleMapping,
-  security,
-  SsoRoleMappingView,
-  tags,
-  VERSION_ERRORS,
-  VersionQuery,
-} from './schemas.ts';
+import { NewSsoRoleMapping, SsoRoleMappingView } from './schemas.ts';
+import { ADMIN_ERRORS, CHANGE_ERRORS, FILE_409, IdParams, security, tags, VERSION_ERRORS, VersionQuery } from '../../admin/schemas.ts';
 import { createSsoRoleMapping, deleteSsoRoleMapping, listSsoRoleMappings } from './sso-mappings.ts';
 import { mappingView } from './views.ts';
 

@@ -4,7 +4,7 @@
 import type { Role } from '../../access/actor.ts';
 import type { Queryable } from '../../db/db.ts';
 import { sql, type Sql } from '../../db/sql.ts';
-import type { AdminScope } from './rules.ts';
+import type { AdminScope } from '../../admin/rules.ts';
 
 export interface MappingRow {
   id: number;

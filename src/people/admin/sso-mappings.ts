@@ -9,7 +9,8 @@ import { AppError, invalid, notFound } from '../../http/errors.ts';
 import { checkVersion, type ExpectedVersions } from '../../http/if-match.ts';
 import { checkedGrants } from './grants.ts';
 import type { Acting, PeopleAdminDeps } from './people-admin.ts';
-import { checkMayGrant, checkNotFileManaged, checkOrganization, oneLocation, scopeOf } from './rules.ts';
+import { checkMayGrant } from './rules.ts';
+import { checkNotFileManaged, checkOrganization, oneLocation, scopeOf } from '../../admin/rules.ts';
 import type { NewSsoRoleMapping } from './schemas.ts';
 import { deleteMapping, insertMapping, listVisibleMappings, visibleMapping, type MappingRow } from './sso-mapping-store.ts';
 

@@ -6,8 +6,8 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { narrowedTo, type Actor, type OrganizationActor } from '../access/actor.ts';
 import { bearerAuth, actorOf, type ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
-import { csrfCheck, personAuth, sameOrigin, sessionValueOf } from './guard.ts';
-import type { SessionDeps } from './sessions.ts';
+import { csrfCheck, personAuth, sameOrigin, sessionValueOf } from '../people/guard.ts';
+import type { SessionDeps } from '../people/sessions.ts';
 
 export interface AdminAuthDeps extends SessionDeps {
   apiTokens: ApiTokens;
