@@ -52,7 +52,7 @@ export const CabinetEntry = Type.Object({
  * built from these, so the file and administration validate a field alike. */
 export const LocationEntry = Type.Object({
   id: Id,
-  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  /** false: retired (section 18): kept with its history, out of service. Absent: as it is (new: true). */
   enabled: Type.Optional(Type.Boolean()),
   organization_id: Id,
   name: Name,
@@ -77,7 +77,7 @@ export const LocationEntry = Type.Object({
 
 export const LockerEntry = Type.Object({
   id: Id,
-  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  /** false: retired (section 18): kept with its history, out of service. Absent: as it is (new: true). */
   enabled: Type.Optional(Type.Boolean()),
   location_id: Id,
   name: Name,
@@ -91,7 +91,7 @@ export const LockerEntry = Type.Object({
 
 export const CfhOptionEntry = Type.Object({
   id: Id,
-  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  /** false: retired (section 18): kept with its history, out of service. Absent: as it is (new: true). */
   enabled: Type.Optional(Type.Boolean()),
   organization_id: Id,
   location_id: Type.Optional(nullable(Id)),
@@ -104,7 +104,7 @@ export const CfhOptionEntry = Type.Object({
 
 export const CfhOutcomeEntry = Type.Object({
   id: Id,
-  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  /** false: retired (section 18): kept with its history, out of service. Absent: as it is (new: true). */
   enabled: Type.Optional(Type.Boolean()),
   location_id: Id,
   key: Type.String({ minLength: 1, maxLength: 100, ...STORABLE }),
@@ -114,7 +114,7 @@ export const CfhOutcomeEntry = Type.Object({
 
 export const CallButtonEntry = Type.Object({
   id: Id,
-  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  /** false: retired (section 18): kept with its history, out of service. Absent: as it is (new: true). */
   enabled: Type.Optional(Type.Boolean()),
   location_id: Id,
   name: Name,
@@ -126,12 +126,12 @@ export const CallButtonEntry = Type.Object({
 
 export const DisplayEntry = Type.Object({
   id: Id,
-  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  /** false: retired (section 18): kept with its history, out of service. Absent: as it is (new: true). */
   enabled: Type.Optional(Type.Boolean()),
   location_id: Id,
   name: Name,
-  /** The page's address and credential: at least 128 random bits, URL-safe. */
-  /** Absent: a new display gets one made by the service (shown once); a known display keeps its own. */
+  /** The page's address and credential. Absent: a new display gets one made by the service (shown
+   * once); a known display keeps its own. */
   key: Type.Optional(DisplayKey),
   option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
   allow_custom_text: Type.Optional(Type.Boolean()),
