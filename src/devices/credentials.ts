@@ -2,7 +2,8 @@
 // to MQTT with its name and key (the embedded broker, or an external broker asking over HTTP); a
 // locker also sends its key in L7's api-key header, an edge device in R1's. Keys are stored as
 // SHA-256 digests and compared in constant time, and a key that matches no device is compared too,
-// against a stand-in digest, so a miss costs what a wrong key costs.
+// against a stand-in digest, so a miss costs what a wrong key costs. A disabled edge device (section 18)
+// is no device: refused at its next request or connection, on every instance (nothing is cached).
 import type { Queryable } from '../db/db.ts';
 import type { LockerIdentity } from '../http/auth.ts';
 import { matchesDigest, sha256hex } from '../http/secrets.ts';
@@ -30,7 +31,7 @@ export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: 
   const [row] =
     device.kind === 'locker'
       ? await q.query<{ key_hash: string }>('SELECT api_key_hash AS key_hash FROM lockers WHERE id = $1', [device.lockerId])
-      : await q.query<{ key_hash: string }>('SELECT device_key_hash AS key_hash FROM radio_edges WHERE edge_id = $1', [device.edgeId]);
+      : await q.query<{ key_hash: string }>('SELECT device_key_hash AS key_hash FROM radio_edges WHERE edge_id = $1 AND enabled', [device.edgeId]);
   return keyMatches(key, row);
 }
 
@@ -47,7 +48,7 @@ export async function lockerByKey(q: Queryable, apiKey: string): Promise<LockerI
 /** R1's (and the transcripts') api-key header: the edge device whose key this is, if any. */
 export async function edgeByKey(q: Queryable, deviceKey: string): Promise<EdgeIdentity | null> {
   const [row] = await q.query<{ edge_id: string; organization_id: number; location_id: number; voice_handlers: string[]; key_hash: string }>(
-    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash AS key_hash FROM radio_edges WHERE device_key_hash = $1',
+    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash AS key_hash FROM radio_edges WHERE device_key_hash = $1 AND enabled',
     [sha256hex(deviceKey)],
   );
   if (!keyMatches(deviceKey, row) || row === undefined) return null;

@@ -42,6 +42,12 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
   30: `ALTER TABLE cfh_requests DROP CONSTRAINT cfh_requests_callbutton, DROP CONSTRAINT cfh_requests_display;
     DROP INDEX call_buttons_id_location; DROP INDEX cfh_displays_id_location;`,
   31: 'ALTER TABLE people DROP COLUMN sso_subject',
+  35: `ALTER TABLE webhook_endpoints ALTER COLUMN id DROP DEFAULT; DROP SEQUENCE webhook_endpoints_id_seq;
+    ALTER TABLE webhook_endpoints DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
+    ALTER TABLE radio_edges DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
+    ALTER TABLE messaging_accounts DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
+    DROP INDEX IF EXISTS radio_edges_location;`,
+  36: 'ALTER TABLE webhook_endpoints DROP COLUMN format',
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);
