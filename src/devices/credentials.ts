@@ -54,3 +54,26 @@ export async function edgeByKey(q: Queryable, deviceKey: string): Promise<EdgeId
   if (!keyMatches(deviceKey, row) || row === undefined) return null;
   return { edgeId: row.edge_id, organizationId: row.organization_id, locationId: row.location_id, voiceHandlers: row.voice_handlers };
 }
+
+/** For each connected device and the digest of the key it logged in with: does that key still let
+ * it in (the same key, the device still there and, for an edge device, enabled)? */
+export async function keysStillValid(q: Queryable, sessions: readonly { device: DeviceIdentity; keyDigest: string }[]): Promise<boolean[]> {
+  const edges = sessions.flatMap((s) => (s.device.kind === 'edge' ? [s.device.edgeId] : []));
+  const lockers = sessions.flatMap((s) => (s.device.kind === 'locker' ? [s.device.lockerId] : []));
+  const current = new Map<string, string>();
+  if (edges.length > 0) {
+    const rows = await q.query<{ edge_id: string; key_hash: string }>(
+      'SELECT edge_id, device_key_hash AS key_hash FROM radio_edges WHERE edge_id = ANY ($1::text[]) AND enabled',
+      [edges],
+    );
+    for (const r of rows) current.set(`edge:${r.edge_id}`, r.key_hash);
+  }
+  if (lockers.length > 0) {
+    const rows = await q.query<{ id: number; key_hash: string }>('SELECT id, api_key_hash AS key_hash FROM lockers WHERE id = ANY ($1::int[])', [lockers]);
+    for (const r of rows) current.set(`locker:${r.id}`, r.key_hash);
+  }
+  return sessions.map((s) => {
+    const key = s.device.kind === 'edge' ? `edge:${s.device.edgeId}` : `locker:${s.device.lockerId}`;
+    return current.get(key) === s.keyDigest;
+  });
+}

@@ -4,7 +4,7 @@
 // over by the file, with an audit entry saying so (section 18).
 import { fileProblems, type FieldProblem } from '../admin/field-problems.ts';
 import { provisioningActor, writeAudit } from '../audit/record.ts';
-import type { Queryable } from '../db/db.ts';
+import type { Queryable, Tx } from '../db/db.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { upsertFileAccount, upsertFileEdge } from '../radio/admin/edge-store.ts';
@@ -36,7 +36,7 @@ function refuse(where: string, problems: readonly FieldProblem[]): void {
   if (problems.length > 0) throw new ProvisioningError(fileProblems(where, problems));
 }
 
-export async function applyIntegrations(q: Queryable, file: ProvisioningFile, summary: ProvisioningSummary, source: string | null, now: Date): Promise<void> {
+export async function applyIntegrations(q: Tx, file: ProvisioningFile, summary: ProvisioningSummary, source: string | null, now: Date): Promise<void> {
   for (const [i, e] of (file.radio_edges ?? []).entries()) {
     const where = `radio_edges[${i}]`;
     await entry(where, async () => {
@@ -51,6 +51,8 @@ export async function applyIntegrations(q: Queryable, file: ProvisioningFile, su
         enabled: e.enabled ?? true,
       };
       const before = await upsertFileEdge(q, e.edge_id, fields, sha256hex(e.device_key), now);
+      // A key or enabled the file changed ends the device's open MQTT session, on every instance.
+      if (before !== undefined) q.signal('device_keys');
       if (before?.managed_by === 'admin') await takenOver(q, source, organizationId, e.location_id, { type: 'radio_edge', id: e.edge_id, name: e.name }, now);
     });
     summary.radio_edges++;

@@ -46,6 +46,9 @@ test('a new edge device plays at once with the key shown once; a rotated key and
   assert.ok(list.json().some((e: { edge_id: string }) => e.edge_id === edgeId));
   assert.ok(!list.body.includes(key), 'a list never shows a key');
 
+  // A session opened with the old key on the other instance ends when the key is rotated.
+  const connected = await TestDevice.connect(other.mqttUrl, { username: `edge:${edgeId}`, password: key });
+  const ended = new Promise<void>((resolve) => connected.client.once('close', () => resolve()));
   const rotated = await call(ctx.app, admin, 'POST', `${EDGES}/${edgeId}/rotate_key`);
   assert.equal(rotated.statusCode, 200, rotated.body);
   const newKey = rotated.json().device_key as string;
@@ -54,6 +57,8 @@ test('a new edge device plays at once with the key shown once; a rotated key and
   assert.equal((await play(other.app, key)).statusCode, 403, 'the old key is refused at its next use on the other instance');
   assert.equal((await play(other.app, newKey)).statusCode, 200);
   await assert.rejects(TestDevice.connect(ctx.mqttUrl, { username: `edge:${edgeId}`, password: key }), 'the old key cannot log in');
+  await ended;
+  connected.client.end(true);
 
   const disabled = await call(ctx.app, admin, 'PATCH', `${EDGES}/${edgeId}`, { enabled: false }, { 'if-match': '"2"' });
   assert.deepEqual([disabled.statusCode, disabled.json().enabled, disabled.json().version], [200, false, 3]);

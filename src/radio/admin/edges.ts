@@ -122,6 +122,8 @@ export async function updateRadioEdge(
       null,
       now,
     );
+    // A disabled device's open MQTT session ends now, on every instance.
+    if (row.enabled !== before.enabled) q.signal('device_keys');
     await audit(q, acting, now)('radio_edge.updated', row, changesBetween(auditedEdge(before), auditedEdge(row)));
     return row;
   });
@@ -156,6 +158,8 @@ export async function rotateRadioEdgeKey(
       sha256hex(deviceKey),
       now,
     );
+    // The old key's open MQTT session ends now, on every instance.
+    q.signal('device_keys');
     await audit(q, acting, now)('radio_edge.key_rotated', row, { device_key: { from: SECRET_CHANGE, to: SECRET_CHANGE } });
     return { row, deviceKey };
   });
