@@ -6,10 +6,11 @@
 import crypto from 'node:crypto';
 
 /** What a committed change can wake: the device dispatcher, the event log's subscribers, the
- * webhook delivery worker, and the memory of live tokens (a token revoked or changed). */
-export type Signal = 'device_outbox' | 'events' | 'webhooks' | 'credentials';
+ * webhook delivery worker, the memory of live tokens (a token revoked or changed), and the
+ * embedded broker's check of its connected devices' keys (a key rotated, a device disabled). */
+export type Signal = 'device_outbox' | 'events' | 'webhooks' | 'credentials' | 'device_keys';
 
-export const SIGNALS: readonly Signal[] = ['device_outbox', 'events', 'webhooks', 'credentials'];
+export const SIGNALS: readonly Signal[] = ['device_outbox', 'events', 'webhooks', 'credentials', 'device_keys'];
 
 /** The channel every instance LISTENs on. A channel is database-wide, so the payload names the
  * schema, the instance and the signals: deployments or test runs in other schemas ignore ours. */

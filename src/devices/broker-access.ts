@@ -2,6 +2,7 @@
 // later and later, so guessing keys over MQTT is slowed and a right key never is), and is confined
 // to its own topics (wire.ts's ACL) for what it subscribes to, publishes and receives.
 import type { AedesOptions, AuthenticateError, Client } from 'aedes';
+import { sha256hex } from '../http/secrets.ts';
 import type { LoginAdmission } from './mqtt-guard.ts';
 import type { GatewayLogger } from './transport.ts';
 import { deviceName, mayPublish, mayReceive, maySubscribe, parseDeviceUsername, type DeviceIdentity } from './wire.ts';
@@ -20,6 +21,8 @@ export interface BrokerAccessOptions {
   authenticate(device: DeviceIdentity, key: string): Promise<boolean>;
   /** Where a client that logged in is remembered as its device. */
   devices: WeakMap<Client, DeviceIdentity>;
+  /** The digest of the key each client logged in with (its session ends when the key changes). */
+  keys: WeakMap<Client, string>;
   admission: LoginAdmission;
   log: GatewayLogger;
 }
@@ -50,6 +53,7 @@ export function deviceAccess(opts: BrokerAccessOptions): Pick<AedesOptions, 'aut
             return;
           }
           devices.set(client, device);
+          opts.keys.set(client, sha256hex(password.toString('utf8')));
           admission.settled(client.conn);
           // A client id is the device's own: another device (another tenant's, with a guessable
           // id) presenting the same one must not take over its session and kick it off.

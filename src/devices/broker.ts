@@ -46,6 +46,10 @@ export class EmbeddedBroker implements Transport {
   readonly #connections = new DeviceConnections();
   #closed = false;
   #lastRefusalLog = 0;
+  /** The devices' clients that are connected, each with its device and the digest of its key. */
+  readonly #clients = new Set<Client>();
+  #devices = new WeakMap<Client, DeviceIdentity>();
+  #keys = new WeakMap<Client, string>();
 
   private constructor(aedes: Aedes, log: GatewayLogger, admission: LoginAdmission) {
     this.#aedes = aedes;
@@ -58,14 +62,17 @@ export class EmbeddedBroker implements Transport {
   static async start(opts: { port: number; host: string; hooks: EmbeddedBrokerHooks; log: GatewayLogger }): Promise<EmbeddedBroker> {
     const { hooks, log } = opts;
     const devices = new WeakMap<Client, DeviceIdentity>();
+    const keys = new WeakMap<Client, string>();
     const admission = new LoginAdmission();
     const aedes = await Aedes.createBroker({
       // Messages being written to devices at once. aedes' default (100) would let a hundred devices
       // that do not read hold up everyone's messages; the lanes (lanes.ts) bound each device's bytes.
       concurrency: 100_000,
-      ...deviceAccess({ authenticate: (device, key) => hooks.authenticate(device, key), devices, admission, log }),
+      ...deviceAccess({ authenticate: (device, key) => hooks.authenticate(device, key), devices, keys, admission, log }),
     });
     const broker = new EmbeddedBroker(aedes, log, admission);
+    broker.#devices = devices;
+    broker.#keys = keys;
     aedes.on('subscribe', (subscriptions, client) => {
       const device = devices.get(client);
       if (device === undefined) return;
@@ -77,6 +84,7 @@ export class EmbeddedBroker implements Transport {
       if (device === undefined) return;
       log.info({ device: deviceName(device), clientId: client.id, clean: client.clean }, 'device connected');
       broker.#connections.connected(device, client.conn as Duplex);
+      broker.#clients.add(client);
       hooks.onConnected?.(device);
       // A persistent session gets its subscriptions back without a SUBSCRIBE.
       const restored = (client as Client & { subscriptions?: Record<string, unknown> }).subscriptions ?? {};
@@ -87,6 +95,7 @@ export class EmbeddedBroker implements Transport {
       if (device === undefined) return;
       log.info({ device: deviceName(device), clientId: client.id }, 'device disconnected');
       broker.#connections.disconnected(device, client.conn as Duplex);
+      broker.#clients.delete(client);
       hooks.onDisconnected?.(device);
     });
     aedes.on('clientError', (client, err) => log.debug({ clientId: client.id, err: err.message }, 'device connection error'));
@@ -111,6 +120,26 @@ export class EmbeddedBroker implements Transport {
       throw err;
     }
     return broker;
+  }
+
+  /**
+   * Ends the sessions of connected devices whose key is no longer theirs (rotated) or that may no
+   * longer connect (disabled, deleted): `valid` answers, for each device and the digest of the key
+   * it logged in with, whether that key still lets it in. Run after a commit that changed keys, on
+   * every instance, so a device is cut off at once, not only at its next login.
+   */
+  async dropStale(valid: (sessions: { device: DeviceIdentity; keyDigest: string }[]) => Promise<boolean[]>): Promise<number> {
+    const clients = [...this.#clients].filter((c) => this.#devices.has(c) && this.#keys.has(c));
+    if (clients.length === 0) return 0;
+    const verdicts = await valid(clients.map((c) => ({ device: this.#devices.get(c) as DeviceIdentity, keyDigest: this.#keys.get(c) as string })));
+    let dropped = 0;
+    clients.forEach((client, i) => {
+      if (verdicts[i] === true) return;
+      this.#log.info({ device: deviceName(this.#devices.get(client) as DeviceIdentity), clientId: client.id }, 'device key changed: session ended');
+      client.close();
+      dropped++;
+    });
+    return dropped;
   }
 
   #accept(socket: net.Socket | Duplex, req?: IncomingMessage): void {

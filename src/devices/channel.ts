@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { EmbeddedBroker } from './broker.ts';
 import { ExternalBroker } from './client.ts';
-import { checkDeviceKey } from './credentials.ts';
+import { checkDeviceKey, keysStillValid } from './credentials.ts';
 import type { DispatchContext } from './dispatch.ts';
 import { DeliveryLanes } from './lanes.ts';
 import { ExternalRedelivery } from './redelivery.ts';
@@ -67,6 +67,11 @@ export async function startChannel(o: ChannelOptions): Promise<Channel> {
       },
     },
   });
+  // A key rotated or a device disabled anywhere ends its open session here at once (the embedded
+  // broker only: an external broker keeps its own sessions until the device reconnects).
+  const offKeys = o.db.commits.on('device_keys', () => {
+    broker.dropStale((sessions) => keysStillValid(o.db, sessions)).catch((err: unknown) => o.log.error({ err }, "could not check connected devices' keys"));
+  });
   const laned = new DeliveryLanes({
     db: o.db,
     clock: o.clock,
@@ -90,6 +95,7 @@ export async function startChannel(o: ChannelOptions): Promise<Channel> {
       },
       publish: (topic, payload, id) => laned.offer(topic, id ?? 0, payload),
       close: async () => {
+        offKeys();
         laned.stop();
         await broker.close();
       },

@@ -2,8 +2,9 @@
 // to MQTT with its name and key (the embedded broker, or an external broker asking over HTTP); a
 // locker also sends its key in L7's api-key header, an edge device in R1's. Keys are stored as
 // SHA-256 digests and compared in constant time, and a key that matches no device is compared too,
-// against a stand-in digest, so a miss costs what a wrong key costs. A retired locker (enabled
-// false, or of a retired location) has no key that works (section 18).
+// against a stand-in digest, so a miss costs what a wrong key costs. A retired device (enabled false,
+// or of a retired location) has no key that works (section 18): refused at its next request or
+// connection, on every instance (nothing is cached).
 import type { Queryable } from '../db/db.ts';
 import type { LockerIdentity } from '../http/auth.ts';
 import { matchesDigest, sha256hex } from '../http/secrets.ts';
@@ -34,7 +35,10 @@ export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: 
           'SELECT k.api_key_hash AS key_hash FROM lockers k JOIN locations l ON l.id = k.location_id WHERE k.id = $1 AND k.enabled AND l.enabled',
           [device.lockerId],
         )
-      : await q.query<{ key_hash: string }>('SELECT device_key_hash AS key_hash FROM radio_edges WHERE edge_id = $1', [device.edgeId]);
+      : await q.query<{ key_hash: string }>(
+          'SELECT e.device_key_hash AS key_hash FROM radio_edges e JOIN locations l ON l.id = e.location_id WHERE e.edge_id = $1 AND e.enabled AND l.enabled',
+          [device.edgeId],
+        );
   return keyMatches(key, row);
 }
 
@@ -52,9 +56,32 @@ export async function lockerByKey(q: Queryable, apiKey: string): Promise<LockerI
 /** R1's (and the transcripts') api-key header: the edge device whose key this is, if any. */
 export async function edgeByKey(q: Queryable, deviceKey: string): Promise<EdgeIdentity | null> {
   const [row] = await q.query<{ edge_id: string; organization_id: number; location_id: number; voice_handlers: string[]; key_hash: string }>(
-    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash AS key_hash FROM radio_edges WHERE device_key_hash = $1',
+    'SELECT edge_id, organization_id, location_id, voice_handlers, device_key_hash AS key_hash FROM radio_edges WHERE device_key_hash = $1 AND enabled',
     [sha256hex(deviceKey)],
   );
   if (!keyMatches(deviceKey, row) || row === undefined) return null;
   return { edgeId: row.edge_id, organizationId: row.organization_id, locationId: row.location_id, voiceHandlers: row.voice_handlers };
+}
+
+/** For each connected device and the digest of the key it logged in with: does that key still let
+ * it in (the same key, the device still there and, for an edge device, enabled)? */
+export async function keysStillValid(q: Queryable, sessions: readonly { device: DeviceIdentity; keyDigest: string }[]): Promise<boolean[]> {
+  const edges = sessions.flatMap((s) => (s.device.kind === 'edge' ? [s.device.edgeId] : []));
+  const lockers = sessions.flatMap((s) => (s.device.kind === 'locker' ? [s.device.lockerId] : []));
+  const current = new Map<string, string>();
+  if (edges.length > 0) {
+    const rows = await q.query<{ edge_id: string; key_hash: string }>(
+      'SELECT edge_id, device_key_hash AS key_hash FROM radio_edges WHERE edge_id = ANY ($1::text[]) AND enabled',
+      [edges],
+    );
+    for (const r of rows) current.set(`edge:${r.edge_id}`, r.key_hash);
+  }
+  if (lockers.length > 0) {
+    const rows = await q.query<{ id: number; key_hash: string }>('SELECT id, api_key_hash AS key_hash FROM lockers WHERE id = ANY ($1::int[])', [lockers]);
+    for (const r of rows) current.set(`locker:${r.id}`, r.key_hash);
+  }
+  return sessions.map((s) => {
+    const key = s.device.kind === 'edge' ? `edge:${s.device.edgeId}` : `locker:${s.device.lockerId}`;
+    return current.get(key) === s.keyDigest;
+  });
 }

@@ -7,7 +7,6 @@
 // file, and deadlocked with an order that held a cabinet and needed its locker.)
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
-import { EVENT_TYPES } from '../events/log.ts';
 import { makeAjv } from '../http/validation.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { targetUrlProblem } from '../webhooks/rules.ts';
@@ -18,6 +17,7 @@ import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
 import { applyPeople, applyTokens, auditApplied } from './people.ts';
+import { applyIntegrations } from './integrations.ts';
 
 export class ProvisioningError extends Error {}
 
@@ -70,9 +70,6 @@ export async function organizationOfLocation(q: Queryable, where: string, locati
     throw new ProvisioningError(`${where}.location_id: location ${locationId} does not exist (it is neither in this file nor already provisioned)`);
   return row.organization_id;
 }
-
-/** What an edge device announces of its location's CFH requests when the file does not say (contract section 12). */
-const DEFAULT_ANNOUNCE_CFH = ['created', 'escalated', 'cancelled'];
 
 export async function applyProvisioning(db: Db, clock: Clock, input: unknown, opts: { source?: string } = {}): Promise<ProvisioningSummary> {
   const file = parseProvisioning(input);
@@ -129,70 +126,7 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
       summary.cfh_options++;
     }
     await applyCfhDevices(ctx, file, summary);
-    for (const [i, e] of (file.radio_edges ?? []).entries()) {
-      const where = `radio_edges[${i}]`;
-      await entry(where, async () => {
-        const organizationId = await organizationOfLocation(q, where, e.location_id);
-        await upsertByKey(
-          q,
-          'radio_edges',
-          ['edge_id', e.edge_id],
-          {
-            organization_id: { value: organizationId },
-            location_id: { value: e.location_id },
-            name: { value: e.name },
-            device_key_hash: { value: sha256hex(e.device_key) },
-            voice_handlers: { value: e.voice_handlers ?? [], cast: 'text[]' },
-            announce_cfh: { value: e.announce_cfh ?? DEFAULT_ANNOUNCE_CFH, cast: 'text[]' },
-            voice_actions: { value: e.voice_actions ?? false, cast: 'boolean' },
-          },
-          now,
-        );
-      });
-      summary.radio_edges++;
-    }
-    for (const [i, a] of (file.messaging_accounts ?? []).entries()) {
-      await entry(`messaging_accounts[${i}]`, async () => {
-        await upsertByKey(
-          q,
-          'messaging_accounts',
-          ['account_sid', a.account_sid],
-          {
-            organization_id: { value: a.organization_id },
-            auth_token: { value: a.auth_token },
-          },
-          now,
-        );
-      });
-      summary.messaging_accounts++;
-    }
-    for (const [i, w] of (file.webhooks ?? []).entries()) {
-      const where = `webhooks[${i}]`;
-      await entry(where, async () => {
-        const problem = targetUrlProblem(w.url);
-        if (problem !== null) throw new ProvisioningError(`${where}.url: ${problem}`);
-        if (w.location_id !== undefined && w.location_id !== null) {
-          const organizationId = await organizationOfLocation(q, where, w.location_id);
-          if (organizationId !== w.organization_id) {
-            throw new ProvisioningError(`${where}.location_id: location ${w.location_id} is not of organization ${w.organization_id}`);
-          }
-        }
-        await upsertByKey(
-          q,
-          'webhook_endpoints',
-          ['id', w.id],
-          {
-            organization_id: { value: w.organization_id },
-            location_id: { value: w.location_id ?? null },
-            url: { value: w.url },
-            secret: { value: w.secret },
-            events: { value: w.events ?? EVENT_TYPES, cast: 'text[]' },
-          },
-          now,
-        );
-      });
-      summary.webhooks = (summary.webhooks ?? 0) + 1;
-    }
+    await applyIntegrations(q, file, summary, opts.source ?? null, now);
     await applyTokens(q, file.api_tokens ?? [], now, summary);
     // A token the file revoked or changed is forgotten by every instance's memory of live tokens.
     if ((file.api_tokens ?? []).length > 0) q.signal('credentials');

@@ -13,7 +13,8 @@ const Id = RowId;
 
 /** The CFH statuses a radio edge device can announce (contract sections 10 and 12). */
 const CFH_ANNOUNCEABLE = ['created', 'escalated', 'reminder', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** A key or token: at least 16 characters. */
 export const Secret = Type.String({ minLength: 16, maxLength: 512 });
 
 /** The chat channel a button's or display's requests go to (contract section 7, version 3): copied
@@ -138,6 +139,65 @@ export const DisplayEntry = Type.Object({
   chat_channel_id: Type.Optional(ChatChannelId),
 });
 
+/** The formats of a webhook endpoint (contract section 20): signed JSON (section 11), a Slack
+ * incoming webhook, a Teams Workflows webhook. */
+export const WEBHOOK_FORMATS = ['signed', 'slack', 'teams'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** Retired (false): no longer reached by customers or devices, its history kept (section 18). Default true. */
+const Enabled = Type.Boolean({ description: 'false retires it: nothing reaches it any more, its history is kept' });
+
+// The entries below are shared by the provisioning file and section 18's bodies (one validation):
+// the admin operations take these fields, with the secrets and ids the service makes optional.
+
+/** An edge device's id, as its MQTT username and topics carry it. */
+export const EdgeId = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$', description: 'letters, digits, _ . - (at most 100)' });
+export const EDGE_VOICE_HANDLERS = ['normalize', 'chime', 'transcript'] as const;
+
+export const RadioEdgeEntry = Type.Object({
+  edge_id: EdgeId,
+  location_id: Id,
+  name: Name,
+  device_key: Secret,
+  voice_handlers: Type.Optional(Type.Array(oneOf(EDGE_VOICE_HANDLERS), { uniqueItems: true })),
+  /** The CFH statuses it announces (default created, escalated, cancelled); empty: none. */
+  announce_cfh: Type.Optional(Type.Array(oneOf(CFH_ANNOUNCEABLE), { uniqueItems: true })),
+  /** Acts on what staff say on the channel (radio/<edge_id>/heard). Default false. */
+  voice_actions: Type.Optional(Type.Boolean()),
+  enabled: Type.Optional(Enabled),
+});
+
+/** A messaging provider's account SID: 34 letters and digits. */
+export const AccountSid = Type.String({
+  pattern: '^[A-Za-z0-9]{34}$',
+  description: "the provider's account SID (34 letters and digits)",
+  examples: ['AC0123456789abcdef0123456789abcdef'],
+});
+
+export const MessagingAccountEntry = Type.Object({
+  account_sid: AccountSid,
+  organization_id: Id,
+  auth_token: Secret,
+  enabled: Type.Optional(Enabled),
+});
+
+export const WebhookEntry = Type.Object({
+  id: Id,
+  organization_id: Id,
+  /** Only this location's events; absent or null: every location of the organization. */
+  location_id: Type.Optional(nullable(Id)),
+  /** http or https; checked when saved (webhooks/endpoint-rules.ts), the address again at each delivery. */
+  url: Type.String({ minLength: 1, maxLength: 2000 }),
+  /** signed (default), slack or teams (section 20). */
+  format: Type.Optional(oneOf(WEBHOOK_FORMATS)),
+  /** The HMAC-SHA256 key of the signatures (signed endpoints only: a Slack or Teams URL is its own secret). */
+  // Any non-empty secret: receivers choose their own (the HMAC key), even short ones.
+  secret: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  /** The event types sent; absent: all of them, empty: none. */
+  events: Type.Optional(Type.Array(oneOf(EVENT_TYPES), { uniqueItems: true })),
+  enabled: Type.Optional(Enabled),
+});
+
 export const ProvisioningFile = Type.Object({
   organizations: Type.Optional(Type.Array(Type.Object({ id: Id, name: Name }))),
   locations: Type.Optional(Type.Array(LocationEntry)),
@@ -146,49 +206,9 @@ export const ProvisioningFile = Type.Object({
   cfh_outcomes: Type.Optional(Type.Array(CfhOutcomeEntry)),
   call_buttons: Type.Optional(Type.Array(CallButtonEntry)),
   cfh_displays: Type.Optional(Type.Array(DisplayEntry)),
-  radio_edges: Type.Optional(
-    Type.Array(
-      Type.Object({
-        edge_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' }),
-        location_id: Id,
-        name: Name,
-        device_key: Secret,
-        voice_handlers: Type.Optional(
-          Type.Array(Type.Union([Type.Literal('normalize'), Type.Literal('chime'), Type.Literal('transcript')]), { uniqueItems: true }),
-        ),
-        /** The CFH statuses it announces (default created, escalated, cancelled); empty: none. */
-        announce_cfh: Type.Optional(Type.Array(oneOf(CFH_ANNOUNCEABLE), { uniqueItems: true })),
-        /** Acts on what staff say on the channel (radio/<edge_id>/heard). Default false. */
-        voice_actions: Type.Optional(Type.Boolean()),
-      }),
-    ),
-  ),
-  messaging_accounts: Type.Optional(
-    Type.Array(
-      Type.Object({
-        account_sid: Type.String({ pattern: '^[A-Za-z0-9]{34}$' }),
-        organization_id: Id,
-        auth_token: Secret,
-      }),
-    ),
-  ),
-  webhooks: Type.Optional(
-    Type.Array(
-      Type.Object({
-        id: Id,
-        organization_id: Id,
-        /** Only this location's events; absent or null: every location of the organization. */
-        location_id: Type.Optional(nullable(Id)),
-        /** http or https; checked when the file is applied (apply.ts), the address again at each delivery. */
-        url: Type.String({ minLength: 1, maxLength: 2000 }),
-        /** The HMAC-SHA256 key of the signatures. */
-        // Any non-empty secret: receivers choose their own (the HMAC key), even short ones.
-        secret: Type.String({ minLength: 1, maxLength: 512 }),
-        /** The event types sent; absent: all of them, empty: none. */
-        events: Type.Optional(Type.Array(oneOf(EVENT_TYPES), { uniqueItems: true })),
-      }),
-    ),
-  ),
+  radio_edges: Type.Optional(Type.Array(RadioEdgeEntry)),
+  messaging_accounts: Type.Optional(Type.Array(MessagingAccountEntry)),
+  webhooks: Type.Optional(Type.Array(WebhookEntry)),
   api_tokens: Type.Optional(
     Type.Array(
       Type.Object({

@@ -33,9 +33,10 @@ export async function radioActor(db: Queryable, tokens: ApiTokens, request: Fast
 }
 
 /** The edge device `edgeId` if the actor may use it. `missing`: what a token is told of an edge
- * device it may not use (authorizeEdgeUse). */
-export async function edgeForActor(db: Queryable, actor: Actor, edgeId: string, missing?: () => AppError): Promise<Edge> {
-  return authorizeEdgeUse(actor, edgeId, await findEdge(db, edgeId), missing);
+ * device it may not use (authorizeEdgeUse). `retired`: a disabled edge device is found too (its
+ * transcripts stay readable; it plays nothing). */
+export async function edgeForActor(db: Queryable, actor: Actor, edgeId: string, missing?: () => AppError, opts: { retired?: boolean } = {}): Promise<Edge> {
+  return authorizeEdgeUse(actor, edgeId, await findEdge(db, edgeId, opts), missing);
 }
 
 /** What the messaging provider signed: the public URL of the request, its form fields, and the signature sent. */

@@ -50,7 +50,7 @@ export async function askForAnnouncements(q: Tx, kind: string, events: readonly 
 async function announcedStatuses(q: Queryable, locationIds: number[]): Promise<Map<number, Set<string>>> {
   const rows = await q.query<{ location_id: number; statuses: string[] }>(
     `SELECT location_id, array_agg(DISTINCT s) AS statuses FROM radio_edges, unnest(announce_cfh) AS s
-     WHERE location_id = ANY ($1::int[]) GROUP BY location_id`,
+     WHERE location_id = ANY ($1::int[]) AND enabled GROUP BY location_id`,
     [locationIds],
   );
   return new Map(rows.map((r) => [r.location_id, new Set(r.statuses)]));
@@ -61,7 +61,7 @@ export async function announcingEdges(q: Queryable, locationId: number, status: 
   const rows = await q.query<{ edge_id: string; organization_id: number; location_id: number; voice_handlers: string[]; language: string | null }>(
     `SELECT r.edge_id, r.organization_id, r.location_id, r.voice_handlers, l.language
      FROM radio_edges r JOIN locations l ON l.id = r.location_id
-     WHERE r.location_id = $1 AND $2 = ANY (r.announce_cfh)
+     WHERE r.location_id = $1 AND $2 = ANY (r.announce_cfh) AND r.enabled
      ORDER BY r.edge_id`,
     [locationId, status],
   );

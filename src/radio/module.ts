@@ -1,5 +1,6 @@
 // The radio as compose() builds it: R1-R3, announcements of Call for Help requests (a subscriber
-// asking for a job that speaks), voice actions on what edge devices heard, and the acks of plays.
+// asking for a job that speaks), voice actions on what edge devices heard, the acks of plays, and
+// section 18's administration of edge devices and messaging accounts.
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
@@ -12,6 +13,7 @@ import { HEARD_CONCURRENCY_PER_EDGE, HEARD_QUEUE_PER_EDGE, heardGate } from './h
 import { announcementSubscriber, RADIO_ANNOUNCEMENTS_SUBSCRIBER, radioJobs } from './jobs.ts';
 import { RADIO_PLAYED_ACKS, recordPlayed } from './played.ts';
 import { radioRoutes } from './routes.ts';
+import { radioAdminRoutes } from './admin/routes.ts';
 import type { SpeechSynthesizer } from './speech/speech.ts';
 import { followRequests } from './voice-store.ts';
 
@@ -43,7 +45,11 @@ export function radioModule(deps: RadioModuleDeps): RadioModule {
     log,
   });
   return {
-    routes: routesOf(radioRoutes, { ...play, db, clock, publicBaseUrl: config.publicBaseUrl, apiTokens }),
+    routes: async (app) => {
+      await routesOf(radioRoutes, { ...play, db, clock, publicBaseUrl: config.publicBaseUrl, apiTokens })(app);
+      // Section 18: edge devices and messaging accounts.
+      await routesOf(radioAdminRoutes, { db, clock, publicBaseUrl: config.publicBaseUrl, apiTokens })(app);
+    },
     jobs: radioJobs({ ...play, db, frenchOptionWords: deps.cfh.frenchOptionWords }),
     subscribers: {
       [RADIO_ANNOUNCEMENTS_SUBSCRIBER]: announcementSubscriber({ clock }),

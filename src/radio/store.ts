@@ -13,10 +13,11 @@ export type PlaySource = 'generic' | 'messaging' | 'announcement' | 'confirmatio
 /** An edge device: the same whether found by its id or by its key. */
 export type Edge = EdgeIdentity;
 
-export async function findEdge(q: Queryable, edgeId: string): Promise<Edge | null> {
+/** An enabled edge device (a retired one plays nothing); `retired`: a disabled one too (its transcripts stay readable). */
+export async function findEdge(q: Queryable, edgeId: string, opts: { retired?: boolean } = {}): Promise<Edge | null> {
   const [row] = await q.query<{ edge_id: string; organization_id: number; location_id: number; voice_handlers: string[] }>(
-    'SELECT edge_id, organization_id, location_id, voice_handlers FROM radio_edges WHERE edge_id = $1',
-    [edgeId],
+    'SELECT edge_id, organization_id, location_id, voice_handlers FROM radio_edges WHERE edge_id = $1 AND (enabled OR $2)',
+    [edgeId, opts.retired === true],
   );
   return row === undefined
     ? null
@@ -31,7 +32,7 @@ export interface MessagingAccount {
 
 export async function findMessagingAccount(q: Queryable, accountSid: string): Promise<MessagingAccount | null> {
   const [row] = await q.query<{ account_sid: string; organization_id: number; auth_token: string }>(
-    'SELECT account_sid, organization_id, auth_token FROM messaging_accounts WHERE account_sid = $1',
+    'SELECT account_sid, organization_id, auth_token FROM messaging_accounts WHERE account_sid = $1 AND enabled',
     [accountSid],
   );
   return row === undefined ? null : { accountSid: row.account_sid, organizationId: row.organization_id, authToken: row.auth_token };

@@ -8,6 +8,9 @@ import { listTranscripts, transcriptAudio, type TranscriptRow } from './store.ts
 import { listTimeline, messageAudio, type TimelineCursor, type TimelineRow } from './transcript-store.ts';
 import type { Clock } from '../clock.ts';
 
+/** A retired (disabled) edge device's transcripts stay readable: history is kept (section 18). */
+const RETIRED = { retired: true };
+
 export interface TranscriptDeps {
   db: Queryable;
 }
@@ -25,7 +28,7 @@ export async function transcriptPage(
   edgeId: string,
   page: { limit: number; before?: string | undefined },
 ): Promise<TranscriptPage> {
-  const edge = await edgeForActor(deps.db, actor, edgeId);
+  const edge = await edgeForActor(deps.db, actor, edgeId, undefined, RETIRED);
   const rows = await listTranscripts(deps.db, edge.edgeId, page.limit, page.before ?? null);
   if (rows === null) throw invalid('before', "is not a message_id of this edge device's transcripts");
   return { transcripts: rows, nextBefore: rows.length === page.limit ? (rows.at(-1)?.message_id ?? null) : null };
@@ -33,7 +36,7 @@ export async function transcriptPage(
 
 /** The WAV of one of the edge device's transcripts. */
 export async function transcriptWav(deps: TranscriptDeps, actor: Actor, edgeId: string, messageId: string): Promise<Buffer> {
-  const edge = await edgeForActor(deps.db, actor, edgeId);
+  const edge = await edgeForActor(deps.db, actor, edgeId, undefined, RETIRED);
   const wav = await transcriptAudio(deps.db, edge.edgeId, messageId);
   if (wav === null) throw new AppError(404, 'not_found', 'transcript not found');
   return wav;
@@ -77,7 +80,7 @@ export async function radioTimeline(
   if (from !== null && to !== null && from > to) throw invalid('from', 'is after to');
   const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
   // Another organization's edge device is answered as one that does not exist (contract section 2).
-  const edge = await edgeForActor(deps.db, actor, query.edge_id, () => new AppError(404, 'not_found', 'edge device not found'));
+  const edge = await edgeForActor(deps.db, actor, query.edge_id, () => new AppError(404, 'not_found', 'edge device not found'), RETIRED);
   const rows = await listTimeline(deps.db, edge.edgeId, { from, to }, query.limit + 1, cursor, deps.clock.now());
   const entries = rows.slice(0, query.limit);
   const last = entries.at(-1);
@@ -91,6 +94,6 @@ export async function playedWav(deps: TranscriptDeps, actor: Actor, messageId: s
   const noAudio = () => new AppError(404, 'not_found', 'no audio for this message_id');
   const found = await messageAudio(deps.db, messageId);
   if (found === null) throw noAudio();
-  await edgeForActor(deps.db, actor, found.edgeId, noAudio);
+  await edgeForActor(deps.db, actor, found.edgeId, noAudio, RETIRED);
   return found.wav;
 }

@@ -83,7 +83,7 @@ export async function listeningEdge(q: Queryable, edgeId: string): Promise<Liste
     language: string | null;
   }>(
     `SELECT r.edge_id, r.organization_id, r.location_id, r.voice_handlers, r.voice_actions, l.language
-     FROM radio_edges r JOIN locations l ON l.id = r.location_id WHERE r.edge_id = $1`,
+     FROM radio_edges r JOIN locations l ON l.id = r.location_id WHERE r.edge_id = $1 AND r.enabled`,
     [edgeId],
   );
   return row === undefined

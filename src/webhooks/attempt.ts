@@ -1,12 +1,12 @@
-// One attempt of a claimed delivery: its event POSTed, signed, outside any transaction, and the
+// One attempt of a claimed delivery: its event POSTed in the endpoint's format, outside any transaction, and the
 // answer settled by the rules into what the attempt log records (delivered, retried when, failed).
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.ts';
-import { eventPayload } from '../events/payload.ts';
 import type { AttemptRecord } from './attempt-store.ts';
 import type { WebhookConnections } from './connections.ts';
 import { postWebhook, type PostResult } from './post.ts';
-import { settle, signedHeaders } from './rules.ts';
+import { outgoing } from './formats.ts';
+import { settle } from './rules.ts';
 import type { ClaimedDelivery } from './store.ts';
 
 export interface AttemptDeps {
@@ -19,6 +19,8 @@ export interface AttemptDeps {
   bodyCap: number;
   /** Aborted when the service stops: the attempt ends without a result. */
   signal: AbortSignal;
+  /** PUBLIC_BASE_URL: a chat card's button opens the staff app there. */
+  publicBaseUrl: string;
 }
 
 /** An attempt that ended, as the attempt log records it. */
@@ -31,10 +33,11 @@ export interface EndedAttempt {
 /** One attempt; null when the service stopped it. */
 export async function attemptDelivery(deps: AttemptDeps, delivery: ClaimedDelivery): Promise<EndedAttempt | null> {
   const at = deps.clock.now();
-  const body = JSON.stringify(eventPayload(delivery.event, delivery.store_number));
+  // Signed JSON, or a Slack or Teams card: the endpoint's format (formats.ts).
+  const { body, headers } = outgoing(delivery, at, deps.publicBaseUrl);
   const started = performance.now();
   const result: PostResult = await postWebhook(
-    { url: delivery.url, body, headers: signedHeaders(delivery.secret, delivery.event.uuid, body, at) },
+    { url: delivery.url, body, headers },
     { timeoutMs: deps.timeoutMs, connections: deps.connections, bodyCap: deps.bodyCap, signal: deps.signal },
   );
   const durationMs = Math.round(performance.now() - started);

@@ -35,6 +35,10 @@ export interface DelivererOptions {
   clock: Clock;
   /** WEBHOOK_ALLOW_PRIVATE. */
   allowPrivate: boolean;
+  /** PUBLIC_BASE_URL: chat cards link to the staff app there. */
+  publicBaseUrl?: string;
+  /** The guarded connections to share (testWebhook sends over them too); made here when absent. */
+  connections?: WebhookConnections;
   log?: DelivererLogger;
   pollMs?: number;
   maxInFlight?: number;
@@ -86,7 +90,7 @@ export class WebhookDeliverer {
     this.#perEndpoint = opts.perEndpoint ?? 32;
     // As many connections to an origin as attempts to an endpoint: an endpoint never waits for one
     // unless it shares its origin with another.
-    this.#connections = new WebhookConnections({ allowPrivate: opts.allowPrivate, perOrigin: this.#perEndpoint });
+    this.#connections = opts.connections ?? new WebhookConnections({ allowPrivate: opts.allowPrivate, perOrigin: this.#perEndpoint });
     const timeoutMs = opts.timeoutMs ?? 10_000;
     // A store's due deliveries claimed together and sent one after the other: a busy store costs
     // one claim per run, not one per event.
@@ -106,6 +110,7 @@ export class WebhookDeliverer {
       timeoutMs,
       bodyCap: opts.bodyCap ?? 64 * 1024,
       signal: this.#stopping.signal,
+      publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000',
     };
     // A breaker that closes makes the deliveries it held due: claim them.
     const breakers = new EndpointBreakers({ db: this.#db, log: this.#log, released: () => this.#loop.wake() });

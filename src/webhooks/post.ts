@@ -22,10 +22,14 @@ export interface PostOptions {
   connections: WebhookConnections;
   /** Aborts the attempt (the service is stopping): the result says `aborted`. */
   signal?: AbortSignal;
+  /** Bytes of the answer's body kept as `bodyExcerpt` (testWebhook shows them); 0 or absent: none. */
+  excerptBytes?: number;
 }
 
 export interface PostResult extends AttemptResult {
   aborted: boolean;
+  /** The start of the answer's body, as text (excerptBytes asked for it). */
+  bodyExcerpt?: string;
 }
 
 function describe(err: unknown): string {
@@ -56,6 +60,9 @@ export function postWebhook(target: { url: string; body: string; headers: Record
   return new Promise((resolve) => {
     let statusCode: number | null = null;
     let settled = false;
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    const excerptBytes = opts.excerptBytes ?? 0;
     let request: http.ClientRequest | undefined;
     const client = url.protocol === 'https:' ? https : http;
     const headers = { ...target.headers, 'content-length': String(Buffer.byteLength(target.body)) };
@@ -67,7 +74,9 @@ export function postWebhook(target: { url: string; body: string; headers: Record
       opts.signal?.removeEventListener('abort', onAbort);
       // A complete answer leaves its connection to the pool; anything else closes it.
       if (error !== null || aborted) request?.destroy();
-      resolve({ statusCode, error, aborted });
+      const result: PostResult = { statusCode, error, aborted };
+      if (excerptBytes > 0 && statusCode !== null) result.bodyExcerpt = Buffer.concat(kept).subarray(0, excerptBytes).toString('utf8');
+      resolve(result);
     };
 
     const send = () => {
@@ -84,6 +93,10 @@ export function postWebhook(target: { url: string; body: string; headers: Record
         let bytes = 0;
         res.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
+          if (keptBytes < excerptBytes) {
+            kept.push(chunk);
+            keptBytes += chunk.length;
+          }
           if (bytes > opts.bodyCap) finish(`the answer's body is over ${opts.bodyCap} bytes; not read further`);
         });
         res.on('end', () => {

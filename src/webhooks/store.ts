@@ -5,13 +5,15 @@ import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
 import { sql } from '../db/sql.ts';
 import type { EventRow } from '../events/log.ts';
+import type { WebhookFormat } from '../provisioning/schema.ts';
+import type { RequestFacts } from './cards/facts.ts';
 
 /** A timestamptz as the wire wants it inside JSON built by the database. */
 const wireTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
  * A delivery for each event and each endpoint of its organization (of its location, or of all
- * locations) that takes its type, in the order of the events, so an endpoint's deliveries are
+ * locations) that is enabled and takes its type, in the order of the events, so an endpoint's deliveries are
  * numbered in commit order. An event delivered already to an endpoint is not added again.
  */
 export async function insertDeliveries(q: Tx, events: readonly EventRow[], now: Date): Promise<number> {
@@ -24,7 +26,7 @@ export async function insertDeliveries(q: Tx, events: readonly EventRow[], now: 
          greatest($5, (SELECT h.open_until FROM webhook_endpoint_health h WHERE h.endpoint_id = w.id)), $5, $5, $5
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS ev(id, organization_id, location_id, type, ord)
          JOIN webhook_endpoints w ON w.organization_id = ev.organization_id
-           AND (w.location_id IS NULL OR w.location_id = ev.location_id) AND ev.type = ANY (w.events)
+           AND (w.location_id IS NULL OR w.location_id = ev.location_id) AND ev.type = ANY (w.events) AND w.enabled
        ORDER BY ev.ord, w.id
        ON CONFLICT (endpoint_id, event_id) DO NOTHING
        RETURNING 1
@@ -49,6 +51,13 @@ export interface ClaimedDelivery {
   endpoint_failures: number;
   url: string;
   secret: string;
+  /** signed, slack or teams (formats.ts formats each). */
+  format: WebhookFormat;
+  /** The event's location's language and name (a card says them). */
+  language: string | null;
+  location_name: string | null;
+  /** A chat endpoint's Call for Help card: the request's own facts (null otherwise, or once retention removed it). */
+  request: RequestFacts | null;
   event: Pick<EventRow, 'uuid' | 'type' | 'status' | 'created_at' | 'details' | 'location_id' | 'internal_id' | 'organization_id' | 'message'>;
   store_number: string | null;
 }
@@ -135,7 +144,14 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
        LEFT JOIN locations loc ON loc.id = e.location_id LEFT JOIN webhook_endpoint_health eh ON eh.endpoint_id = p.endpoint_id
      WHERE d.id = p.id
      RETURNING d.id, d.lease::text AS lease, d.generation, d.failures, d.retry_since, w.id AS endpoint_id, d.location_key,
-       coalesce(eh.failures, 0) AS endpoint_failures, w.url, w.secret,
+       coalesce(eh.failures, 0) AS endpoint_failures, w.url, w.secret, w.format, loc.language, loc.name AS location_name,
+       -- Only a chat card reads the request (its waiting time, the customer's words, the option in French).
+       CASE WHEN w.format <> 'signed' AND e.type = 'callforhelp' THEN (
+         SELECT json_build_object('created_at', ${wireTime('r.created_at')}, 'custom_text', r.custom_text, 'option_text_en', o.text_en,
+           'option_text_fr', o.text_fr)
+         FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id
+         WHERE r.id = CASE WHEN e.internal_id ~ '^[0-9]{1,18}$' THEN e.internal_id::bigint END
+       ) END AS request,
        e.uuid::text AS uuid, e.type, e.status, e.created_at, e.details, e.location_id, e.internal_id, e.organization_id, e.message,
        loc.store_number`,
     [now, limits.limit, limits.perEndpoint, [...limits.busy.keys()], [...limits.busy.values()], limits.leaseMs, limits.runLength],
@@ -155,6 +171,10 @@ export async function claimDue(q: Queryable, now: Date, limits: ClaimLimits): Pr
       endpoint_failures: r.endpoint_failures,
       url: r.url,
       secret: r.secret,
+      format: r.format,
+      language: r.language,
+      location_name: r.location_name,
+      request: r.request,
       store_number: r.store_number,
       event: {
         uuid: r.uuid,

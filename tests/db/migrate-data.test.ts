@@ -50,6 +50,12 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
     ALTER TABLE cfh_outcomes DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
     ALTER TABLE call_buttons DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
     ALTER TABLE cfh_displays DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;`,
+  35: `ALTER TABLE webhook_endpoints ALTER COLUMN id DROP DEFAULT; DROP SEQUENCE webhook_endpoints_id_seq;
+    ALTER TABLE webhook_endpoints DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
+    ALTER TABLE radio_edges DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
+    ALTER TABLE messaging_accounts DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
+    DROP INDEX IF EXISTS radio_edges_location;`,
+  36: 'ALTER TABLE webhook_endpoints DROP COLUMN format',
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);
