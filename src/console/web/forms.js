@@ -8,7 +8,8 @@
 //   type: text (default), email, number, checkbox, select, checks (several choices), textarea, rows
 //   choices: [{ value, text }] of a select or checks (values keep their type: numbers stay numbers)
 //   empty: what an empty text or number sends: 'omit' (default when not required), null, or ''
-//   rows: { fields, add } a list of objects (a locker's cabinets), one line of fields each
+//   rows: { fields, add } a list of objects (a locker's cabinets), one line of fields each, whose
+//         fields are named as the service names them in its errors: `cabinets[0].key`
 // A group spec { group, columns, fields } lays fields side by side (English and French).
 import { ApiError } from './api.js';
 import { h, mount } from './dom.js';
@@ -102,7 +103,7 @@ function rowsBlock(formId, spec, rows, name) {
     const line = h(
       'div',
       { class: 'row-line', dataset: { row: String(i), id: row.id === undefined ? '' : String(row.id) } },
-      spec.fields.map((f) => fieldBlock(formId, f, row, `${name}.${i}.`)),
+      spec.fields.map((f) => fieldBlock(formId, f, row, `${name}[${i}].`)),
       h(
         'button',
         { type: 'button', class: 'secondary remove', 'aria-label': `Remove ${spec.item ?? 'line'} ${i + 1}`, onclick: () => line.remove() },
@@ -153,7 +154,7 @@ function readSpecs(form, specs, prefix, into) {
       const box = form.querySelector(`[data-rows="${CSS.escape(name)}"] .rows`);
       into[spec.name] = [...box.children].map((line) => {
         const row = {};
-        readSpecs(line, spec.fields, `${name}.${line.dataset.row}.`, row);
+        readSpecs(line, spec.fields, `${name}[${line.dataset.row}].`, row);
         if (line.dataset.id !== '') row.id = Number(line.dataset.id);
         return row;
       });
@@ -187,11 +188,14 @@ export function showFieldErrors(form, errors, message) {
   const loose = [];
   let first = null;
   for (const [field, texts] of Object.entries(errors ?? {})) {
-    const parts = field.split('.');
+    // The service names fields as `cabinets[1].key`: that field, else the nearest that holds it.
+    let path = field;
     let el = null;
-    while (parts.length > 0 && el === null) {
-      el = form.querySelector(`[data-field="${CSS.escape(parts.join('.'))}"]`);
-      if (el === null) parts.pop();
+    while (path !== '' && el === null) {
+      el = form.querySelector(`[data-field="${CSS.escape(path)}"]`);
+      if (el !== null) break;
+      const parent = path.replace(/(\.[^.[\]]+|\[\d+\])$/, '');
+      path = parent === path ? '' : parent;
     }
     const text = texts.join('; ');
     if (el === null) {
