@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { skipWithoutChromium as skip } from '../support/browser.ts';
 import { callFromPage, openSetup, serving, signedInPage } from './admin-support.ts';
+import { makePerson } from './support.ts';
 
 test('an org admin adds a person with a one-time password, shown once with a copy button, that signs them in', { skip }, async (t) => {
   const s = await serving(t);
@@ -145,4 +146,47 @@ test('an org admin maps a claim value to a role on the Single sign-on tab, and d
   await row.getByRole('button', { name: 'Delete the mapping store-staff' }).click();
   await page.getByRole('dialog', { name: 'Delete the mapping store-staff?' }).getByRole('button', { name: 'Delete' }).click();
   await page.locator('#section-sso').getByText('No mapping').waitFor();
+});
+
+test('with the keyboard alone: a service account added from its dialog, which opens on its field and closes on Enter', { skip }, async (t) => {
+  const s = await serving(t);
+  const page = await signedInPage(t, s.base, s.w.admin);
+  await openSetup(page, s.base, s.w.locationId, 'accounts', 'Service accounts');
+  await page.getByRole('button', { name: 'Add a service account' }).focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Add a service account' });
+  await dialog.waitFor();
+  assert.equal(await page.locator(':focus').getAttribute('name'), 'name', 'the first field has the focus');
+  await page.keyboard.type('kiosk');
+  await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'detached' });
+  await page.locator('#section-accounts tr', { hasText: 'kiosk' }).waitFor();
+  // Escape closes a dialog without a change.
+  await page.getByRole('button', { name: 'Add a service account' }).focus();
+  await page.keyboard.press('Enter');
+  await dialog.waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+});
+
+test('a store admin enrolls a tablet from Setup: it signs them out there and becomes the store’s badge and PIN sign-in', { skip }, async (t) => {
+  const s = await serving(t);
+  const lou = await makePerson(s.db, s.clock, s.w.organizationId, { name: 'Lou', role: 'location_admin', locationIds: [s.w.locationId] });
+  const tablet = await signedInPage(t, s.base, lou, { width: 820, height: 1180 });
+  await openSetup(tablet, s.base, s.w.locationId, 'store-devices', 'Store devices');
+  await tablet.getByText('No store device is enrolled here.').waitFor();
+  await tablet.getByRole('button', { name: 'Enroll this browser' }).click();
+  const dialog = tablet.getByRole('dialog', { name: `Enroll this browser as a device of Store ${s.w.locationId}` });
+  await dialog.getByLabel('Device name').fill('Front desk tablet');
+  await dialog.getByRole('button', { name: 'Enroll and sign out' }).click();
+  await tablet.getByRole('heading', { name: `Sign in at Store ${s.w.locationId}` }).waitFor();
+
+  const office = await signedInPage(t, s.base, lou);
+  await openSetup(office, s.base, s.w.locationId, 'store-devices', 'Store devices');
+  const row = office.locator('#section-store-devices tr', { hasText: 'Front desk tablet' });
+  await row.getByText('enrolled').waitFor();
+  assert.match((await row.textContent()) ?? '', /Lou/);
+  await row.getByRole('button', { name: 'Revoke Front desk tablet' }).click();
+  await office.getByRole('dialog', { name: 'Revoke Front desk tablet?' }).getByRole('button', { name: 'Revoke' }).click();
+  await row.getByText(/revoked/).waitFor();
 });
