@@ -26,6 +26,7 @@ import { Scheduler } from './jobs/scheduler.ts';
 import { LiveFeed } from './live/feed.ts';
 import { LiveStreams } from './live/streams.ts';
 import { lockersModule } from './lockers/module.ts';
+import { locationsModule } from './locations/module.ts';
 import { componentLogger, createLogger, type ServiceLogger } from './logger.ts';
 import { ServiceMetrics } from './metrics/metrics.ts';
 import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
@@ -170,7 +171,15 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const hasher = lowPriorityHasher();
   const people = peopleModule({ db, clock, config, apiTokens, hasher, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) });
   const modules: FeatureModule[] = [
-    lockersModule({ db, clock, secretDigest: parts.secretDigest, deviceSeen: (lockerId) => devices.seen({ kind: 'locker', lockerId }) }),
+    lockersModule({
+      db,
+      clock,
+      secretDigest: parts.secretDigest,
+      deviceSeen: (lockerId) => devices.seen({ kind: 'locker', lockerId }),
+      apiTokens,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+    locationsModule({ db, clock, apiTokens, publicBaseUrl: config.publicBaseUrl }),
     deviceHealthModule(health, { db, clock, offlineSeconds: config.deviceOfflineSeconds, apiTokens }),
     cfh,
     radio,

@@ -1,7 +1,7 @@
 // TypeBox every section 18 operation shares: how it is called, an object's version and owner, and
 // the refusals any administration operation may give.
-import { Type } from 'typebox';
-import { BODY_ERRORS, errorResponse, errorResponses, oneOf, RowId, SERVICE_ERRORS } from '../http/schemas.ts';
+import { Type, type TSchema } from 'typebox';
+import { BODY_ERRORS, errorResponse, errorResponses, oneOf, RowId, SERVICE_ERRORS, Timestamp } from '../http/schemas.ts';
 
 export const security: { [scheme: string]: string[] }[] = [{ session: [] }, { bearerToken: [] }];
 export const tags = ['administration'];
@@ -35,3 +35,47 @@ export const VERSION_ERRORS = errorResponses({
   412: { description: 'version_conflict: the object changed since the version sent; nothing changed', codes: ['version_conflict'] },
   428: { description: 'version_required: send If-Match: "<version>" (or version)', codes: ['version_required'] },
 });
+
+/** The fields every administered setup object carries beside its provisioning file entry's. */
+const objectFields = {
+  enabled: Type.Boolean({ description: 'false: retired; customers and devices no longer reach it, reports still show it' }),
+  version: Version,
+  managed_by: ManagedBy,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+type Props = Record<string, TSchema>;
+
+/**
+ * A setup object's schemas from its provisioning file entry (section 7), so a field is validated
+ * alike in the file and here: its view (the entry's fields, `enabled`, `version`, `managed_by`),
+ * its new body (the id the service's when left out; `optional` fields too) and its change (any of
+ * the fields, and the version changed from). Bodies are closed, as the file is.
+ */
+export function objectSchemas<P extends Props>(
+  name: string,
+  entry: P,
+  opts: { hidden?: readonly string[]; optional?: readonly string[]; fixed?: readonly string[]; description: string },
+) {
+  const shown = Object.fromEntries(Object.entries(entry).filter(([k]) => !(opts.hidden ?? []).includes(k)));
+  const optional = (props: Props, keys: readonly string[]) =>
+    Object.fromEntries(Object.entries(props).map(([k, v]) => [k, keys.includes(k) ? Type.Optional(v) : v]));
+  const changeable = Object.fromEntries(Object.entries(entry).filter(([k]) => k !== 'id' && !(opts.fixed ?? []).includes(k)));
+  return {
+    View: Type.Object({ ...shown, ...objectFields }, { title: name, description: opts.description }),
+    New: Type.Object(optional({ ...entry, enabled: Type.Boolean() }, ['id', 'enabled', ...(opts.optional ?? [])]), {
+      title: `New${name}`,
+      additionalProperties: false,
+    }),
+    Change: Type.Object(
+      { ...optional(changeable, Object.keys(changeable)), enabled: Type.Optional(Type.Boolean()), version: Type.Optional(Version) },
+      {
+        title: `${name}Change`,
+        additionalProperties: false,
+      },
+    ),
+  };
+}
+
+export const LocationQuery = Type.Object({ location_id: Type.Optional(RowId) });

@@ -26,7 +26,7 @@ export async function lockButton(q: Queryable, hub: ApiTokenActor, deviceKey: st
     sql`SELECT b.id, b.organization_id, b.location_id, b.option_id, b.name, b.device_key, b.chat_channel_id, b.battery_low,
        coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds
      FROM call_buttons b JOIN locations l ON l.id = b.location_id
-     WHERE ${reachSql(hub, sql.raw('b'))} AND upper(b.device_key) = upper(${deviceKey})
+     WHERE ${reachSql(hub, sql.raw('b'))} AND upper(b.device_key) = upper(${deviceKey}) AND b.enabled AND l.enabled
      FOR UPDATE OF b`,
   );
   return row ?? null;
@@ -103,7 +103,7 @@ export async function findDisplay(q: Queryable, keyHash: string): Promise<Displa
     `SELECT d.id, d.organization_id, d.location_id, d.name, d.option_ids, d.allow_custom_text, d.chat_channel_id,
        coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds, coalesce(l.language, 'en') AS language,
        l.name AS store_name
-     FROM cfh_displays d JOIN locations l ON l.id = d.location_id WHERE d.key_hash = $1`,
+     FROM cfh_displays d JOIN locations l ON l.id = d.location_id WHERE d.key_hash = $1 AND d.enabled AND l.enabled`,
     [keyHash],
   );
   return row ?? null;
@@ -122,7 +122,7 @@ export async function displayOptions(q: Queryable, display: DisplayRow): Promise
   return q.query<DisplayOption>(
     `SELECT o.id, o.text_en, o.text_fr, o.prompt_en, o.prompt_fr
      FROM unnest($1::int[]) WITH ORDINALITY AS x (id, n) JOIN cfh_options o ON o.id = x.id
-     WHERE o.organization_id = $2 AND (o.location_id IS NULL OR o.location_id = $3)
+     WHERE o.organization_id = $2 AND (o.location_id IS NULL OR o.location_id = $3) AND o.enabled
      ORDER BY x.n`,
     [display.option_ids, display.organization_id, display.location_id],
   );

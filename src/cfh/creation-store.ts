@@ -42,17 +42,17 @@ export interface InsertResult {
 /** loc: the request's location, if it is the organization's and among the token's locations. */
 const locationOf = (input: NewRequest): Sql =>
   sql`SELECT id, cfh_timeout_seconds, cfh_escalation_seconds, cfh_reminder_seconds FROM locations
-    WHERE id = ${input.locationId} AND ${reachOfSql(input, sql.raw('locations'), 'id')}`;
+    WHERE id = ${input.locationId} AND enabled AND ${reachOfSql(input, sql.raw('locations'), 'id')}`;
 
 /** opt: the option, if the organization's and offered at the location; `records`: it only records (staff_action none). */
 const optionOf = (input: NewRequest): Sql => sql`SELECT id, text_en, prompt_en, staff_action, staff_action = 'none' AS records
-  FROM cfh_options WHERE id = ${input.optionId} AND organization_id = ${input.organizationId} AND (location_id IS NULL OR location_id = ${input.locationId})`;
+  FROM cfh_options WHERE id = ${input.optionId} AND enabled AND organization_id = ${input.organizationId} AND (location_id IS NULL OR location_id = ${input.locationId})`;
 
 /** dev: the call button and the display the request names (each NULL when it names none), if each is
  * of the request's location (and so of its organization); no row when one is not. */
 const devicesOf = (input: NewRequest): Sql => sql`
-  SELECT (SELECT id FROM call_buttons b WHERE b.id = ${input.callbuttonId}::integer AND b.location_id = loc.id) AS callbutton_id,
-    (SELECT id FROM cfh_displays d WHERE d.id = ${input.displayId}::integer AND d.location_id = loc.id) AS display_id
+  SELECT (SELECT id FROM call_buttons b WHERE b.id = ${input.callbuttonId}::integer AND b.location_id = loc.id AND b.enabled) AS callbutton_id,
+    (SELECT id FROM cfh_displays d WHERE d.id = ${input.displayId}::integer AND d.location_id = loc.id AND d.enabled) AS display_id
   FROM loc`;
 
 const devicesFound = (input: NewRequest): Sql => sql`

@@ -1,5 +1,6 @@
 // Call for Help as compose() builds it: C0-C9, B1, B2, the customer pages and the workflow's
-// timers; and what the radio's voice actions and announcements may use of it.
+// timers; section 18's administration of options, outcomes, call buttons and displays; and what
+// the radio's voice actions and announcements may use of it.
 import { deviceActor } from '../access/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -12,13 +13,14 @@ import { cfhJobs } from './jobs.ts';
 import { cfhPageRoutes } from './page-routes.ts';
 import { claimRequest, markOnTheWay } from './requests.ts';
 import { cfhRoutes } from './routes.ts';
+import { callButtonRoutes, cfhOptionRoutes, cfhOutcomeRoutes, displayKeyRoutes, displayRoutes } from './admin/routes.ts';
 import { cfhStreamRoutes } from './stream-routes.ts';
 import { frenchOptionWords } from './words.ts';
 
 export interface CfhModuleDeps {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'cfhTimeoutSeconds' | 'cfhEscalationSeconds' | 'deviceOfflineSeconds'>;
+  config: Pick<Config, 'cfhTimeoutSeconds' | 'cfhEscalationSeconds' | 'deviceOfflineSeconds' | 'publicBaseUrl'>;
   apiTokens: ApiTokens;
   live: LiveStreams;
 }
@@ -57,6 +59,10 @@ export function cfhModule(deps: CfhModuleDeps): CfhModule {
       await routesOf(buttonDisplayListRoutes, { ...requests, offlineSeconds: config.deviceOfflineSeconds, apiTokens })(app);
       await routesOf(cfhStreamRoutes, { db, live, apiTokens })(app);
       await routesOf(cfhPageRoutes, { db })(app);
+      const admin = { db, clock, apiTokens, publicBaseUrl: config.publicBaseUrl };
+      for (const routes of [cfhOptionRoutes, cfhOutcomeRoutes, callButtonRoutes, displayRoutes(config.publicBaseUrl), displayKeyRoutes]) {
+        await routesOf(routes, admin)(app);
+      }
     },
     jobs: cfhJobs(),
     voice: {

@@ -2,7 +2,8 @@
 // to MQTT with its name and key (the embedded broker, or an external broker asking over HTTP); a
 // locker also sends its key in L7's api-key header, an edge device in R1's. Keys are stored as
 // SHA-256 digests and compared in constant time, and a key that matches no device is compared too,
-// against a stand-in digest, so a miss costs what a wrong key costs.
+// against a stand-in digest, so a miss costs what a wrong key costs. A retired locker (enabled
+// false, or of a retired location) has no key that works (section 18).
 import type { Queryable } from '../db/db.ts';
 import type { LockerIdentity } from '../http/auth.ts';
 import { matchesDigest, sha256hex } from '../http/secrets.ts';
@@ -29,7 +30,10 @@ function keyMatches(key: string, row: { key_hash: string } | undefined): boolean
 export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: string): Promise<boolean> {
   const [row] =
     device.kind === 'locker'
-      ? await q.query<{ key_hash: string }>('SELECT api_key_hash AS key_hash FROM lockers WHERE id = $1', [device.lockerId])
+      ? await q.query<{ key_hash: string }>(
+          'SELECT k.api_key_hash AS key_hash FROM lockers k JOIN locations l ON l.id = k.location_id WHERE k.id = $1 AND k.enabled AND l.enabled',
+          [device.lockerId],
+        )
       : await q.query<{ key_hash: string }>('SELECT device_key_hash AS key_hash FROM radio_edges WHERE edge_id = $1', [device.edgeId]);
   return keyMatches(key, row);
 }
@@ -37,7 +41,8 @@ export async function checkDeviceKey(q: Queryable, device: DeviceIdentity, key: 
 /** L7's api-key header: the locker whose key this is, if any. */
 export async function lockerByKey(q: Queryable, apiKey: string): Promise<LockerIdentity | null> {
   const [row] = await q.query<{ id: number; organization_id: number; location_id: number; version: number; key_hash: string }>(
-    'SELECT id, organization_id, location_id, version, api_key_hash AS key_hash FROM lockers WHERE api_key_hash = $1',
+    `SELECT k.id, k.organization_id, k.location_id, k.version, k.api_key_hash AS key_hash FROM lockers k JOIN locations l ON l.id = k.location_id
+     WHERE k.api_key_hash = $1 AND k.enabled AND l.enabled`,
     [sha256hex(apiKey)],
   );
   if (!keyMatches(apiKey, row) || row === undefined) return null;

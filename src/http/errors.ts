@@ -54,6 +54,7 @@ export const ERROR_CODES: Readonly<Record<number, readonly string[]>> = {
     'sso_role_mapping_exists',
     'last_org_admin',
     'already_enrolled',
+    'in_use',
   ],
   412: ['version_conflict'],
   413: ['body_too_large'],

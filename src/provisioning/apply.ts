@@ -5,14 +5,15 @@
 // CONFLICT DO UPDATE locks every row it meets, even those its WHERE leaves alone; an instance
 // starting with PROVISION_FILE while others serve orders then held every locker and cabinet of the
 // file, and deadlocked with an order that held a cabinet and needed its locker.)
-import { DEFAULT_STAFF_ACTION } from '../cfh/schemas.ts';
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { makeAjv } from '../http/validation.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { targetUrlProblem } from '../webhooks/rules.ts';
-import { applyCfhDevices, applyCfhLocationSettings } from './cfh.ts';
+import { applyCfhDevices } from './cfh.ts';
+import { cabinetColumns, checkCabinetKeys, checkTimeZone, FieldProblem, locationColumns, lockerColumns, optionColumns } from './entries.ts';
+import { exists, madeKey, OWNED, tookOver, type ApplyContext } from './owners.ts';
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
@@ -41,6 +42,8 @@ export interface ProvisioningSummary {
   radio_edges: number;
   messaging_accounts: number;
   api_tokens: number;
+  /** Keys the service made for new lockers and displays the file gave none: shown once. */
+  made_keys?: { kind: 'locker' | 'cfh_display'; id: number; key: string }[];
   /** Version 2 sections are counted when the file has them. */
   webhooks?: number;
   cfh_outcomes?: number;
@@ -50,23 +53,13 @@ export interface ProvisioningSummary {
   sso_role_mappings?: number;
 }
 
-/** An IANA time zone name as Intl knows it (not an offset like +05:00, which has no rules). */
-function isTimeZone(name: string): boolean {
-  if (!name.includes('/') && name !== 'UTC') return false;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Runs one entry's statements, naming the entry if the database refuses them. */
 export async function entry(where: string, fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (err) {
     if (err instanceof ProvisioningError) throw err;
+    if (err instanceof FieldProblem) throw new ProvisioningError(`${where}.${err.field}: ${err.problem}`);
     throw new ProvisioningError(explainRefusal(where, err as { code?: string; detail?: string; message?: string }));
   }
 }
@@ -102,28 +95,12 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
       });
       summary.organizations++;
     }
+    const ctx: ApplyContext = { q, now, source: opts.source ?? null, madeKeys: [] };
     for (const [i, l] of (file.locations ?? []).entries()) {
       await entry(`locations[${i}]`, async () => {
-        const timeZone = l.time_zone ?? null;
-        if (timeZone !== null && !isTimeZone(timeZone)) throw new ProvisioningError(`locations[${i}].time_zone: "${timeZone}" is not an IANA time zone`);
-        await upsertByKey(
-          q,
-          'locations',
-          ['id', l.id],
-          {
-            organization_id: { value: l.organization_id },
-            name: { value: l.name },
-            cfh_timeout_seconds: { value: l.cfh_timeout_seconds ?? null },
-            store_number: { value: l.store_number ?? null },
-            locker_pickup_hours: { value: l.locker_pickup_hours ?? null, cast: 'numeric' },
-            locker_reminder_hours: { value: l.locker_reminder_hours ?? null, cast: 'numeric' },
-            time_zone: { value: timeZone, cast: 'text' },
-          },
-          now,
-        );
-        await applyCfhLocationSettings(q, l, now);
-        // The database computes the day boundaries: it must know the zone too (its tz data may be older).
-        if (timeZone !== null) await q.query('SELECT now() AT TIME ZONE $1', [timeZone]);
+        await checkTimeZone(q, l.time_zone);
+        const done = await upsertByKey(q, 'locations', ['id', l.id], locationColumns(l), now, OWNED);
+        await tookOver(ctx, done, { type: 'location', id: l.id, name: l.name, organizationId: l.organization_id, locationId: l.id });
       });
       summary.locations++;
     }
@@ -131,68 +108,27 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
       const where = `lockers[${i}]`;
       await entry(where, async () => {
         const organizationId = await organizationOfLocation(q, where, k.location_id);
-        await upsertByKey(
-          q,
-          'lockers',
-          ['id', k.id],
-          {
-            organization_id: { value: organizationId },
-            location_id: { value: k.location_id },
-            name: { value: k.name },
-            version: { value: k.version ?? 2 },
-            rear_loading_available: { value: k.rear_loading_available ?? false },
-            timer: { value: k.timer ?? 30 },
-            api_key: { value: k.api_key, uncompared: true },
-            api_key_hash: { value: sha256hex(k.api_key) },
-          },
-          now,
-        );
+        checkCabinetKeys(k.cabinets ?? []);
+        const apiKey = k.api_key ?? ((await exists(q, 'lockers', k.id)) ? null : madeKey(ctx, 'locker', k.id));
+        const done = await upsertByKey(q, 'lockers', ['id', k.id], lockerColumns(k, organizationId, apiKey), now, { versionColumn: 'object_version' });
+        await tookOver(ctx, done, { type: 'locker', id: k.id, name: k.name, organizationId, locationId: k.location_id });
       });
       summary.lockers++;
       for (const [j, c] of (k.cabinets ?? []).entries()) {
-        // size, thermal_mode and enabled are where a cabinet starts: L3 owns them afterwards, so
-        // applying the file again does not undo a resize or a disable.
         await entry(`${where}.cabinets[${j}]`, async () => {
-          await upsertByKey(
-            q,
-            'cabinets',
-            ['id', c.id],
-            {
-              locker_id: { value: k.id },
-              key: { value: c.key },
-              name: { value: c.name ?? null },
-              size: { value: c.size ?? 'medium', insertOnly: true },
-              thermal_mode: { value: c.thermal_mode ?? 'ambient', insertOnly: true },
-              tag: { value: c.tag ?? null },
-              enabled: { value: c.enabled ?? true, insertOnly: true },
-            },
-            now,
-          );
+          await upsertByKey(q, 'cabinets', ['id', c.id], cabinetColumns(c, k.id, 'file'), now);
         });
         summary.cabinets++;
       }
     }
     for (const [i, o] of (file.cfh_options ?? []).entries()) {
       await entry(`cfh_options[${i}]`, async () => {
-        await upsertByKey(
-          q,
-          'cfh_options',
-          ['id', o.id],
-          {
-            organization_id: { value: o.organization_id },
-            location_id: { value: o.location_id ?? null },
-            text_en: { value: o.text_en },
-            text_fr: { value: o.text_fr },
-            prompt_en: { value: o.prompt_en },
-            prompt_fr: { value: o.prompt_fr },
-            staff_action: { value: o.staff_action ?? DEFAULT_STAFF_ACTION },
-          },
-          now,
-        );
+        const done = await upsertByKey(q, 'cfh_options', ['id', o.id], optionColumns(o), now, OWNED);
+        await tookOver(ctx, done, { type: 'cfh_option', id: o.id, name: o.text_en, organizationId: o.organization_id, locationId: o.location_id ?? null });
       });
       summary.cfh_options++;
     }
-    await applyCfhDevices(q, file, summary, now);
+    await applyCfhDevices(ctx, file, summary);
     for (const [i, e] of (file.radio_edges ?? []).entries()) {
       const where = `radio_edges[${i}]`;
       await entry(where, async () => {
@@ -262,6 +198,6 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
     if ((file.api_tokens ?? []).length > 0) q.signal('credentials');
     await applyPeople(q, file, now, summary);
     await auditApplied(q, file, summary, opts.source ?? null, now);
-    return summary;
+    return ctx.madeKeys.length === 0 ? summary : { ...summary, made_keys: ctx.madeKeys };
   });
 }

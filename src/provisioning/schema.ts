@@ -14,7 +14,7 @@ const Id = RowId;
 /** The CFH statuses a radio edge device can announce (contract sections 10 and 12). */
 export const CFH_ANNOUNCEABLE = ['created', 'escalated', 'reminder', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const Secret = Type.String({ minLength: 16, maxLength: 512 });
+export const Secret = Type.String({ minLength: 16, maxLength: 512 });
 
 /** The chat channel a button's or display's requests go to (contract section 7, version 3): copied
  * to each request it creates (chat_channel_id, teams_channel_id). Absent or null: none. The same
@@ -30,12 +30,15 @@ export const RoleGrant = Type.Object({
   location_ids: Type.Optional(nullable(Type.Array(RowId, { minItems: 1, maxItems: 1000, uniqueItems: true }))),
 });
 
+/** A display's page address and credential: at least 128 random bits, URL-safe. */
+export const DisplayKey = Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' });
+
 const CfhSeconds = Type.Integer({ minimum: 0, maximum: 604_800 });
 
 /** One of the lockers' THERMAL_MODES (each a literal, as the refusals name them). */
 export const ThermalMode = Type.Unsafe<(typeof THERMAL_MODES)[number]>(Type.Union(THERMAL_MODES.map((mode) => Type.Literal(mode))));
 
-const Cabinet = Type.Object({
+export const CabinetEntry = Type.Object({
   id: Id,
   key: Type.Integer({ minimum: 0, maximum: 100_000 }),
   name: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
@@ -45,100 +48,104 @@ const Cabinet = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
 });
 
+/** One entry of each kind that section 18 administers too: the admin operations' bodies are
+ * built from these, so the file and administration validate a field alike. */
+export const LocationEntry = Type.Object({
+  id: Id,
+  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  enabled: Type.Optional(Type.Boolean()),
+  organization_id: Id,
+  name: Name,
+  cfh_timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 86_400 }))),
+  /** Hours a locker order waits for its customer (default 72), and between pickup reminders (default 24). */
+  locker_pickup_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
+  locker_reminder_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
+  /** The store's own number, as its events carry it (`store_number`). */
+  store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
+  /** The store's IANA time zone (e.g. America/Toronto): its reports' day boundaries. Absent or null: UTC. */
+  time_zone: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_+/-]+$' }))),
+  /** Call for Help (docs/cfh.md): escalation, reminders, automatic completion; 0 turns one off. */
+  cfh_escalation_seconds: Type.Optional(nullable(CfhSeconds)),
+  cfh_reminder_seconds: Type.Optional(nullable(CfhSeconds)),
+  cfh_reminder_claimed_seconds: Type.Optional(nullable(CfhSeconds)),
+  cfh_reminder_cap_seconds: Type.Optional(nullable(CfhSeconds)),
+  cfh_auto_complete_seconds: Type.Optional(nullable(CfhSeconds)),
+  staff_name_format: Type.Optional(oneOfOrNull(['full', 'first', 'generic'] as const)),
+  call_button_cooldown_seconds: Type.Optional(nullable(CfhSeconds)),
+  language: Type.Optional(oneOfOrNull(['en', 'fr'] as const)),
+});
+
+export const LockerEntry = Type.Object({
+  id: Id,
+  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  enabled: Type.Optional(Type.Boolean()),
+  location_id: Id,
+  name: Name,
+  version: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  rear_loading_available: Type.Optional(Type.Boolean()),
+  timer: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+  /** Absent: a new locker gets one made by the service (shown once); a known locker keeps its own. */
+  api_key: Type.Optional(Secret),
+  cabinets: Type.Optional(Type.Array(CabinetEntry)),
+});
+
+export const CfhOptionEntry = Type.Object({
+  id: Id,
+  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  enabled: Type.Optional(Type.Boolean()),
+  organization_id: Id,
+  location_id: Type.Optional(nullable(Id)),
+  text_en: Name,
+  text_fr: Name,
+  prompt_en: Type.String({ maxLength: 2000 }),
+  prompt_fr: Type.String({ maxLength: 2000 }),
+  staff_action: Type.Optional(staffActionSchema()),
+});
+
+export const CfhOutcomeEntry = Type.Object({
+  id: Id,
+  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  enabled: Type.Optional(Type.Boolean()),
+  location_id: Id,
+  key: Type.String({ minLength: 1, maxLength: 100, ...STORABLE }),
+  text_en: Name,
+  text_fr: Name,
+});
+
+export const CallButtonEntry = Type.Object({
+  id: Id,
+  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  enabled: Type.Optional(Type.Boolean()),
+  location_id: Id,
+  name: Name,
+  /** The button's MAC address, as its hub sends it (compared case-insensitively). */
+  device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
+  option_id: Id,
+  chat_channel_id: Type.Optional(ChatChannelId),
+});
+
+export const DisplayEntry = Type.Object({
+  id: Id,
+  /** false: retired (section 18): kept with its history, out of service. Absent: true. */
+  enabled: Type.Optional(Type.Boolean()),
+  location_id: Id,
+  name: Name,
+  /** The page's address and credential: at least 128 random bits, URL-safe. */
+  /** Absent: a new display gets one made by the service (shown once); a known display keeps its own. */
+  key: Type.Optional(DisplayKey),
+  option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
+  allow_custom_text: Type.Optional(Type.Boolean()),
+  chat_channel_id: Type.Optional(ChatChannelId),
+});
+
 export const ProvisioningFile = Type.Object({
   organizations: Type.Optional(Type.Array(Type.Object({ id: Id, name: Name }))),
-  locations: Type.Optional(
-    Type.Array(
-      Type.Object({
-        id: Id,
-        organization_id: Id,
-        name: Name,
-        cfh_timeout_seconds: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 86_400 }))),
-        /** Hours a locker order waits for its customer (default 72), and between pickup reminders (default 24). */
-        locker_pickup_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
-        locker_reminder_hours: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0, maximum: 8760 }))),
-        /** The store's own number, as its events carry it (`store_number`). */
-        store_number: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 50, ...STORABLE }))),
-        /** The store's IANA time zone (e.g. America/Toronto): its reports' day boundaries. Absent or null: UTC. */
-        time_zone: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_+/-]+$' }))),
-        /** Call for Help (docs/cfh.md): escalation, reminders, automatic completion; 0 turns one off. */
-        cfh_escalation_seconds: Type.Optional(nullable(CfhSeconds)),
-        cfh_reminder_seconds: Type.Optional(nullable(CfhSeconds)),
-        cfh_reminder_claimed_seconds: Type.Optional(nullable(CfhSeconds)),
-        cfh_reminder_cap_seconds: Type.Optional(nullable(CfhSeconds)),
-        cfh_auto_complete_seconds: Type.Optional(nullable(CfhSeconds)),
-        staff_name_format: Type.Optional(oneOfOrNull(['full', 'first', 'generic'] as const)),
-        call_button_cooldown_seconds: Type.Optional(nullable(CfhSeconds)),
-        language: Type.Optional(oneOfOrNull(['en', 'fr'] as const)),
-      }),
-    ),
-  ),
-  lockers: Type.Optional(
-    Type.Array(
-      Type.Object({
-        id: Id,
-        location_id: Id,
-        name: Name,
-        version: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-        rear_loading_available: Type.Optional(Type.Boolean()),
-        timer: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
-        api_key: Secret,
-        cabinets: Type.Optional(Type.Array(Cabinet)),
-      }),
-    ),
-  ),
-  cfh_options: Type.Optional(
-    Type.Array(
-      Type.Object({
-        id: Id,
-        organization_id: Id,
-        location_id: Type.Optional(nullable(Id)),
-        text_en: Name,
-        text_fr: Name,
-        prompt_en: Type.String({ maxLength: 2000 }),
-        prompt_fr: Type.String({ maxLength: 2000 }),
-        staff_action: Type.Optional(staffActionSchema()),
-      }),
-    ),
-  ),
-  cfh_outcomes: Type.Optional(
-    Type.Array(
-      Type.Object({
-        id: Id,
-        location_id: Id,
-        key: Type.String({ minLength: 1, maxLength: 100, ...STORABLE }),
-        text_en: Name,
-        text_fr: Name,
-      }),
-    ),
-  ),
-  call_buttons: Type.Optional(
-    Type.Array(
-      Type.Object({
-        id: Id,
-        location_id: Id,
-        name: Name,
-        /** The button's MAC address, as its hub sends it (compared case-insensitively). */
-        device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
-        option_id: Id,
-        chat_channel_id: Type.Optional(ChatChannelId),
-      }),
-    ),
-  ),
-  cfh_displays: Type.Optional(
-    Type.Array(
-      Type.Object({
-        id: Id,
-        location_id: Id,
-        name: Name,
-        /** The page's address and credential: at least 128 random bits, URL-safe. */
-        key: Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' }),
-        option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
-        allow_custom_text: Type.Optional(Type.Boolean()),
-        chat_channel_id: Type.Optional(ChatChannelId),
-      }),
-    ),
-  ),
+  locations: Type.Optional(Type.Array(LocationEntry)),
+  lockers: Type.Optional(Type.Array(LockerEntry)),
+  cfh_options: Type.Optional(Type.Array(CfhOptionEntry)),
+  cfh_outcomes: Type.Optional(Type.Array(CfhOutcomeEntry)),
+  call_buttons: Type.Optional(Type.Array(CallButtonEntry)),
+  cfh_displays: Type.Optional(Type.Array(DisplayEntry)),
   radio_edges: Type.Optional(
     Type.Array(
       Type.Object({

@@ -42,6 +42,14 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
   30: `ALTER TABLE cfh_requests DROP CONSTRAINT cfh_requests_callbutton, DROP CONSTRAINT cfh_requests_display;
     DROP INDEX call_buttons_id_location; DROP INDEX cfh_displays_id_location;`,
   31: 'ALTER TABLE people DROP COLUMN sso_subject',
+  32: `DROP SEQUENCE locations_admin_id, lockers_admin_id, cabinets_admin_id, cfh_options_admin_id, cfh_outcomes_admin_id, call_buttons_admin_id,
+      cfh_displays_admin_id;
+    ALTER TABLE locations DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
+    ALTER TABLE lockers DROP COLUMN enabled, DROP COLUMN object_version, DROP COLUMN managed_by;
+    ALTER TABLE cfh_options DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
+    ALTER TABLE cfh_outcomes DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
+    ALTER TABLE call_buttons DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
+    ALTER TABLE cfh_displays DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;`,
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);
