@@ -21,11 +21,12 @@ test('a store and its call button made on one instance’s console take a press 
   await openSetup(page, a.base, a.w.locationId, 'store', 'Store settings');
   await page.getByRole('button', { name: 'Add a store' }).click();
   const addStore = page.getByRole('dialog', { name: 'Add a store' });
-  await addStore.getByLabel('Name').fill('Store North');
+  await addStore.getByLabel('Name', { exact: true }).fill('Store North');
   await addStore.getByLabel('Store number').fill('N-1');
   await addStore.getByRole('button', { name: 'Add the store' }).click();
-  await page.waitForURL(/#\/setup\/\d+\/store$/);
+  await page.waitForURL((u) => /#\/setup\/(\d+)\/store$/.exec(u.hash)?.[1] !== String(a.w.locationId));
   const storeId = Number(/#\/setup\/(\d+)\//.exec(page.url())?.[1]);
+  assert.ok(storeId > 0 && storeId !== a.w.locationId, page.url());
   await page.locator('#location option', { hasText: 'Store North' }).waitFor({ state: 'attached' });
   assert.equal(await page.locator('#location').inputValue(), String(storeId), 'the header shows the new store');
 
@@ -45,7 +46,7 @@ test('a store and its call button made on one instance’s console take a press 
   const addButton = page.getByRole('dialog', { name: 'Add a call button' });
   await addButton.getByLabel('Name', { exact: true }).fill('Paint counter');
   await addButton.getByLabel('Device key').fill('AA:22:33:44:55:77');
-  await addButton.getByLabel('Option').selectOption({ label: 'Paint counter help · Aide au comptoir de peinture' });
+  await addButton.getByLabel('Option', { exact: true }).selectOption({ label: 'Paint counter help · Aide au comptoir de peinture' });
   await addButton.getByRole('button', { name: 'Add', exact: true }).click();
   await page.locator('#section-call-buttons tr', { hasText: 'Paint counter' }).waitFor();
 

@@ -39,7 +39,8 @@ async function call(method, url, body, automatic = false, version = null) {
 }
 
 export const get = (url, { automatic = false } = {}) => call('GET', url, undefined, automatic);
-export const post = (url, body) => call('POST', url, body ?? {});
+/** `version`: an action on an object sends the version it was read at (If-Match), as a change does. */
+export const post = (url, body, version = null) => call('POST', url, body ?? {}, false, version);
 /** A change of an object from `version` (sent as If-Match). */
 export const patch = (url, body, version) => call('PATCH', url, body ?? {}, false, version);
 export const del = (url, version) => call('DELETE', url, undefined, false, version);

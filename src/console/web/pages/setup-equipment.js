@@ -18,11 +18,11 @@ const chatChannel = {
   empty: null,
   hint: 'Copied to the requests it makes, for chat integrations.',
 };
-const requireScan = { name: 'require_scan', label: 'Staff scan its code before completing', type: 'checkbox' };
 
 /** Options offered at the store (its own and the organization's), for buttons and displays. */
 async function optionChoices(ctx) {
-  const options = await get(`/api/admin/cfh_options?location_id=${ctx.locationId}`);
+  // Unfiltered: `location_id` would leave out the organization's options, offered at every store.
+  const options = await get('/api/admin/cfh_options');
   return options.filter((o) => (o.location_id === null || o.location_id === ctx.locationId) && o.enabled !== false);
 }
 
@@ -142,7 +142,7 @@ export function equipmentSection(root, ctx) {
       ...(creating ? [] : [enabledField]),
     ],
     made: lockerKey,
-    more: (l, reload) => [rotateButton(l.name, () => post(`${lockersUrl}/${l.id}/rotate_key`), lockerKey, reload)],
+    more: (l, reload) => [rotateButton(l.name, () => post(`${lockersUrl}/${l.id}/key`, {}, l.version), lockerKey, reload)],
   });
 
   const buttons = storeResource(ctx, {
@@ -168,7 +168,6 @@ export function equipmentSection(root, ctx) {
         choices: choicesOf(await optionChoices(ctx), (o) => `${o.text_en} · ${o.text_fr}`),
       },
       chatChannel,
-      requireScan,
       ...(creating ? [] : [enabledField]),
     ],
     made: (b) => scanCode(b, b.name),
@@ -187,7 +186,7 @@ export function equipmentSection(root, ctx) {
       more: [
         sheetButton(() =>
           openQrSheet({
-            qrUrl: `${displaysUrl}/${d.id}/qr?${new URLSearchParams({ key: d.key })}`,
+            qrUrl: `${displaysUrl}/${d.id}/qr?${new URLSearchParams({ display_key: d.key })}`,
             pageUrl,
             storeName: ctx.location()?.name ?? '',
             displayName: d.name,
@@ -216,11 +215,10 @@ export function equipmentSection(root, ctx) {
       { name: 'option_ids', label: 'Options (1 to 4)', type: 'checks', choices: choicesOf(await optionChoices(ctx), (o) => `${o.text_en} · ${o.text_fr}`) },
       { name: 'allow_custom_text', label: 'Customers may type a short text', type: 'checkbox' },
       chatChannel,
-      requireScan,
       ...(creating ? [] : [enabledField]),
     ],
     made: showDisplayKey,
-    more: (d, reload) => [rotateButton(d.name, () => post(`${displaysUrl}/${d.id}/rotate_key`), showDisplayKey, reload)],
+    more: (d, reload) => [rotateButton(d.name, () => post(`${displaysUrl}/${d.id}/key`, {}, d.version), showDisplayKey, reload)],
   });
 
   const edgesUrl = '/api/admin/radio_edges';
@@ -262,7 +260,7 @@ export function equipmentSection(root, ctx) {
       ...(creating ? [] : [enabledField]),
     ],
     made: edgeKey,
-    more: (e, reload) => [rotateButton(e.name, () => post(`${edgesUrl}/${encodeURIComponent(e.edge_id)}/rotate_key`), edgeKey, reload)],
+    more: (e, reload) => [rotateButton(e.name, () => post(`${edgesUrl}/${encodeURIComponent(e.edge_id)}/key`, {}, e.version), edgeKey, reload)],
   });
 
   root.append(h('div', { class: 'equipment' }, lockers.element, buttons.element, displays.element, edges.element));

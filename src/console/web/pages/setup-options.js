@@ -51,7 +51,6 @@ function optionFields(ctx, { creating }) {
           },
         ]
       : []),
-    { name: 'require_scan', label: 'Staff scan a code on the spot before completing', type: 'checkbox' },
     ...(creating ? [] : [{ name: 'enabled', label: 'Offered (off: retired, reports keep it)', type: 'checkbox' }]),
   ];
 }
@@ -75,7 +74,8 @@ export function optionsSection(root, ctx) {
     id: 'options',
     title: 'Call for Help options',
     intro: 'What customers ask for on call buttons and displays. Options for every store show at each store.',
-    load: async () => (await get(`${url}?location_id=${ctx.locationId}`)).filter(here),
+    // Unfiltered: `location_id` would leave out the organization's options, offered here too.
+    load: async () => (await get(url)).filter(here),
     emptyText: 'No option yet: buttons and displays need one.',
     columns: [
       ['English', (o) => o.text_en],
@@ -106,7 +106,7 @@ export function optionsSection(root, ctx) {
               url: `${url}/${o.id}`,
               fields: optionFields(ctx, { creating: false }),
               object: o,
-              read: () => fromList(`${url}?location_id=${ctx.locationId}`, (x) => x.id === o.id),
+              read: () => fromList(url, (x) => x.id === o.id),
               done: (saved) => scanCode(saved, saved.text_en),
             })
           )
