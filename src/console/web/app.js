@@ -133,9 +133,18 @@ async function signOutNow() {
   showSignIn(onDevice ? 'You are signed out. The next person can sign in.' : 'You are signed out.');
 }
 
+let askedFor = null; // the store last asked about by reading the session again
+
 function route() {
   if (me === null) return;
   const { page, locationId, section } = parseHash();
+  // A store this console does not know yet (made a moment ago, here or on another instance): the
+  // session is read again first, once, before the address is judged.
+  if (locationId !== null && !me.locations.some((l) => l.id === locationId) && askedFor !== locationId) {
+    askedFor = locationId;
+    refreshSession(false).then(route);
+    return;
+  }
   const loc = locationId ?? homeLocation();
   if (loc === undefined) {
     mount(main, h('p', {}, 'You have no role at any store. Ask an administrator.'));
@@ -161,7 +170,7 @@ function route() {
  * granted or taken away): the header then offers what the person may see now. Setup calls it after
  * a change of stores; the console also does when the page comes back into view and every minute.
  */
-async function refreshSession() {
+async function refreshSession(reroute = true) {
   if (me === null) return;
   let state;
   try {
@@ -173,7 +182,7 @@ async function refreshSession() {
   const before = JSON.stringify(me.locations);
   Object.assign(me, state);
   session.csrf = state.csrf_token;
-  if (JSON.stringify(me.locations) !== before) {
+  if (reroute && JSON.stringify(me.locations) !== before) {
     renderHeader();
     route();
   }
@@ -182,7 +191,7 @@ async function refreshSession() {
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') refreshSession();
 });
-setInterval(refreshSession, 60_000);
+setInterval(() => refreshSession(), 60_000);
 
 function closeStream() {
   stream?.close();
