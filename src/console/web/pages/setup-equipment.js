@@ -35,7 +35,7 @@ function storeResource(
     id,
     title,
     intro,
-    load: async () => (await get(`${url}?location_id=${ctx.locationId}`)).filter((o) => o.location_id === ctx.locationId),
+    load: async () => (await get(listUrl)).filter((o) => o.location_id === ctx.locationId),
     emptyText,
     columns,
     add: {
@@ -60,7 +60,7 @@ function storeResource(
               url: `${url}/${key(o)}`,
               fields: await fields(false),
               object: o,
-              read: () => fromList(`${url}?location_id=${ctx.locationId}`, (x) => key(x) === key(o)),
+              read: () => fromList(listUrl, (x) => key(x) === key(o)),
               done: made,
             })
           )
@@ -236,6 +236,8 @@ export function equipmentSection(root, ctx) {
     title: 'Radio edge devices',
     noun: 'a radio edge device',
     url: edgesUrl,
+    // Every edge device administered (the list takes no store): this store's are shown.
+    listUrl: edgesUrl,
     key: (e) => encodeURIComponent(e.edge_id),
     emptyText: 'No radio edge device at this store.',
     columns: [
@@ -247,7 +249,9 @@ export function equipmentSection(root, ctx) {
     ],
     values: { voice_handlers: ['normalize', 'chime', 'transcript'], announce_cfh: ['created', 'escalated', 'cancelled'] },
     fields: async (creating) => [
-      ...(creating ? [{ name: 'edge_id', label: 'Edge id', required: true, maxlength: 100, hint: 'Letters, digits, _ . - (its MQTT name).' }] : []),
+      ...(creating
+        ? [{ name: 'edge_id', label: 'Edge id', maxlength: 100, hint: 'Its MQTT name: letters, digits, _ . -; empty: the service makes one.' }]
+        : []),
       { name: 'name', label: 'Name', required: true, maxlength: 200 },
       { name: 'voice_handlers', label: 'Voice handlers', type: 'checks', choices: VOICE_HANDLERS.map((v) => ({ value: v, text: v })) },
       {
@@ -260,7 +264,7 @@ export function equipmentSection(root, ctx) {
       ...(creating ? [] : [enabledField]),
     ],
     made: edgeKey,
-    more: (e, reload) => [rotateButton(e.name, () => post(`${edgesUrl}/${encodeURIComponent(e.edge_id)}/key`, {}, e.version), edgeKey, reload)],
+    more: (e, reload) => [rotateButton(e.name, () => post(`${edgesUrl}/${encodeURIComponent(e.edge_id)}/rotate_key`, {}, e.version), edgeKey, reload)],
   });
 
   root.append(h('div', { class: 'equipment' }, lockers.element, buttons.element, displays.element, edges.element));

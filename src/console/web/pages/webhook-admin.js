@@ -29,7 +29,9 @@ function endpointFields({ creating, orgAdmin, locationId }) {
       type: 'password',
       maxlength: 512,
       autocomplete: 'new-password',
-      hint: creating ? 'The key of the signatures; leave empty and the service makes one, shown once.' : 'Leave empty to keep the current one.',
+      hint: creating
+        ? 'Signed JSON only: the key of the signatures; empty: the service makes one, shown once. Slack and Teams URLs are their own secret.'
+        : 'Signed JSON only. Leave empty to keep the current one.',
     },
     { name: 'events', label: 'Events sent', type: 'checks', choices: EVENT_TYPES.map((e) => ({ value: e, text: e })) },
     ...(creating && orgAdmin
@@ -94,7 +96,7 @@ function answerText(r) {
 }
 
 export function endpointActions(e, { locationId, orgAdmin, reload }) {
-  const read = () => fromList(`${URL_BASE}?location_id=${locationId}`, (x) => x.id === e.id);
+  const read = () => fromList(URL_BASE, (x) => x.id === e.id);
   return [
     h(
       'button',
