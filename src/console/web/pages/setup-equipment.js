@@ -29,7 +29,22 @@ async function optionChoices(ctx) {
 /** A resource of the store with add, edit (PATCH with its version), delete, and extra row actions. */
 function storeResource(
   ctx,
-  { id, title, noun, intro, url, key = (o) => o.id, name = (o) => o.name, columns, fields, values = {}, made, more = () => [], emptyText },
+  {
+    id,
+    title,
+    noun,
+    intro,
+    url,
+    listUrl = `${url}?location_id=${ctx.locationId}`,
+    key = (o) => o.id,
+    name = (o) => o.name,
+    columns,
+    fields,
+    values = {},
+    made,
+    more = () => [],
+    emptyText,
+  },
 ) {
   const section = resourceSection({
     id,
