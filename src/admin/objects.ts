@@ -47,6 +47,8 @@ export interface ObjectKind<R extends ObjectRow, E extends Entry> {
   unique?: Readonly<Record<string, string>>;
   /** Only organization administrators create one (a location). */
   organizationOnly?: boolean;
+  /** The location its audit entries are filed under (default: its location_id). */
+  auditLocation?(entry: E): number | null;
   /** What else a write does (a locker's cabinets), in its transaction. */
   afterWrite?(tx: Tx, id: number, entry: E, before: R | null, now: Date): Promise<AuditChanges>;
   /** What a delete removes, in order (the object last). */
@@ -91,7 +93,7 @@ function audit(
       action: `${kind.type}.${action}`,
       target: { type: kind.type, id: entry.id, name: kind.nameOf(entry) },
       organizationId,
-      locationId: entry.location_id ?? null,
+      locationId: kind.auditLocation?.(entry) ?? entry.location_id ?? null,
       changes,
       origin: acting.origin,
     },

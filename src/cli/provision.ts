@@ -1,34 +1,47 @@
 // npm run provision -- FILE: applies a provisioning file to the configured database, all or nothing.
+// npm run provision -- --export FILE: writes the current setup as a provisioning file, without
+// secrets (provisioning/export.ts).
 import fs from 'node:fs';
 import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openConfiguredDb } from '../db/open.ts';
 import { applyProvisioning } from '../provisioning/apply.ts';
+import { exportProvisioning } from '../provisioning/export.ts';
 
-const file = process.argv[2];
+const exporting = process.argv[2] === '--export';
+const file = exporting ? process.argv[3] : process.argv[2];
 if (file === undefined) {
-  console.error('usage: npm run provision -- FILE');
+  console.error('usage: npm run provision -- FILE\n       npm run provision -- --export FILE');
   process.exit(2);
 }
 
 try {
   const config = loadConfig(process.env);
   let input: unknown;
-  try {
-    input = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`${file}: ${(err as Error).message}`);
+  if (!exporting) {
+    try {
+      input = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`${file}: ${(err as Error).message}`);
+    }
   }
   const db = await openConfiguredDb(config, { attach: true });
   try {
     await migrate(db);
-    const summary = await applyProvisioning(db, systemClock, input, { source: file });
-    console.log(
-      `storeops: applied ${file}: ${Object.entries(summary)
-        .map(([k, n]) => `${n} ${k}`)
-        .join(', ')}`,
-    );
+    if (exporting) {
+      fs.writeFileSync(file, `${JSON.stringify(await exportProvisioning(db), null, 2)}\n`);
+      console.log(`storeops: wrote the current setup to ${file} (without secrets)`);
+    } else {
+      const { made_keys: made, ...summary } = await applyProvisioning(db, systemClock, input, { source: file });
+      console.log(
+        `storeops: applied ${file}: ${Object.entries(summary)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ')}`,
+      );
+      // Shown here once: the service keeps only what checks them.
+      for (const m of made ?? []) console.log(`storeops: made the ${m.kind === 'locker' ? 'api_key of locker' : 'key of display'} ${m.id}: ${m.key}`);
+    }
   } finally {
     await db.close();
   }

@@ -48,5 +48,6 @@ export const locationKind: ObjectKind<LocationRow, Location> = {
   check: (tx, l) => checkTimeZone(tx, l.time_zone),
   columns: (l, organizationId) => locationColumns({ ...l, organization_id: organizationId }),
   organizationOnly: true,
+  auditLocation: (l) => l.id,
   unique: {},
 };
