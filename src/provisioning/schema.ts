@@ -12,7 +12,7 @@ export const TOKEN_SCOPES = ['cfh', 'radio', 'buttons', 'reports', 'devices', 'w
 const Id = RowId;
 
 /** The CFH statuses a radio edge device can announce (contract sections 10 and 12). */
-const CFH_ANNOUNCEABLE = ['created', 'escalated', 'reminder', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
+export const CFH_ANNOUNCEABLE = ['created', 'escalated', 'reminder', 'claimed', 'on_the_way', 'completed', 'timed_out', 'cancelled'] as const;
 export const Name = Type.String({ minLength: 1, maxLength: 200 });
 /** A key or token: at least 16 characters. */
 export const Secret = Type.String({ minLength: 16, maxLength: 512 });

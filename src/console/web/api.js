@@ -15,8 +15,10 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, url, body, automatic = false) {
+async function call(method, url, body, automatic = false, version = null) {
   const headers = { accept: 'application/json' };
+  // Section 18's changes send back the version they were made from; a stale one is 412.
+  if (version !== null && version !== undefined) headers['if-match'] = `"${version}"`;
   // A read the page makes by itself (a live change, a poll) keeps the session showing but not alive.
   if (automatic) headers['x-console-refresh'] = 'auto';
   if (method !== 'GET') {
@@ -37,7 +39,11 @@ async function call(method, url, body, automatic = false) {
 }
 
 export const get = (url, { automatic = false } = {}) => call('GET', url, undefined, automatic);
-export const post = (url, body) => call('POST', url, body ?? {});
+/** `version`: an action on an object sends the version it was read at (If-Match), as a change does. */
+export const post = (url, body, version = null) => call('POST', url, body ?? {}, false, version);
+/** A change of an object from `version` (sent as If-Match). */
+export const patch = (url, body, version) => call('PATCH', url, body ?? {}, false, version);
+export const del = (url, version) => call('DELETE', url, undefined, false, version);
 
 /** A toast for a moment: what an action did, or why it was refused. */
 export function toast(text, kind = 'ok') {

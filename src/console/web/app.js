@@ -11,6 +11,7 @@ import { devicesPage } from './pages/devices.js';
 import { reportsPage } from './pages/reports.js';
 import { webhooksPage } from './pages/webhooks.js';
 import { auditPage } from './pages/audit.js';
+import { setupPage } from './pages/setup.js';
 
 const PAGES = [
   { id: 'queue', title: 'Call for Help', page: queuePage },
@@ -19,6 +20,7 @@ const PAGES = [
   { id: 'devices', title: 'Devices', page: devicesPage },
   { id: 'reports', title: 'Reports', page: reportsPage, admins: true },
   { id: 'webhooks', title: 'Webhooks', page: webhooksPage, admins: true },
+  { id: 'setup', title: 'Setup', page: setupPage, admins: true },
   { id: 'audit', title: 'Audit', page: auditPage, admins: true },
 ];
 
@@ -63,7 +65,7 @@ function showSignIn(notice) {
   return boot(notice);
 }
 
-/** The pages the person's role at the store allows: reports, webhooks and the audit log are its admins'. */
+/** The pages the person's role at the store allows: reports, webhooks, setup and the audit log are its admins'. */
 function pagesAt(locationId) {
   const role = me.locations.find((l) => l.id === locationId)?.role;
   return PAGES.filter((p) => !p.admins || (role !== undefined && role !== 'staff'));
@@ -78,8 +80,8 @@ function roleLabel(locationId) {
 }
 
 function parseHash() {
-  const [, page, loc] = /^#\/([a-z]+)(?:\/(\d+))?/.exec(location.hash) ?? [];
-  return { page: PAGES.find((p) => p.id === page) ?? PAGES[0], locationId: loc === undefined ? null : Number(loc) };
+  const [, page, loc, section] = /^#\/([a-z]+)(?:\/(\d+)(?:\/([a-z_-]+))?)?/.exec(location.hash) ?? [];
+  return { page: PAGES.find((p) => p.id === page) ?? PAGES[0], locationId: loc === undefined ? null : Number(loc), section: section ?? null };
 }
 
 /** The store shown when the URL names none: a store device's own, else the first. */
@@ -131,9 +133,18 @@ async function signOutNow() {
   showSignIn(onDevice ? 'You are signed out. The next person can sign in.' : 'You are signed out.');
 }
 
+let askedFor = null; // the store last asked about by reading the session again
+
 function route() {
   if (me === null) return;
-  const { page, locationId } = parseHash();
+  const { page, locationId, section } = parseHash();
+  // A store this console does not know yet (made a moment ago, here or on another instance): the
+  // session is read again first, once, before the address is judged.
+  if (locationId !== null && !me.locations.some((l) => l.id === locationId) && askedFor !== locationId) {
+    askedFor = locationId;
+    refreshSession(false).then(route);
+    return;
+  }
   const loc = locationId ?? homeLocation();
   if (loc === undefined) {
     mount(main, h('p', {}, 'You have no role at any store. Ask an administrator.'));
@@ -144,14 +155,43 @@ function route() {
     return route();
   }
   renderHeader();
-  if (current !== null && current.page === page && current.locationId === loc) return;
+  // The same page of the same store: only its section (a Setup tab) may have changed.
+  if (current !== null && current.page === page && current.locationId === loc) return current.instance?.show?.(section);
   current?.instance?.stop?.();
   const container = h('section', { class: `page page-${page.id}`, 'aria-labelledby': 'page-title' });
   mount(main, container);
-  current = { page, locationId: loc, instance: page.page(container, { locationId: loc, me }) };
+  current = { page, locationId: loc, instance: page.page(container, { locationId: loc, me, section, refreshSession }) };
   document.title = `${page.title} · storeops console`;
   openStream(loc);
 }
+
+/**
+ * Reads the session again (the stores a person sees change when a store is made, or a role is
+ * granted or taken away): the header then offers what the person may see now. Setup calls it after
+ * a change of stores; the console also does when the page comes back into view and every minute.
+ */
+async function refreshSession(reroute = true) {
+  if (me === null) return;
+  let state;
+  try {
+    state = await get('/console/api/session', { automatic: true });
+  } catch {
+    return;
+  }
+  if (!state.signed_in) return showSignIn('Your session has ended. Sign in again.');
+  const before = JSON.stringify(me.locations);
+  Object.assign(me, state);
+  session.csrf = state.csrf_token;
+  if (reroute && JSON.stringify(me.locations) !== before) {
+    renderHeader();
+    route();
+  }
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') refreshSession();
+});
+setInterval(() => refreshSession(), 60_000);
 
 function closeStream() {
   stream?.close();

@@ -1,11 +1,14 @@
 // Webhook endpoints receiving the location's events, their recent deliveries with every attempt,
-// failures marked, and "send again" (W2), confirmed.
+// failures marked, and "send again" (W2), confirmed; and their administration (section 18): add,
+// change, delete, and "send a test" (testWebhook), which shows the receiver's answer.
 import { act, confirmDialog, post } from '../api.js';
 import { h, mount, time } from '../dom.js';
 import { badge, empty, livePage, scrollTable } from './common.js';
+import { addEndpoint, endpointActions } from './webhook-admin.js';
 
-export function webhooksPage(container, { locationId }) {
-  return livePage(container, {
+export function webhooksPage(container, { locationId, me }) {
+  const orgAdmin = me.locations.find((l) => l.id === locationId)?.role === 'org_admin';
+  const page = livePage(container, {
     title: 'Webhooks',
     url: () => `/console/api/locations/${locationId}/webhooks`,
     kinds: null,
@@ -13,6 +16,7 @@ export function webhooksPage(container, { locationId }) {
     render: (body, data, ctx) =>
       mount(
         body,
+        h('div', { class: 'actions' }, addEndpoint({ locationId, orgAdmin, reload: ctx.reload })),
         data.endpoints.length === 0
           ? empty("No webhook endpoint receives this store's events.")
           : data.endpoints.map((e) =>
@@ -29,6 +33,7 @@ export function webhooksPage(container, { locationId }) {
                   badge(`${e.pending} pending`, e.pending > 0 ? 'warn' : ''),
                   badge(`${e.failed} failed`, e.failed > 0 ? 'bad' : ''),
                 ),
+                h('div', { class: 'actions endpoint-actions' }, endpointActions(e, { locationId, orgAdmin, reload: ctx.reload })),
                 e.deliveries.length === 0
                   ? empty('No deliveries yet.')
                   : scrollTable(
@@ -68,6 +73,7 @@ export function webhooksPage(container, { locationId }) {
             ),
       ),
   });
+  return page;
 }
 
 async function again(d, ctx) {
