@@ -6,7 +6,7 @@ import { DEFAULT_STAFF_ACTION, STAFF_ACTIONS } from '../cfh/schemas.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { THERMAL_MODES } from '../lockers/schemas.ts';
 import { ADMIN_TOKEN_SCOPES } from '../people/admin/schemas.ts';
-import { CFH_ANNOUNCEABLE } from '../provisioning/schema.ts';
+import { CFH_ANNOUNCEABLE, EDGE_VOICE_HANDLERS, WEBHOOK_FORMATS } from '../provisioning/schema.ts';
 import { CFH_STEPS, STEPS_BY_STAFF_ACTION } from './actions.ts';
 import { webFile, type WebFile } from '../http/web-files.ts';
 
@@ -25,7 +25,8 @@ export function valuesModule(): WebFile {
     THERMAL_MODES,
     EVENT_TYPES,
     CFH_ANNOUNCEABLE,
-    VOICE_HANDLERS: ['normalize', 'chime', 'transcript'],
+    VOICE_HANDLERS: EDGE_VOICE_HANDLERS,
+    WEBHOOK_FORMATS,
   };
   const text =
     '// Made by the service (src/console/values.ts) from its own lists.\n' +
