@@ -23,12 +23,14 @@ try {
   const db = await openConfiguredDb(config, { attach: true });
   try {
     await migrate(db);
-    const summary = await applyProvisioning(db, systemClock, input, { source: file });
+    const { scan_codes: scanCodes, ...summary } = await applyProvisioning(db, systemClock, input, { source: file });
     console.log(
       `storeops: applied ${file}: ${Object.entries(summary)
         .map(([k, n]) => `${n} ${k}`)
         .join(', ')}`,
     );
+    // Shown this once (only their digests are kept): print each as a QR code of exactly this text.
+    for (const c of scanCodes ?? []) console.log(`storeops: new scan code of ${c.kind} ${c.id}: ${c.scan_code}`);
   } finally {
     await db.close();
   }

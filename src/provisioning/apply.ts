@@ -17,6 +17,7 @@ import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
 import { applyPeople, applyTokens, auditApplied } from './people.ts';
+import { missingScanCodes, setScanCode, type ScanTarget } from '../cfh/scan-codes.ts';
 
 export class ProvisioningError extends Error {}
 
@@ -48,6 +49,15 @@ export interface ProvisioningSummary {
   cfh_displays?: number;
   people?: number;
   sso_role_mappings?: number;
+  /** Scan codes made for objects with require_scan that had none (section 19): shown once, by the
+   * command's output, never kept in the audit log. */
+  scan_codes?: ShownScanCode[];
+}
+
+export interface ShownScanCode {
+  kind: ScanTarget;
+  id: number;
+  scan_code: string;
 }
 
 /** An IANA time zone name as Intl knows it (not an offset like +05:00, which has no rules). */
@@ -186,6 +196,7 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
             prompt_en: { value: o.prompt_en },
             prompt_fr: { value: o.prompt_fr },
             staff_action: { value: o.staff_action ?? DEFAULT_STAFF_ACTION },
+            require_scan: { value: o.require_scan ?? false },
           },
           now,
         );
@@ -262,6 +273,23 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
     if ((file.api_tokens ?? []).length > 0) q.signal('credentials');
     await applyPeople(q, file, now, summary);
     await auditApplied(q, file, summary, opts.source ?? null, now);
+    const codes = await makeMissingScanCodes(q, file, now);
+    if (codes.length > 0) summary.scan_codes = codes;
     return summary;
   });
+}
+
+/** A scan code for each object of the file that has require_scan and none yet (section 19). */
+async function makeMissingScanCodes(q: Queryable, file: ProvisioningFile, now: Date): Promise<ShownScanCode[]> {
+  const named = [
+    ...(file.cfh_options ?? []).filter((o) => o.require_scan === true).map((o) => ({ target: 'cfh_option' as const, id: o.id })),
+    ...(file.call_buttons ?? []).filter((b) => b.require_scan === true).map((b) => ({ target: 'call_button' as const, id: b.id })),
+    ...(file.cfh_displays ?? []).filter((d) => d.require_scan === true).map((d) => ({ target: 'display' as const, id: d.id })),
+  ];
+  const shown: ShownScanCode[] = [];
+  for (const { target, id } of await missingScanCodes(q, named)) {
+    const code = await setScanCode(q, target, id, now);
+    if (code !== null) shown.push({ kind: target, id, scan_code: code });
+  }
+  return shown;
 }

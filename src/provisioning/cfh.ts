@@ -79,6 +79,7 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
           name: { value: b.name },
           device_key: { value: b.device_key },
           chat_channel_id: { value: b.chat_channel_id ?? null },
+          require_scan: { value: b.require_scan ?? false },
         },
         now,
       );
@@ -102,6 +103,7 @@ export async function applyCfhDevices(q: Queryable, file: ProvisioningFile, summ
           option_ids: { value: d.option_ids, cast: 'int[]' },
           allow_custom_text: { value: d.allow_custom_text ?? false },
           chat_channel_id: { value: d.chat_channel_id ?? null },
+          require_scan: { value: d.require_scan ?? false },
         },
         now,
       );

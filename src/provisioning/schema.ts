@@ -45,6 +45,10 @@ const Cabinet = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
 });
 
+/** Section 19: a request of it is completed from the console or the staff app only after the
+ * associate scanned its scan code (which the service makes and the apply shows once). */
+const RequireScan = Type.Boolean({ description: 'scan to complete (contract section 19)' });
+
 export const ProvisioningFile = Type.Object({
   organizations: Type.Optional(Type.Array(Type.Object({ id: Id, name: Name }))),
   locations: Type.Optional(
@@ -98,6 +102,7 @@ export const ProvisioningFile = Type.Object({
         prompt_en: Type.String({ maxLength: 2000 }),
         prompt_fr: Type.String({ maxLength: 2000 }),
         staff_action: Type.Optional(staffActionSchema()),
+        require_scan: Type.Optional(RequireScan),
       }),
     ),
   ),
@@ -122,6 +127,7 @@ export const ProvisioningFile = Type.Object({
         device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
         option_id: Id,
         chat_channel_id: Type.Optional(ChatChannelId),
+        require_scan: Type.Optional(RequireScan),
       }),
     ),
   ),
@@ -136,6 +142,7 @@ export const ProvisioningFile = Type.Object({
         option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
         allow_custom_text: Type.Optional(Type.Boolean()),
         chat_channel_id: Type.Optional(ChatChannelId),
+        require_scan: Type.Optional(RequireScan),
       }),
     ),
   ),
