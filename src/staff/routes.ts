@@ -29,7 +29,8 @@ export async function staffRoutes(fastify: FastifyInstance, deps: StaffRouteDeps
   if (shell === undefined) throw new Error('the staff app (src/staff/web/index.html) is missing');
 
   const sendShell = async (request: FastifyRequest, reply: FastifyReply) => sendWebFile(request, reply.headers(SECURITY_HEADERS), shell);
-  app.get('/staff', { schema: { hide: true } }, sendShell);
+  // /staff/ is the app's scope (its manifest's and service worker's): /staff goes there.
+  app.get('/staff', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/staff/', 302));
   app.get('/staff/', { schema: { hide: true } }, sendShell);
   app.get('/staff/r/:message_id', { schema: { hide: true, params: Type.Object({ message_id: MessageId }) } }, sendShell);
 

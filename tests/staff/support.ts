@@ -125,7 +125,7 @@ export async function signInWithPassword(page: Page, person: TestPerson): Promis
 
 /** The page's width against the screen's: no sideways scrolling. */
 export async function fits(page: Page): Promise<{ page: number; screen: number }> {
-  return page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: innerWidth }));
+  return page.evaluate<{ page: number; screen: number }>('({ page: document.documentElement.scrollWidth, screen: innerWidth })');
 }
 
 const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'images');

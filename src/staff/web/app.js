@@ -32,7 +32,7 @@ const app = {
     e?.preventDefault();
     app.view = view;
     app.requestId = null;
-    history.pushState(null, '', view === 'queue' ? '/staff' : `/staff#${view}`);
+    history.pushState(null, '', view === 'queue' ? '/staff/' : `/staff/#${view}`);
     void load();
   },
 };
@@ -53,14 +53,22 @@ async function boot(notice = '') {
   let state;
   try {
     state = await get('/staff/api/session');
-  } catch {
+  } catch (err) {
+    // No answer at all: offline, whatever navigator.onLine says (an app opened from its cache).
+    if (!(err instanceof ApiError)) app.offline = true;
     setLanguage(browserLanguage());
+    showBanner();
     mount(main, h('p', { class: 'error', role: 'alert' }, app.offline ? t('offline') : t('no_service')));
     setTimeout(() => boot(notice), 3000);
     return;
   }
+  if (app.offline && navigator.onLine) {
+    app.offline = false;
+    showBanner();
+  }
   if (!state.signed_in) {
     setLanguage(state.language ?? browserLanguage());
+    showBanner();
     mount(top);
     mount(tabs);
     return renderSignIn(main, state.sign_in, { notice, done: () => boot(), returnTo: location.pathname });
@@ -166,7 +174,7 @@ function renderTabs() {
     h(
       'a',
       {
-        href: view === 'queue' ? '/staff' : `/staff#${view}`,
+        href: view === 'queue' ? '/staff/' : `/staff/#${view}`,
         class: 'tab',
         'aria-current': app.view === view ? 'page' : null,
         onclick: (e) => app.go(e, view),
@@ -238,7 +246,7 @@ function draw() {
           ? requestView(app, app.requestId, app.requestStatus)
           : queueView(app);
   mount(main, h('div', { class: `view view-${app.view}` }, view));
-  banner.textContent = t('offline');
+  showBanner();
   document.title = `${t('app')} · ${app.me.person.name}`;
 }
 
@@ -271,10 +279,15 @@ function openStream() {
   });
 }
 
+/** The offline line at the top, in the app's language, shown while offline. */
+function showBanner() {
+  banner.textContent = t('offline');
+  banner.hidden = !app.offline;
+}
+
 function setOffline(offline) {
   app.offline = offline;
-  banner.textContent = t('offline');
-  banner.hidden = !offline;
+  showBanner();
   document.body.classList.toggle('offline', offline);
   for (const b of document.querySelectorAll('main button, dialog button[type=submit]')) if (offline) b.disabled = true;
   if (offline) {
@@ -294,7 +307,7 @@ addEventListener('popstate', () => {
   void load();
 });
 setInterval(() => tick(main, app.offset), 1000);
-banner.hidden = !app.offline;
+showBanner();
 
 if ('serviceWorker' in navigator) {
   // A new release is a new worker; once it takes over, the page is that release's.

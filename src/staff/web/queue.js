@@ -67,7 +67,7 @@ export function mineView(app) {
 /** One request by itself: its card while it is open, else what became of it. */
 export function requestView(app, messageId, status) {
   const r = app.data.requests.find((x) => x.message_id === messageId);
-  const back = h('a', { class: 'button secondary', href: '/staff', onclick: (e) => app.go(e, 'queue') }, t('back'));
+  const back = h('a', { class: 'button secondary', href: '/staff/', onclick: (e) => app.go(e, 'queue') }, t('back'));
   if (r !== undefined && OPEN.has(r.status)) return [h('h2', {}, t('open_request')), h('ul', { class: 'cards', id: 'request' }, card(r, app)), back];
   const s = r?.status ?? status?.cfh_request?.status;
   if (s === undefined) return [h('p', { class: 'error', role: 'alert' }, t('not_found')), back];

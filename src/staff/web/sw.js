@@ -41,8 +41,7 @@ self.addEventListener('activate', (event) => {
 });
 
 const isShell = (url) =>
-  url.origin === self.location.origin &&
-  (url.pathname === '/staff' || url.pathname.startsWith('/staff/r/') || url.pathname === '/staff/' || SHELL.includes(url.pathname));
+  url.origin === self.location.origin && (url.pathname.startsWith('/staff/r/') || url.pathname === '/staff/' || SHELL.includes(url.pathname));
 
 self.addEventListener('fetch', (event) => {
   const request = event.request;
