@@ -92,8 +92,10 @@ export async function staffRoutes(fastify: FastifyInstance, deps: StaffRouteDeps
               403: 'a foreign page, or no CSRF token (csrf_failed)',
               404: 'no such request the session may see',
               409: {
-                description: 'the request is closed (cfh_request_closed), or needs no scan (scan_not_required)',
-                codes: ['cfh_request_closed', 'scan_not_required'],
+                description:
+                  'the request is closed (cfh_request_closed), or needs no scan (scan_not_required). Until a scan succeeds, completing ' +
+                  'the request from a person’s session (the console, the staff app) answers 409 scan_required',
+                codes: ['cfh_request_closed', 'scan_not_required', 'scan_required'],
               },
               422: 'the code is not this request’s (errors.code)',
               ...SERVICE_ERRORS,
