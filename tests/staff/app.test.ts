@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { skipWithoutChromium as skip } from '../support/browser.ts';
+import { fromPage, signInHttp } from '../support/people.ts';
 import { phone, press, request, screenshot, signInWithPassword, signInWithPin, staffWorld } from './support.ts';
 
 const card = (id: string) => `li.request[data-message-id="${id}"]`;
@@ -141,4 +142,19 @@ test('a store whose language is French shows the app in French', { skip }, async
   await page.locator(card(messageId)).getByRole('button', { name: 'Prendre' }).waitFor();
   assert.match(await page.locator(card(messageId)).innerText(), /Aide[\s\S]*attend depuis/);
   assert.equal(await page.getByRole('button', { name: 'Changer d’utilisateur' }).count(), 1);
+});
+
+test('a handheld revoked mid-shift goes to sign-in at once, saying the device is no longer enrolled', { skip }, async (t) => {
+  const w = await staffWorld(t);
+  const { page } = await phone(t, w, { handheld: true });
+  await page.goto(`${w.base}/staff`);
+  await signInWithPin(page, w.ann);
+  await page.locator('body.live').waitFor();
+  const admin = await signInHttp(w.ctx.app, w.admin);
+  const [device] = await w.ctx.db.query<{ id: number }>('SELECT id FROM store_devices WHERE location_id = $1', [w.locationId]);
+  const revoked = await w.ctx.app.inject({ method: 'POST', url: `/api/admin/store_devices/${device?.id}/revoke`, headers: fromPage(admin), payload: {} });
+  assert.equal(revoked.statusCode, 200, revoked.body);
+  await request(w); // the stream's next batch finds the session ended
+  await page.getByText('This device is no longer enrolled for the store. Ask an administrator.').waitFor({ timeout: 10_000 });
+  assert.equal(await page.locator('#who').count(), 0, 'nobody is shown signed in');
 });

@@ -27,6 +27,8 @@ const app = {
   requestId: null,
   requestStatus: null,
   seen: null,
+  /** Whether the last sign-in was on an enrolled store device. */
+  handheld: false,
   refresh: () => load(),
   go: (e, view) => {
     e?.preventDefault();
@@ -67,6 +69,8 @@ async function boot(notice = '') {
     showBanner();
   }
   if (!state.signed_in) {
+    // A shift on a handheld that is no longer enrolled ended with the device: say that, not "signed out".
+    if (app.handheld && state.sign_in.store_device === null && notice !== '') notice = t('device_revoked');
     setLanguage(state.language ?? browserLanguage());
     showBanner();
     mount(top);
@@ -75,6 +79,7 @@ async function boot(notice = '') {
   }
   session.csrf = state.csrf_token;
   app.me = state;
+  app.handheld = state.store_device !== null;
   setLanguage(state.language ?? state.locations[0]?.language ?? 'en');
   if (state.must_change_password) return renderPasswordChange(main, { done: () => boot() });
   const kept = Number(localStorage.getItem(STORE_KEY));

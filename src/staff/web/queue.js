@@ -78,8 +78,9 @@ export function requestView(app, messageId, status) {
 
 function card(r, app) {
   const mine = isMine(r, app);
-  const who = mine ? t('you') : r.claimed_by;
-  const status = r.status === 'on_the_way' ? t('on_the_way_by', { name: who }) : r.status === 'claimed' ? t('claimed_by', { name: who }) : null;
+  const claimed = mine ? t('you_claimed') : t('claimed_by', { name: r.claimed_by });
+  const going = mine ? t('you_on_the_way') : t('on_the_way_by', { name: r.claimed_by });
+  const status = r.status === 'on_the_way' ? going : r.status === 'claimed' ? claimed : null;
   return h(
     'li',
     { class: `card request ${r.is_escalated ? 'escalated' : ''} ${mine ? 'mine' : ''}`, dataset: { messageId: r.message_id } },
