@@ -20,6 +20,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
-  // The browser scripts of the console and the customer pages (plain JavaScript, served as they are): linted without type information.
-  { files: ['src/console/web/**/*.js', 'src/cfh/web/**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // The browser scripts of the console, the customer pages and the staff app (plain JavaScript, served as they are): linted without type information.
+  { files: ['src/console/web/**/*.js', 'src/cfh/web/**/*.js', 'src/staff/web/**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -8,6 +8,7 @@ import { cfhModule } from './cfh/module.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { consoleModule } from './console/module.ts';
+import { staffModule } from './staff/module.ts';
 import { sessionTag } from './console/live.ts';
 import { peopleModule } from './people/module.ts';
 import { lowPriorityHasher } from './people/low-priority-hasher.ts';
@@ -186,6 +187,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     webhooks,
     reportsModule({ db, clock, apiTokens }),
     consoleModule({ db, clock, config, speech, live, observeSynthesis, storeDevices: people.storeDevices }),
+    staffModule({ db, clock, config, speech, live, observeSynthesis, storeDevices: people.storeDevices }),
     people,
     auditModule({ db, clock, config, apiTokens }),
   ];

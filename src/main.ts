@@ -59,7 +59,11 @@ async function start(): Promise<void> {
       config,
       onSecretGenerated: printGeneratedSecret,
       onSecretStored: (createdAt) => printStoredSecret(config, createdAt),
-      onProvisioned: (file, summary) => console.log(`storeops: applied ${file}: ${describeSummary(summary)}`),
+      onProvisioned: (file, summary) => {
+        console.log(`storeops: applied ${file}: ${describeSummary(summary)}`);
+        // Shown this once (only their digests are kept): print each as a QR code of exactly this text.
+        for (const c of summary.scan_codes ?? []) console.log(`storeops: new scan code of ${c.kind} ${c.id}: ${c.scan_code}`);
+      },
       onDatabaseWait: (line) => console.error(`storeops: ${line}`),
     });
   } catch (err) {

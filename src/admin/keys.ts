@@ -1,4 +1,4 @@
-// A setup object's key, made by the service (a locker's api_key, a display's key): shown in the
+// A setup object's key, made by the service (a locker's api_key, a display's key, a scan code): shown in the
 // answer that makes or rotates it and never again. A rotation takes effect at the key's next use
 // on every instance, since each use reads the stored digest; the audit entry says a key changed,
 // never which.
@@ -19,10 +19,11 @@ export async function rotateKeyOf<R extends ObjectRow>(
   id: number,
   expected: ExpectedVersions,
   write: (tx: Tx, id: number, key: string) => Promise<void>,
+  secret: { make: () => string; name: string } = { make: makeKey, name: 'key' },
 ): Promise<{ row: R; key: string }> {
   const scope = scopeOf(acting.actor);
   const now = deps.clock.now();
-  const key = makeKey();
+  const key = secret.make();
   return deps.db.tx(async (tx) => {
     const before = await changeable(tx, kind, scope, id, expected);
     await write(tx, id, key);
@@ -33,11 +34,11 @@ export async function rotateKeyOf<R extends ObjectRow>(
       tx,
       {
         actor: auditActorOf(acting.actor),
-        action: `${kind.type}.key_rotated`,
+        action: `${kind.type}.${secret.name}_rotated`,
         target: { type: kind.type, id, name: kind.nameOf(entry) },
         organizationId: before.organization_id,
         locationId: before.location_id,
-        changes: { key: { from: SECRET_CHANGE, to: SECRET_CHANGE } },
+        changes: { [secret.name]: { from: SECRET_CHANGE, to: SECRET_CHANGE } },
         origin: acting.origin,
       },
       now,

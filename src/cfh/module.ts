@@ -13,7 +13,7 @@ import { cfhJobs } from './jobs.ts';
 import { cfhPageRoutes } from './page-routes.ts';
 import { claimRequest, markOnTheWay } from './requests.ts';
 import { cfhRoutes } from './routes.ts';
-import { callButtonRoutes, cfhOptionRoutes, cfhOutcomeRoutes, displayKeyRoutes, displayRoutes } from './admin/routes.ts';
+import { callButtonRoutes, cfhOptionRoutes, cfhOutcomeRoutes, cfhScanCodeRoutes, displayKeyRoutes, displayRoutes } from './admin/routes.ts';
 import { cfhStreamRoutes } from './stream-routes.ts';
 import { frenchOptionWords } from './words.ts';
 
@@ -60,7 +60,7 @@ export function cfhModule(deps: CfhModuleDeps): CfhModule {
       await routesOf(cfhStreamRoutes, { db, live, apiTokens })(app);
       await routesOf(cfhPageRoutes, { db })(app);
       const admin = { db, clock, apiTokens, publicBaseUrl: config.publicBaseUrl };
-      for (const routes of [cfhOptionRoutes, cfhOutcomeRoutes, callButtonRoutes, displayRoutes(config.publicBaseUrl), displayKeyRoutes]) {
+      for (const routes of [cfhOptionRoutes, cfhOutcomeRoutes, callButtonRoutes, displayRoutes(config.publicBaseUrl), displayKeyRoutes, cfhScanCodeRoutes]) {
         await routesOf(routes, admin)(app);
       }
     },

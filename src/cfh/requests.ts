@@ -128,19 +128,26 @@ export async function markOnTheWay(deps: CfhDeps, actor: Actor, messageId: strin
 
 /**
  * C3: true if this call completed the request (any open one can be, by whoever helped). When the
- * location has outcomes, customer_status must be one of their keys (else 422, nothing changed).
+ * location has outcomes, customer_status must be one of their keys (else 422, nothing changed); a
+ * person completes a request that must be scanned only once it was (else 409 scan_required).
  */
 export async function completeRequest(deps: CfhDeps, actor: Actor, messageId: string, staff: Staff, customerStatus: string): Promise<boolean> {
   staffActor(actor);
+  // A person (the console, the staff app) completes a request that must be scanned only after its
+  // scan (section 19); chat integrations and hubs, which cannot scan, complete as before.
+  const scanFirst = actor.kind === 'person';
   const lead = eventLead({ status: 'completed', by: staff.name });
   const result = await deps.db.statement((q) =>
-    store.complete(q, actor, messageId, staff, customerStatus, tokenOf(actor), lead, deps.clock.now(), { checkOutcome: true }),
+    store.complete(q, actor, messageId, staff, customerStatus, tokenOf(actor), lead, deps.clock.now(), { checkOutcome: true, scanFirst }),
   );
   if (!result.found) throw notFound('CFH request');
   if (!result.outcomeOk) {
     throw new AppError(422, 'validation_failed', 'customer_status: is not an outcome of this location', {
       errors: { customer_status: ['is not an outcome of this location'] },
     });
+  }
+  if (scanFirst && result.scanMissing && !result.completed) {
+    throw new AppError(409, 'scan_required', 'scan the code on the button or beside the display before completing this request');
   }
   return result.completed;
 }

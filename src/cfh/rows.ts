@@ -74,4 +74,7 @@ export interface StatusRow {
   language: 'en' | 'fr';
   /** The location's name: what the customer's page calls the store. */
   store_name: string;
+  /** Section 19: whether it must be scanned before a person completes it, and when it was. */
+  require_scan: boolean;
+  employee_arrived_at: string | null;
 }

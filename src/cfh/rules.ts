@@ -61,7 +61,7 @@ export function cancelOfClosed(state: { is_completed: boolean }): CancelOutcome 
 /** A step as its event tells it: the staff steps name the employee. */
 export type CfhEventStep =
   | { status: 'created' | 'cancelled' | 'timed_out' | 'escalated' | 'reminder' | 'recorded' | 'auto_completed' }
-  | { status: 'claimed' | 'on_the_way' | 'completed'; by: string };
+  | { status: 'claimed' | 'on_the_way' | 'arrived' | 'completed'; by: string };
 
 /**
  * The first half of an event's message; the statement that writes the event adds ": " and the
@@ -75,6 +75,8 @@ export function eventLead(step: CfhEventStep): string {
       return `${step.by} claimed`;
     case 'on_the_way':
       return `${step.by} is on the way`;
+    case 'arrived':
+      return `${step.by} arrived`;
     case 'completed':
       return `${step.by} completed`;
     case 'cancelled':

@@ -159,7 +159,9 @@ export const CfhStatusView = Type.Object(
       is_canceled: Type.Boolean(),
       customer_canceled_at: NullableSqlSeconds,
       employee_has_arrived: Type.Boolean({ description: 'mirrors is_on_the_way' }),
-      employee_arrived_at: nullable(Type.String({ description: 'mirrors staff_on_the_way_at' })),
+      employee_arrived_at: nullable(
+        Type.String({ description: 'mirrors staff_on_the_way_at; for a request that must be scanned (section 19), the time of its right scan' }),
+      ),
       ...V2_FIELDS,
     }),
     show_survey: Type.Boolean({ description: 'true once the request is completed' }),

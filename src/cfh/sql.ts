@@ -97,3 +97,12 @@ export function nextReminder(phase: string, n: number, runAt: Date | null): Sql 
       ${runAt}::timestamptz, ${timerKey(sql`r.id`, sql`'reminder:' || ${phase}::text || ':' || ${n}::int`)}
     FROM r WHERE ${runAt}::timestamptz IS NOT NULL`);
 }
+
+/**
+ * Whether request `alias` must be scanned before a person completes it (contract section 19): its
+ * option, call button or display has require_scan.
+ */
+export const requiresScan = (alias: string): string => `(
+  coalesce((SELECT so.require_scan FROM cfh_options so WHERE so.id = ${alias}.option_id), false)
+  OR coalesce((SELECT sb.require_scan FROM call_buttons sb WHERE sb.id = ${alias}.callbutton_id), false)
+  OR coalesce((SELECT sd.require_scan FROM cfh_displays sd WHERE sd.id = ${alias}.display_id), false))`;

@@ -10,7 +10,7 @@ import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
 import { insertEvents } from '../events/log.ts';
 import type { OnTheWayState, Staff } from './rules.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
-import { CHANGED, claimTimers, endAllTimers, endUnclaimedTimers, eventsOf, RECORD_COLUMNS, STEP_COLUMNS } from './sql.ts';
+import { CHANGED, claimTimers, endAllTimers, endUnclaimedTimers, eventsOf, RECORD_COLUMNS, requiresScan, STEP_COLUMNS } from './sql.ts';
 
 // A request's creation is in creation-store.ts; its callers reach it here, with the other steps.
 export { insertRequest, type InsertResult, type NewRequest } from './creation-store.ts';
@@ -61,13 +61,15 @@ export interface CompleteResult {
   found: boolean;
   /** false: the location has outcomes and the reason is none of their keys (nothing changed). */
   outcomeOk: boolean;
+  /** true: the request must be scanned first and was not (nothing changed when `scanFirst`). */
+  scanMissing: boolean;
   completed: boolean;
 }
 
 /**
  * C3 (and B2): completes an open request (by whoever helped the customer). When `checkOutcome`
  * and the location has outcomes, the reason must be one of their keys. `onlyButton` limits it to
- * a button's own requests.
+ * a button's own requests. `scanFirst` refuses a request that must be scanned (section 19) and was not.
  */
 export async function complete(
   q: Tx,
@@ -78,7 +80,7 @@ export async function complete(
   tokenId: number | null,
   lead: string,
   now: Date,
-  opts: { checkOutcome: boolean; onlyButton?: number },
+  opts: { checkOutcome: boolean; onlyButton?: number; scanFirst?: boolean },
 ): Promise<CompleteResult> {
   const at = sql`${now}::timestamptz`;
   const outcomeOk = opts.checkOutcome
@@ -91,13 +93,14 @@ export async function complete(
       [
         cte(
           't',
-          sql`SELECT c.id, ${outcomeOk} AS outcome_ok FROM cfh_requests c WHERE c.message_id = ${messageId} AND ${reachSql(actor, sql.raw('c'))}${button}`,
+          sql`SELECT c.id, ${outcomeOk} AS outcome_ok, (c.employee_arrived_at IS NULL AND ${sql.raw(requiresScan('c'))}) AS scan_missing
+            FROM cfh_requests c WHERE c.message_id = ${messageId} AND ${reachSql(actor, sql.raw('c'))}${button}`,
         ),
         cte(
           'r',
           sql`UPDATE cfh_requests c SET is_completed = true, completed_at = ${at}, completion_reason = ${reason}, is_closed = true, closed_at = ${at},
             updated_at = ${at}
-          FROM t WHERE c.id = t.id AND t.outcome_ok AND NOT c.is_closed
+          FROM t WHERE c.id = t.id AND t.outcome_ok AND NOT c.is_closed AND NOT (t.scan_missing AND ${opts.scanFirst === true})
           RETURNING c.id, c.organization_id, c.location_id, c.option_id, c.message_id, c.claimed_by, c.source, c.callbutton_id, c.display_id,
             c.reminder_count, c.custom_text`,
         ),
@@ -105,7 +108,8 @@ export async function complete(
         cte('ev', insertEvents(eventsOf({ status: sql`'completed'`, lead: sql`${lead}::text`, requestFrom: sql`${staff.from}::text`, at }))),
         cte('ended', endAllTimers(at)),
       ],
-      sql`SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk", EXISTS (SELECT 1 FROM r) AS completed`,
+      sql`SELECT EXISTS (SELECT 1 FROM t) AS found, coalesce((SELECT outcome_ok FROM t), true) AS "outcomeOk",
+        coalesce((SELECT scan_missing FROM t), false) AS "scanMissing", EXISTS (SELECT 1 FROM r) AS completed`,
     ),
   );
   if (row === undefined) throw new Error('the completion of a CFH request returned no row');
@@ -219,6 +223,7 @@ export async function findStatus(q: Queryable, actor: Actor, messageId: string):
     sql`SELECT r.id AS request_id, r.device_id, r.location_id, r.organization_id, r.message_id, r.option_id, r.is_claimed, r.claimed_at, r.claimed_by,
        r.created_at, r.updated_at, r.is_timeout, r.timeout_at, r.is_closed, r.closed_at, r.is_on_the_way, r.staff_on_the_way_at,
        r.is_completed, r.is_canceled, r.customer_canceled_at, r.source, r.is_escalated, r.escalated_at, r.chat_channel_id, r.custom_text,
+       r.employee_arrived_at, ${sql.raw(requiresScan('r'))} AS require_scan,
        o.text_en AS option_text_en, o.text_fr AS option_text_fr, o.prompt_en AS option_prompt_en, o.prompt_fr AS option_prompt_fr,
        o.organization_id AS option_organization_id, o.location_id AS option_location_id,
        o.created_at AS option_created_at, o.updated_at AS option_updated_at,

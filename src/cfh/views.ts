@@ -89,9 +89,10 @@ export function toStatusView(row: StatusRow, viewer: 'staff' | 'customer' = 'sta
       staff_on_the_way_at: row.staff_on_the_way_at,
       is_canceled: row.is_canceled,
       customer_canceled_at: sqlSeconds(row.customer_canceled_at),
-      // The service has no separate "arrived" step: deployed clients read arrival from on-the-way.
-      employee_has_arrived: row.is_on_the_way,
-      employee_arrived_at: row.staff_on_the_way_at,
+      // Deployed clients read arrival from on-the-way; a request that must be scanned (section 19)
+      // has arrived when its scan was right.
+      employee_has_arrived: row.require_scan ? row.employee_arrived_at !== null : row.is_on_the_way,
+      employee_arrived_at: row.require_scan ? row.employee_arrived_at : row.staff_on_the_way_at,
       status: statusOf(row),
       is_escalated: row.is_escalated,
       escalated_at: row.escalated_at,

@@ -33,13 +33,14 @@ try {
       fs.writeFileSync(file, `${JSON.stringify(await exportProvisioning(db), null, 2)}\n`);
       console.log(`storeops: wrote the current setup to ${file} (without secrets)`);
     } else {
-      const { made_keys: made, ...summary } = await applyProvisioning(db, systemClock, input, { source: file });
+      const { made_keys: made, scan_codes: scanCodes, ...summary } = await applyProvisioning(db, systemClock, input, { source: file });
       console.log(
         `storeops: applied ${file}: ${Object.entries(summary)
           .map(([k, n]) => `${n} ${k}`)
           .join(', ')}`,
       );
       // Shown here once: the service keeps only what checks them.
+      for (const c of scanCodes ?? []) console.log(`storeops: new scan code of ${c.kind} ${c.id}: ${c.scan_code}`);
       for (const m of made ?? []) console.log(`storeops: made the ${m.kind === 'locker' ? 'api_key of locker' : 'key of display'} ${m.id}: ${m.key}`);
     }
   } finally {

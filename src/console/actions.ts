@@ -47,7 +47,7 @@ async function mayAct(
 }
 
 /** A person claims as themselves (section 17): their name, and their id as the user id. */
-const staffOf = (session: PersonActor): Staff => ({
+export const staffOf = (session: PersonActor): Staff => ({
   name: session.name,
   userId: `person:${session.personId}`,
   channelId: 'console',

@@ -51,8 +51,8 @@ export async function visibleLocation(
 const forbidden = (ability: Ability) =>
   new AppError(403, 'forbidden', ability === 'reports' ? "reports are for the location's administrators" : "this is for the location's administrators");
 
-/** The live queue: C7's open and newest closed requests, each with what staff read on it, and the
- * location's outcomes for completing. */
+/** The live queue (the console's and the staff app's): C7's open and newest closed requests, each
+ * with what staff read on it, and the location's outcomes for completing. */
 export async function queuePage(deps: ConsolePageDeps, session: PersonActor, locationId: number) {
   await visibleLocation(deps, session, locationId);
   const now = deps.clock.now();
@@ -79,6 +79,11 @@ export async function queuePage(deps: ConsolePageDeps, session: PersonActor, loc
         option_prompt: label?.option_prompt ?? '',
         device_name: label?.device_name ?? null,
         custom_text: label?.custom_text ?? null,
+        option_text_fr: label?.option_text_fr ?? '',
+        option_prompt_fr: label?.option_prompt_fr ?? '',
+        claimed_by_user_id: label?.claimed_by_user_id ?? null,
+        require_scan: label?.require_scan ?? false,
+        employee_arrived_at: label?.employee_arrived_at ?? null,
       };
     }),
   };

@@ -1,7 +1,7 @@
 // The console over HTTP (contract section 15): its page and front-end files, what its pages need of
 // the session (signing in is section 17's, people/routes.ts), and (api-routes.ts) the reads, actions and live stream its pages use. Every route here is the
 // console's own, for its pages; they are hidden from the OpenAPI document except the live stream.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/db.ts';
@@ -40,6 +40,30 @@ export interface ConsoleRouteDeps {
   storeDevices: Pick<StoreDeviceSignIn, 'deviceOf'>;
 }
 
+/**
+ * What a page of the service (the console, the staff app) needs of the session beyond getSession:
+ * signed out, the ways to sign in here (this browser's store device, if it is one); signed in, the
+ * locations it may see, each with the person's role there, and the store device (its "switch user").
+ */
+export async function sessionView(deps: Pick<ConsoleRouteDeps, 'db' | 'clock' | 'signInWays' | 'storeDevices'>, request: FastifyRequest) {
+  const value = sessionValueOf(request);
+  const person = value === null ? null : await resumeSession(deps, value, byPerson(request));
+  const storeDevice = await storeDeviceOf(deps, request);
+  if (value === null || person === null) {
+    return { signed_in: false as const, sign_in: { ...deps.signInWays, store_device: storeDevice } };
+  }
+  return {
+    signed_in: true as const,
+    person: { id: person.personId, name: person.name, email: person.email },
+    must_change_password: person.mustChangePassword,
+    store_device_id: person.storeDeviceId,
+    store_device: storeDevice,
+    organization_id: person.reach.organizationId,
+    locations: (await locationsOf(deps, person)).map((l) => ({ ...l, role: roleAt(person, l.id) })),
+    csrf_token: csrfTokenOf(value),
+  };
+}
+
 function secured(reply: FastifyReply): FastifyReply {
   return reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-store' });
 }
@@ -66,28 +90,9 @@ export async function consoleRoutes(fastify: FastifyInstance, deps: ConsoleRoute
     return sendWebFile(request, reply.headers(SECURITY_HEADERS), file);
   });
 
-  // What the console's pages need of the session beyond getSession: signed out, the ways to sign in
-  // here (this browser's store device, if it is one); signed in, the locations it may see, each with
-  // the person's role there, and the store device (its "switch user"). Signing in and out is
-  // section 17's (/api/session).
-  app.get('/console/api/session', { schema: { hide: true } }, async (request, reply) => {
-    const value = sessionValueOf(request);
-    const person = value === null ? null : await resumeSession(deps, value, byPerson(request));
-    const storeDevice = await storeDeviceOf(deps, request);
-    if (value === null || person === null) {
-      return secured(reply).send({ signed_in: false, sign_in: { ...deps.signInWays, store_device: storeDevice } });
-    }
-    return secured(reply).send({
-      signed_in: true,
-      person: { id: person.personId, name: person.name, email: person.email },
-      must_change_password: person.mustChangePassword,
-      store_device_id: person.storeDeviceId,
-      store_device: storeDevice,
-      organization_id: person.reach.organizationId,
-      locations: (await locationsOf(deps, person)).map((l) => ({ ...l, role: roleAt(person, l.id) })),
-      csrf_token: csrfTokenOf(value),
-    });
-  });
+  // What the console's pages need of the session beyond getSession (sessionView). Signing in and
+  // out is section 17's (/api/session).
+  app.get('/console/api/session', { schema: { hide: true } }, async (request, reply) => secured(reply).send(await sessionView(deps, request)));
 
   await app.register(consoleApiRoutes, deps);
 }

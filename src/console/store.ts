@@ -14,15 +14,24 @@ export interface RequestLabel {
   /** The call button's or display's name, when the request came from one. */
   device_name: string | null;
   custom_text: string | null;
+  option_text_fr: string;
+  option_prompt_fr: string;
+  /** `person:<id>` of a person's claim (the staff app's "My requests"). */
+  claimed_by_user_id: string | null;
+  /** Section 19: it must be scanned before a person completes it; when it was. */
+  require_scan: boolean;
+  employee_arrived_at: string | null;
 }
 
 /** What staff read on a request beside its record (C7 gives the record): its option's text and
- * prompt, the button or display it came from, the customer's own text. */
+ * prompt (en, fr), the button or display it came from, the customer's own text, who claimed it,
+ * and whether it must be scanned (and was). */
 export async function requestLabels(q: Queryable, locationId: number, ids: readonly number[]): Promise<RequestLabel[]> {
   if (ids.length === 0) return [];
   return q.query<RequestLabel>(
-    `SELECT r.id, o.text_en AS option_text, o.prompt_en AS option_prompt,
-       coalesce(b.name, d.name) AS device_name, r.custom_text
+    `SELECT r.id, o.text_en AS option_text, o.prompt_en AS option_prompt, o.text_fr AS option_text_fr, o.prompt_fr AS option_prompt_fr,
+       coalesce(b.name, d.name) AS device_name, r.custom_text, r.claimed_by_user_id,
+       (o.require_scan OR coalesce(b.require_scan, false) OR coalesce(d.require_scan, false)) AS require_scan, r.employee_arrived_at
      FROM cfh_requests r JOIN cfh_options o ON o.id = r.option_id
      LEFT JOIN call_buttons b ON b.id = r.callbutton_id AND b.location_id = r.location_id
      LEFT JOIN cfh_displays d ON d.id = r.display_id AND d.location_id = r.location_id
@@ -34,11 +43,12 @@ export async function requestLabels(q: Queryable, locationId: number, ids: reado
 export interface OutcomeRow {
   key: string;
   text: string;
+  text_fr: string;
 }
 
 /** The location's outcomes (contract section 10): when it has some, completing must name one. */
 export async function outcomesOf(q: Queryable, locationId: number): Promise<OutcomeRow[]> {
-  return q.query<OutcomeRow>('SELECT key, text_en AS text FROM cfh_outcomes WHERE location_id = $1 ORDER BY id', [locationId]);
+  return q.query<OutcomeRow>('SELECT key, text_en AS text, text_fr FROM cfh_outcomes WHERE location_id = $1 ORDER BY id', [locationId]);
 }
 
 export interface LockerCabinetRow {

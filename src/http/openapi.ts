@@ -30,6 +30,7 @@ export function openApiOptions(): SwaggerOptions {
         { name: 'devices', description: "Device channel: an external MQTT broker's HTTP auth plugin asks these" },
         { name: 'console', description: 'The operations console at /console (its session cookie)' },
         { name: 'people', description: "People's sessions: signing in and out (section 17)" },
+        { name: 'staff', description: 'The staff app at /staff (section 19; a person’s session cookie)' },
         {
           name: 'administration',
           description: "The store's setup under /api/admin/ (section 18): a person's session with its CSRF token, or a token with the admin scope",

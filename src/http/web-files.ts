@@ -1,5 +1,5 @@
 // Front-end files served as they are in the repository (no build step): the console's (console/web)
-// and the customer pages' scripts (cfh/web). They are read once when the app starts, each with the
+// the customer pages' scripts (cfh/web) and the staff app (staff/web). They are read once when the app starts, each with the
 // SHA-256 of its bytes as its ETag, so the first paint needs no disk read and a reload none of the
 // bytes again.
 import crypto from 'node:crypto';
@@ -12,6 +12,8 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.webmanifest': 'application/manifest+json',
 };
 
 export interface WebFile {

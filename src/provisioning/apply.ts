@@ -8,8 +8,6 @@
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { makeAjv } from '../http/validation.ts';
-import { sha256hex } from '../http/secrets.ts';
-import { targetUrlProblem } from '../webhooks/rules.ts';
 import { applyCfhDevices } from './cfh.ts';
 import { cabinetColumns, checkCabinetKeys, checkTimeZone, FieldProblem, locationColumns, lockerColumns, optionColumns } from './entries.ts';
 import { exists, madeKey, OWNED, tookOver, type ApplyContext } from './owners.ts';
@@ -18,6 +16,7 @@ import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
 import { applyPeople, applyTokens, auditApplied } from './people.ts';
 import { applyIntegrations } from './integrations.ts';
+import { missingScanCodes, setScanCode, type ScanTarget } from '../cfh/scan-codes.ts';
 
 export class ProvisioningError extends Error {}
 
@@ -51,6 +50,15 @@ export interface ProvisioningSummary {
   cfh_displays?: number;
   people?: number;
   sso_role_mappings?: number;
+  /** Scan codes made for objects with require_scan that had none (section 19): shown once, by the
+   * command's output, never kept in the audit log. */
+  scan_codes?: ShownScanCode[];
+}
+
+export interface ShownScanCode {
+  kind: ScanTarget;
+  id: number;
+  scan_code: string;
 }
 
 /** Runs one entry's statements, naming the entry if the database refuses them. */
@@ -132,6 +140,23 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
     if ((file.api_tokens ?? []).length > 0) q.signal('credentials');
     await applyPeople(q, file, now, summary);
     await auditApplied(q, file, summary, opts.source ?? null, now);
+    const codes = await makeMissingScanCodes(q, file, now);
+    if (codes.length > 0) summary.scan_codes = codes;
     return ctx.madeKeys.length === 0 ? summary : { ...summary, made_keys: ctx.madeKeys };
   });
+}
+
+/** A scan code for each object of the file that has require_scan and none yet (section 19). */
+async function makeMissingScanCodes(q: Queryable, file: ProvisioningFile, now: Date): Promise<ShownScanCode[]> {
+  const named = [
+    ...(file.cfh_options ?? []).filter((o) => o.require_scan === true).map((o) => ({ target: 'cfh_option' as const, id: o.id })),
+    ...(file.call_buttons ?? []).filter((b) => b.require_scan === true).map((b) => ({ target: 'call_button' as const, id: b.id })),
+    ...(file.cfh_displays ?? []).filter((d) => d.require_scan === true).map((d) => ({ target: 'display' as const, id: d.id })),
+  ];
+  const shown: ShownScanCode[] = [];
+  for (const { target, id } of await missingScanCodes(q, named)) {
+    const code = await setScanCode(q, target, id, now);
+    if (code !== null) shown.push({ kind: target, id, scan_code: code });
+  }
+  return shown;
 }

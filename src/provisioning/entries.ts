@@ -136,6 +136,7 @@ export function optionColumns(o: CfhOption): Columns {
     prompt_en: { value: o.prompt_en },
     prompt_fr: { value: o.prompt_fr },
     staff_action: { value: o.staff_action ?? DEFAULT_STAFF_ACTION },
+    require_scan: { value: o.require_scan ?? false },
     enabled: enabledColumn(o.enabled),
   };
 }
@@ -158,6 +159,7 @@ export function buttonColumns(b: CallButton, organizationId: number): Columns {
     name: { value: b.name },
     device_key: { value: b.device_key },
     chat_channel_id: { value: b.chat_channel_id ?? null, cast: 'text' },
+    require_scan: { value: b.require_scan ?? false },
     enabled: enabledColumn(b.enabled),
   };
 }
@@ -172,6 +174,7 @@ export function displayColumns(d: Display, organizationId: number, key: string |
     option_ids: { value: d.option_ids, cast: 'int[]' },
     allow_custom_text: { value: d.allow_custom_text ?? false },
     chat_channel_id: { value: d.chat_channel_id ?? null, cast: 'text' },
+    require_scan: { value: d.require_scan ?? false },
     enabled: enabledColumn(d.enabled),
   };
 }

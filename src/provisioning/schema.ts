@@ -49,6 +49,10 @@ export const CabinetEntry = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
 });
 
+/** Section 19: a request of it is completed from the console or the staff app only after the
+ * associate scanned its scan code (which the service makes and shows once). */
+const RequireScan = Type.Boolean({ description: 'scan to complete (contract section 19)' });
+
 /** One entry of each kind that section 18 administers too: the admin operations' bodies are
  * built from these, so the file and administration validate a field alike. */
 export const LocationEntry = Type.Object({
@@ -101,6 +105,7 @@ export const CfhOptionEntry = Type.Object({
   prompt_en: Type.String({ maxLength: 2000 }),
   prompt_fr: Type.String({ maxLength: 2000 }),
   staff_action: Type.Optional(staffActionSchema()),
+  require_scan: Type.Optional(RequireScan),
 });
 
 export const CfhOutcomeEntry = Type.Object({
@@ -123,6 +128,7 @@ export const CallButtonEntry = Type.Object({
   device_key: Type.String({ minLength: 1, maxLength: 64, ...STORABLE }),
   option_id: Id,
   chat_channel_id: Type.Optional(ChatChannelId),
+  require_scan: Type.Optional(RequireScan),
 });
 
 export const DisplayEntry = Type.Object({
@@ -137,6 +143,7 @@ export const DisplayEntry = Type.Object({
   option_ids: Type.Array(Id, { minItems: 1, maxItems: 4, uniqueItems: true }),
   allow_custom_text: Type.Optional(Type.Boolean()),
   chat_channel_id: Type.Optional(ChatChannelId),
+  require_scan: Type.Optional(RequireScan),
 });
 
 /** The formats of a webhook endpoint (contract section 20): signed JSON (section 11), a Slack

@@ -56,6 +56,14 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
     ALTER TABLE messaging_accounts DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
     DROP INDEX IF EXISTS radio_edges_location;`,
   36: 'ALTER TABLE webhook_endpoints DROP COLUMN format',
+  37: `DELETE FROM cfh_request_events WHERE kind = 'arrived';
+    ALTER TABLE cfh_request_events DROP CONSTRAINT cfh_request_events_kind_check;
+    ALTER TABLE cfh_request_events ADD CONSTRAINT cfh_request_events_kind_check
+      CHECK (kind IN ('created', 'claimed', 'on_the_way', 'completed', 'canceled', 'timed_out', 'escalated', 'reminder'));
+    ALTER TABLE cfh_requests DROP COLUMN employee_arrived_at;
+    ALTER TABLE cfh_displays DROP COLUMN require_scan, DROP COLUMN scan_code_hash;
+    ALTER TABLE call_buttons DROP COLUMN require_scan, DROP COLUMN scan_code_hash;
+    ALTER TABLE cfh_options DROP COLUMN require_scan, DROP COLUMN scan_code_hash;`,
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);

@@ -2,6 +2,7 @@
 // organization or one location), outcomes, call buttons and displays. Each maps to the
 // provisioning file's entry and its rules (provisioning/entries.ts); objects.ts does the rest.
 import { sql } from '../../db/sql.ts';
+import { scanCodeDigest } from '../scan-codes.ts';
 import type { ObjectKind } from '../../admin/objects.ts';
 import type { ObjectRow, ObjectSource } from '../../admin/object-store.ts';
 import {
@@ -12,10 +13,16 @@ import {
   optionColumns,
   outcomeColumns,
   type CallButton,
+  type Columns,
   type CfhOption,
   type CfhOutcome,
   type Display,
 } from '../../provisioning/entries.ts';
+
+/** An entry with the scan code made for it by its create (section 19): kept as its digest only. */
+type Scanned<E> = E & { scan_code?: string };
+
+const scanCodeColumn = (e: { scan_code?: string }): Columns => (e.scan_code === undefined ? {} : { scan_code_hash: { value: scanCodeDigest(e.scan_code) } });
 
 const COMMON = sql`x.id, x.enabled, x.version, x.managed_by, x.created_at, x.updated_at`;
 
@@ -30,12 +37,12 @@ const source = (table: string, select: ReturnType<typeof sql>, organization = sq
 
 export interface OptionRow extends ObjectRow, Omit<CfhOption, 'id' | 'enabled' | 'organization_id' | 'location_id'> {}
 
-export const optionKind: ObjectKind<OptionRow, CfhOption> = {
+export const optionKind: ObjectKind<OptionRow, Scanned<CfhOption>> = {
   type: 'cfh_option',
   what: 'CFH option',
   source: source(
     'cfh_options',
-    sql`SELECT ${COMMON}, x.organization_id, x.location_id, x.text_en, x.text_fr, x.prompt_en, x.prompt_fr, x.staff_action FROM cfh_options x`,
+    sql`SELECT ${COMMON}, x.organization_id, x.location_id, x.text_en, x.text_fr, x.prompt_en, x.prompt_fr, x.staff_action, x.require_scan FROM cfh_options x`,
   ),
   entryOf: (r) => ({
     id: r.id,
@@ -46,12 +53,13 @@ export const optionKind: ObjectKind<OptionRow, CfhOption> = {
     prompt_en: r.prompt_en,
     prompt_fr: r.prompt_fr,
     staff_action: r.staff_action,
+    require_scan: r.require_scan ?? false,
     enabled: r.enabled,
   }),
-  shown: ({ id: _id, ...rest }) => rest,
+  shown: ({ id: _id, scan_code: _code, ...rest }) => rest,
   nameOf: (o) => o.text_en,
   check: async () => {},
-  columns: (o, organizationId) => optionColumns({ ...o, organization_id: organizationId }),
+  columns: (o, organizationId) => ({ ...optionColumns({ ...o, organization_id: organizationId }), ...scanCodeColumn(o) }),
   deletes: (id) => [sql`DELETE FROM cfh_options WHERE id = ${id}`],
 };
 
@@ -75,12 +83,12 @@ export const outcomeKind: ObjectKind<OutcomeRow, CfhOutcome> = {
 
 export interface ButtonRow extends ObjectRow, Omit<CallButton, 'id' | 'enabled' | 'location_id'> {}
 
-export const buttonKind: ObjectKind<ButtonRow, CallButton> = {
+export const buttonKind: ObjectKind<ButtonRow, Scanned<CallButton>> = {
   type: 'call_button',
   what: 'call button',
   source: source(
     'call_buttons',
-    sql`SELECT ${COMMON}, x.organization_id, x.location_id, x.name, x.device_key, x.option_id, x.chat_channel_id FROM call_buttons x`,
+    sql`SELECT ${COMMON}, x.organization_id, x.location_id, x.name, x.device_key, x.option_id, x.chat_channel_id, x.require_scan FROM call_buttons x`,
   ),
   entryOf: (r) => ({
     id: r.id,
@@ -89,24 +97,25 @@ export const buttonKind: ObjectKind<ButtonRow, CallButton> = {
     device_key: r.device_key,
     option_id: r.option_id,
     chat_channel_id: r.chat_channel_id ?? null,
+    require_scan: r.require_scan ?? false,
     enabled: r.enabled,
   }),
-  shown: ({ id: _id, ...rest }) => rest,
+  shown: ({ id: _id, scan_code: _code, ...rest }) => rest,
   nameOf: (b) => b.name,
   check: (tx, b, organizationId) => checkOption(tx, 'option_id', b.option_id, organizationId, b.location_id),
-  columns: (b, organizationId) => buttonColumns(b, organizationId),
+  columns: (b, organizationId) => ({ ...buttonColumns(b, organizationId), ...scanCodeColumn(b) }),
   unique: { call_buttons_device_key: 'device_key' },
 };
 
 export interface DisplayRow extends ObjectRow, Omit<Display, 'id' | 'enabled' | 'location_id' | 'key'> {}
 
 /** A display's key is kept only as its digest: columns() keeps it; create and rotate set it. */
-export const displayKind: ObjectKind<DisplayRow, Display> = {
+export const displayKind: ObjectKind<DisplayRow, Scanned<Display>> = {
   type: 'cfh_display',
   what: 'display',
   source: source(
     'cfh_displays',
-    sql`SELECT ${COMMON}, x.organization_id, x.location_id, x.name, x.option_ids, x.allow_custom_text, x.chat_channel_id FROM cfh_displays x`,
+    sql`SELECT ${COMMON}, x.organization_id, x.location_id, x.name, x.option_ids, x.allow_custom_text, x.chat_channel_id, x.require_scan FROM cfh_displays x`,
   ),
   entryOf: (r) => ({
     id: r.id,
@@ -115,11 +124,12 @@ export const displayKind: ObjectKind<DisplayRow, Display> = {
     option_ids: r.option_ids,
     allow_custom_text: r.allow_custom_text ?? false,
     chat_channel_id: r.chat_channel_id ?? null,
+    require_scan: r.require_scan ?? false,
     enabled: r.enabled,
   }),
-  shown: ({ id: _id, key: _key, ...rest }) => rest,
+  shown: ({ id: _id, key: _key, scan_code: _code, ...rest }) => rest,
   nameOf: (d) => d.name,
   check: (tx, d, organizationId) => checkDeviceOptions(tx, organizationId, d),
-  columns: (d, organizationId) => displayColumns(d, organizationId, d.key ?? null),
+  columns: (d, organizationId) => ({ ...displayColumns(d, organizationId, d.key ?? null), ...scanCodeColumn(d) }),
   deletes: (id) => [sql`DELETE FROM cfh_display_presses WHERE display_id = ${id}`, sql`DELETE FROM cfh_displays WHERE id = ${id}`],
 };

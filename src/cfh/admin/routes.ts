@@ -8,7 +8,7 @@ import QRCode from 'qrcode';
 import { adminAuth, administratorOf } from '../../admin/auth.ts';
 import { rotateKeyOf } from '../../admin/keys.ts';
 import { actingOf, objectRoutes, type ObjectRouteDeps } from '../../admin/object-routes.ts';
-import { createOf, getOf, type Entry, type ObjectKind } from '../../admin/objects.ts';
+import { getOf, type Entry, type ObjectKind } from '../../admin/objects.ts';
 import type { ObjectRow } from '../../admin/object-store.ts';
 import { ADMIN_ERRORS, IdParams, security, tags, VERSION_ERRORS, VersionQuery } from '../../admin/schemas.ts';
 import { sql } from '../../db/sql.ts';
@@ -16,8 +16,9 @@ import { invalid } from '../../http/errors.ts';
 import { etagOf, expectedVersions } from '../../http/if-match.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { matchesDigest, sha256hex } from '../../http/secrets.ts';
-import { makeKey, type Display } from '../../provisioning/entries.ts';
+import { makeKey } from '../../provisioning/entries.ts';
 import { buttonKind, displayKind, optionKind, outcomeKind, type DisplayRow } from './kinds.ts';
+import { createScanned, scanCodeRoutes } from './scan-code-routes.ts';
 import { ButtonSchemas, DisplaySchemas, OptionSchemas, OutcomeSchemas, QrQuery } from './schemas.ts';
 
 export interface CfhAdminDeps extends ObjectRouteDeps {
@@ -35,8 +36,10 @@ export const cfhOptionRoutes = objectRoutes({
   operations: { list: 'listCfhOptions', create: 'createCfhOption', update: 'updateCfhOption', delete: 'deleteCfhOption' },
   schemas: OptionSchemas,
   view: viewOf,
+  create: (deps, acting, body) => createScanned(deps, kindOf(optionKind), acting, body),
   descriptions: {
     create:
+      'With `require_scan: true`, its `scan_code` is made and shown in this answer only (section 19). ' +
       'For the whole organization (`location_id` absent or null: organization admins only) or for one location (an override a location ' +
       'admin may make at its locations). Its texts and prompts in English and French; `staff_action` what staff do when they take it.',
     update: 'Changes the fields sent.',
@@ -61,8 +64,10 @@ export const callButtonRoutes = objectRoutes({
   operations: { list: 'listCallButtons', get: 'getCallButton', create: 'createCallButton', update: 'updateCallButton', delete: 'deleteCallButton' },
   schemas: ButtonSchemas,
   view: viewOf,
+  create: (deps, acting, body) => createScanned(deps, kindOf(buttonKind), acting, body),
   descriptions: {
     create:
+      'With `require_scan: true`, its `scan_code` is made and shown in this answer only (section 19). ' +
       "Its first press (B1) works at once, on every instance. `device_key` is the button's MAC address as its hub sends it (one per " +
       'organization, any case): an identifier the hardware has, not a secret the service makes.',
     update: '`enabled: false` refuses its next press.',
@@ -77,8 +82,9 @@ const withKey = (publicBaseUrl: string, row: DisplayRow, key: string) => ({ row,
 
 async function createDisplay(deps: ObjectRouteDeps & { publicBaseUrl: string }, acting: ReturnType<typeof actingOf>, body: Record<string, unknown>) {
   const key = typeof body.key === 'string' ? body.key : makeKey();
-  const row = await createOf(deps, displayKind, acting, { ...(body as Omit<Display, 'id'>), key });
-  return withKey(deps.publicBaseUrl, row, key);
+  const made = await createScanned(deps, kindOf(displayKind), acting, { ...body, key });
+  const shown = withKey(deps.publicBaseUrl, made.row as DisplayRow, key);
+  return { row: shown.row, secret: { ...shown.secret, ...made.secret } };
 }
 
 export function displayRoutes(publicBaseUrl: string) {
@@ -99,6 +105,31 @@ export function displayRoutes(publicBaseUrl: string) {
     create: (deps, acting, body) => createDisplay({ ...deps, publicBaseUrl }, acting, body),
   });
 }
+
+/** rotateCfhOptionScanCode, rotateCallButtonScanCode, rotateDisplayScanCode. */
+export const cfhScanCodeRoutes = scanCodeRoutes([
+  {
+    path: '/api/admin/cfh_options',
+    kind: kindOf(optionKind),
+    operationId: 'rotateCfhOptionScanCode',
+    View: OptionSchemas.View,
+    title: 'RotatedCfhOptionScanCode',
+  },
+  {
+    path: '/api/admin/call_buttons',
+    kind: kindOf(buttonKind),
+    operationId: 'rotateCallButtonScanCode',
+    View: ButtonSchemas.View,
+    title: 'RotatedCallButtonScanCode',
+  },
+  {
+    path: '/api/admin/displays',
+    kind: kindOf(displayKind),
+    operationId: 'rotateDisplayScanCode',
+    View: DisplaySchemas.View,
+    title: 'RotatedCfhDisplayScanCode',
+  },
+]);
 
 /** rotateDisplayKey and getDisplayQr. */
 export async function displayKeyRoutes(fastify: FastifyInstance, deps: CfhAdminDeps): Promise<void> {
