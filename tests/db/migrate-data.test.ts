@@ -42,6 +42,7 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
   30: `ALTER TABLE cfh_requests DROP CONSTRAINT cfh_requests_callbutton, DROP CONSTRAINT cfh_requests_display;
     DROP INDEX call_buttons_id_location; DROP INDEX cfh_displays_id_location;`,
   31: 'ALTER TABLE people DROP COLUMN sso_subject',
+  39: 'DROP TABLE cfh_report_days, cfh_report_counts',
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);
