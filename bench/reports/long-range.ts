@@ -16,6 +16,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { embeddedUrl } from '../../src/db/embedded/server.ts';
 import { freshPostgres, vacuum } from '../harness/database.ts';
+import { refoldReportFigures } from '../harness/report-figures.ts';
 import { serviceNodeFlags, startServer, type Server } from '../harness/server.ts';
 import { makeBenchWorld } from '../harness/world.ts';
 
@@ -104,9 +105,8 @@ try {
   const fillSeconds = round1((performance.now() - t) / 1000);
   // Migration 039's backfill, as the upgrade to it runs it over the history (its figures so far are
   // those of the service's own closings: none yet).
-  const migration = fs.readFileSync(path.join(root, 'src/db/migrations/039_cfh_report_figures.sql'), 'utf8');
   t = performance.now();
-  await sql(readUrl, `DELETE FROM cfh_report_days; DELETE FROM cfh_report_counts; ${migration.slice(migration.indexOf('WITH facts AS'))}`);
+  await sql(readUrl, refoldReportFigures());
   const backfillSeconds = round1((performance.now() - t) / 1000);
   await vacuum(readUrl);
   const counts = (await sql(readUrl, `SELECT (SELECT count(*) FROM cfh_report_days) AS days, (SELECT count(*) FROM cfh_report_counts) AS counts`)).rows[0];

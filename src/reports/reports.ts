@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Queryable } from '../db/db.ts';
 import { notFound } from '../http/errors.ts';
 import { credentialOf, type ReportGate } from './gate.ts';
-import { dayRange, percentiles, spansOf } from './rules.ts';
+import { dayRange, perDay, percentiles, spansOf } from './rules.ts';
 import type { CfhReport, LockerReport, ReportQuery } from './schemas.ts';
 import * as store from './store.ts';
 
@@ -38,13 +38,14 @@ export async function cfhReport(deps: ReportDeps, actor: OrganizationActor, quer
     store.cfhFigures(deps.db, actor.reach.organizationId, query.location_id, range, spansOf(range)),
   );
   if (figures === null) throw noLocation();
-  const { durations, ...counts } = figures;
+  const { durations, days, ...counts } = figures;
   const of = (kind: string) => percentiles((durations ?? []).filter((d) => d.kind === kind));
   return {
     location_id: query.location_id,
     from: range.from,
     to: range.to,
     ...counts,
+    per_day: perDay(range, days),
     time_to_claim: of('claim'),
     time_to_on_the_way: of('on_the_way'),
     time_to_complete: of('complete'),

@@ -106,3 +106,26 @@ export function percentiles(buckets: readonly Bucket[]): { median_s: number | nu
   };
   return { median_s: millis(cont(0.5)), p90_s: millis(cont(0.9)) };
 }
+
+/** Every day of the range with its figures (zeros for the days `days` does not list, by their offset from `from`). */
+export function perDay(
+  range: DayRange,
+  days: { at: readonly number[]; requests: readonly number[]; escalations: readonly number[]; timeouts: readonly number[] },
+): { day: string; requests: number; escalations: number; timeouts: number }[] {
+  const first = Date.parse(`${range.from}T00:00:00Z`);
+  const count = (Date.parse(`${range.to}T00:00:00Z`) - first) / 86_400_000 + 1;
+  const out = Array.from({ length: count }, (_, i) => ({
+    day: new Date(first + i * 86_400_000).toISOString().slice(0, 10),
+    requests: 0,
+    escalations: 0,
+    timeouts: 0,
+  }));
+  days.at.forEach((at, i) => {
+    const day = out[at];
+    if (day === undefined) return;
+    day.requests = Number(days.requests[i]);
+    day.escalations = Number(days.escalations[i]);
+    day.timeouts = Number(days.timeouts[i]);
+  });
+  return out;
+}

@@ -33,7 +33,9 @@ const DEVICE_NAME = `coalesce((SELECT name FROM call_buttons WHERE id = ${idIn('
   (SELECT name FROM cfh_displays WHERE id = ${idIn('f.key', 'display:')} AND location_id = b.id))`;
 
 /** P1's figures: what the JSON report holds, the durations still as their buckets. */
-export type CfhFigures = Omit<CfhReport, 'location_id' | 'from' | 'to' | 'time_to_claim' | 'time_to_on_the_way' | 'time_to_complete'> & {
+export type CfhFigures = Omit<CfhReport, 'location_id' | 'from' | 'to' | 'per_day' | 'time_to_claim' | 'time_to_on_the_way' | 'time_to_complete'> & {
+  /** The days with requests (days after `from`), each with its figures (as many, in that order): per_day is made of them. */
+  days: { at: number[]; requests: number[]; escalations: number[]; timeouts: number[] };
   durations: { kind: 'claim' | 'on_the_way' | 'complete'; n: number; seconds: number }[] | null;
 };
 
@@ -60,13 +62,14 @@ export async function cfhFigures(
            FROM (SELECT kind, key, n, a, seconds, name FROM kept UNION ALL SELECT kind, key, n, a, seconds, name FROM open_facts WHERE kind <> 'day') AS x
            GROUP BY kind, key),
      open_days AS (SELECT day, sum(n) AS requests, sum(a) AS escalations, sum(b) AS timeouts FROM open_facts WHERE kind = 'day' GROUP BY day),
-     d AS (SELECT days.day, coalesce(k.requests, 0) + coalesce(o.requests, 0) AS requests,
+     kept_days AS (SELECT k.day, k.requests, k.escalations, k.timeouts FROM b JOIN cfh_report_days k ON k.location_id = b.id AND k.day BETWEEN $3::date AND $4::date),
+     d AS (SELECT coalesce(k.day, o.day) AS day, coalesce(k.requests, 0) + coalesce(o.requests, 0) AS requests,
              coalesce(k.escalations, 0) + coalesce(o.escalations, 0) AS escalations, coalesce(k.timeouts, 0) + coalesce(o.timeouts, 0) AS timeouts
-           FROM b CROSS JOIN days LEFT JOIN cfh_report_days k ON k.location_id = b.id AND k.day = days.day LEFT JOIN open_days o ON o.day = days.day)
+           FROM kept_days k FULL JOIN open_days o ON o.day = k.day ORDER BY 1)
      SELECT json_build_object(
        'total', (SELECT coalesce(sum(requests), 0) FROM d),
-       'per_day', (SELECT json_agg(json_build_object('day', to_char(d.day, 'YYYY-MM-DD'), 'requests', d.requests,
-                     'escalations', d.escalations, 'timeouts', d.timeouts) ORDER BY d.day) FROM d),
+       'days', (SELECT json_build_object('at', coalesce(array_agg(d.day - $3::date), '{}'), 'requests', coalesce(array_agg(d.requests), '{}'),
+                  'escalations', coalesce(array_agg(d.escalations), '{}'), 'timeouts', coalesce(array_agg(d.timeouts), '{}')) FROM d),
        'by_source', ${groups(`SELECT key, CASE key WHEN 'api' THEN 'API' WHEN 'display' THEN 'Display' ELSE 'Call button' END AS name, n AS requests
                      FROM f WHERE kind = 'source'`)},
        'by_option', ${groups(`SELECT f.key, o.text_en AS name, f.n AS requests FROM f JOIN cfh_options o ON o.id = (CASE WHEN f.kind = 'option' THEN f.key END)::int WHERE f.kind = 'option'`)},
