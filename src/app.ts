@@ -93,7 +93,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(homeRoutes);
   await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
-  await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
+  await app.register(metricsRoutes, {
+    db: deps.db,
+    clock: deps.clock,
+    metrics: deps.metrics,
+    token: deps.config.metricsToken,
+    publicHost: deps.config.publicHost,
+  });
   for (const module of deps.modules) await module.routes?.(app);
 
   return app;

@@ -2,8 +2,8 @@
 // while it reads, so a credential (a token, a person's session) may run REPORTS_PER_CREDENTIAL at
 // once and the instance REPORTS_IN_FLIGHT, well below the pool's 10 connections: whatever the
 // reports' callers do, the store's own requests keep the rest of the pool and of the cores (on a
-// small store box, 2 cores: one report at a time left C5's p99 at about 3 times its own beside 20
-// clients asking ten-year reports, three at a time at 7 times; bench/reports/long-range.ts). A report past its credential's
+// 2 shared cores, beside 20 clients asking ten-year reports, three at a time took C5's p99 to 6.8
+// times its own; one at a time left it within the noise of its own: bench/reports/long-range.ts). A report past its credential's
 // share is refused at once (429); one past the instance's waits its turn for a moment, then 503.
 import type { OrganizationActor } from '../access/actor.ts';
 import { AppError } from '../http/errors.ts';
