@@ -1,8 +1,9 @@
+-- storeops: stop earlier releases first
 -- P1's figures kept per location and day (issue 36, item 1): a report reads a range's days and
 -- months instead of every request of the range. A request is folded in once, by the statement that
 -- closes it (src/reports/figures-store.ts, the one writer of both tables); P1 reads requests still
 -- open from cfh_requests (cfh_requests_location_open). Days are the location's days (its time_zone
--- when the request closed).
+-- when the request closed). Earlier releases close requests without folding them: they stop first.
 
 -- A day's requests by the day they were created: P1's per_day and total.
 CREATE TABLE cfh_report_days (
