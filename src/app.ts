@@ -72,13 +72,34 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(swagger, openApiOptions());
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The reference's pages carry a Content-Security-Policy (issue 36, item 11): its own scripts and
+  // styles only (inline ones by hash), nothing from elsewhere, never in a frame. The plugin's policy
+  // also allows any https: font or style, the public validator's images and upgrade-insecure-requests
+  // (which breaks a store box served over plain http): those are taken out.
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { validatorUrl: null },
+    staticCSP: true,
+    transformStaticCSP: (header) =>
+      header
+        .replace(/ https:/g, '')
+        .replace(' validator.swagger.io', '')
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(/ ?upgrade-insecure-requests;/, '')
+        .concat(" form-action 'self';"),
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(homeRoutes);
   await app.register(healthRoutes, { db: deps.db, devices: deps.devices });
   await app.register(deviceRoutes, { mqttAuthSecret: deps.config.mqttAuthSecret, devices: deps.devices });
-  await app.register(metricsRoutes, { db: deps.db, clock: deps.clock, metrics: deps.metrics, token: deps.config.metricsToken });
+  await app.register(metricsRoutes, {
+    db: deps.db,
+    clock: deps.clock,
+    metrics: deps.metrics,
+    token: deps.config.metricsToken,
+    publicHost: deps.config.publicHost,
+  });
   for (const module of deps.modules) await module.routes?.(app);
 
   return app;

@@ -33,6 +33,7 @@ import { ServiceMetrics } from './metrics/metrics.ts';
 import { applyProvisioning, ProvisioningError, type ProvisioningSummary } from './provisioning/apply.ts';
 import { radioModule } from './radio/module.ts';
 import { createSpeechSynthesizer, lazySpeechSynthesizer, type SpeechSynthesizer } from './radio/speech/speech.ts';
+import { ReportGate } from './reports/gate.ts';
 import { reportsModule } from './reports/module.ts';
 import { Retention } from './retention/retention.ts';
 import type { WebhookDeliverer } from './webhooks/deliverer.ts';
@@ -171,6 +172,7 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
   const webhooks = webhooksModule({ db, clock, config, apiTokens, log: log('webhooks') });
   const hasher = lowPriorityHasher();
   const people = peopleModule({ db, clock, config, apiTokens, hasher, sessionEnded: (sessionId) => live.endTagged(sessionTag(sessionId)) });
+  const reportGate = new ReportGate();
   const modules: FeatureModule[] = [
     lockersModule({
       db,
@@ -185,8 +187,8 @@ async function assemble(opts: ComposeOptions, parts: { db: Db; clock: Clock; sec
     cfh,
     radio,
     webhooks,
-    reportsModule({ db, clock, apiTokens }),
-    consoleModule({ db, clock, config, speech, live, observeSynthesis, storeDevices: people.storeDevices }),
+    reportsModule({ db, clock, apiTokens, reportGate }),
+    consoleModule({ db, clock, config, speech, live, observeSynthesis, storeDevices: people.storeDevices, reportGate }),
     staffModule({ db, clock, config, speech, live, observeSynthesis, storeDevices: people.storeDevices }),
     people,
     auditModule({ db, clock, config, apiTokens }),

@@ -14,6 +14,8 @@ export interface Config {
   readonly secretToken: string | null;
   /** Public URL of this service as the outside world sees it (signatures of R2 are over it). */
   readonly publicBaseUrl: string;
+  /** PUBLIC_BASE_URL's host name (lower case, IPv6 in brackets) when it is set: /metrics answers only it and loopback names. */
+  readonly publicHost: string | null;
   /** mqtt:// or mqtts:// URL of an external broker; null runs the embedded broker. */
   readonly mqttUrl: string | null;
   readonly mqttPort: number;
@@ -185,6 +187,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     databaseWaitSeconds: integer(env, 'DATABASE_WAIT_SECONDS', 30, 0, 3600),
     secretToken,
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    publicHost: text(env, 'PUBLIC_BASE_URL') === null ? null : new URL(publicBaseUrl).hostname.toLowerCase(),
     mqttUrl: url(env, 'MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),
     mqttPort: integer(env, 'MQTT_PORT', 1883, 0, 65535),
     mqttAuthSecret,

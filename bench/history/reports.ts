@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freshPostgres } from '../harness/database.ts';
+import { refoldReportFigures } from '../harness/report-figures.ts';
 import { rangeRows } from '../harness/statements.ts';
 import { serviceNodeFlags, startServer, type Server } from '../harness/server.ts';
 import { makeBenchWorld } from '../harness/world.ts';
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
       await client.query(sql);
       console.log(`filled ${ROWS.toLocaleString('en')} ${what} in ${Math.round((performance.now() - started) / 1000)} s`);
     }
+    await client.query(refoldReportFigures());
     await client.query('ANALYZE');
 
     const locations = [

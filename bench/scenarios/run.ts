@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --json FILE (bench/out/results.json)] [-- --history N [--history-rounds R]] [-- --no-fleet] [-- --no-live] [-- --postgres-only]
+// npm run bench [-- --quick] [-- --json FILE (bench/out/results.json)] [-- --history N [--history-rounds R]] [-- --no-fleet] [-- --no-live] [-- --no-long-reports] [-- --postgres-only]
 // Measures the service against ceilings of its own stack: a bare Fastify hello-world; for each
 // read, a bare Fastify server answering the same bytes and (on PostgreSQL) the read's statements
 // alone. On the embedded defaults (the service's own PostgreSQL server in DATA_DIR) and, with
@@ -104,6 +104,8 @@ if (!args.includes('--no-fleet')) {
   for (const broker of ['embedded', 'mosquitto']) fleet[broker] = await runJson(root, 'bench/fleet/fleet.ts', [...fleetArgs, '--broker', broker], log);
 }
 const live = !args.includes('--no-live') && exists(root, 'bench/live/live.ts') ? await runJson(root, 'bench/live/live.ts', [], log) : null;
+// Issue 36, item 1: P1 over ten years of 500,000 requests, and C5 beside 20 of them.
+const longReports = args.includes('--no-long-reports') ? null : await runJson(root, 'bench/reports/long-range.ts', quick ? ['--quick'] : [], log);
 
 const extra: string[] = [];
 interface FleetFigures {
@@ -135,6 +137,15 @@ if (live)
     '',
     '```json',
     JSON.stringify(live.result, null, 1),
+    '```',
+    '',
+  );
+if (longReports)
+  extra.push(
+    `### P1 over ten years, and C5 beside 20 of them (\`${longReports.command.replace(/ --json \S+/, '')}\`, exit ${longReports.exitCode})`,
+    '',
+    '```json',
+    JSON.stringify(longReports.result, null, 1),
     '```',
     '',
   );
@@ -193,6 +204,7 @@ const report = {
   embeddedGoals: embedded ? { goals: GOALS, embedded: summaryOf(embedded), ...compare(embedded, backends.find((b) => !b.embedded) ?? null) } : null,
   fleet: Object.fromEntries(Object.entries(fleet).map(([k, v]) => [k, v.result])),
   live: live?.result ?? null,
+  longReports: longReports?.result ?? null,
 };
 writeSection(path.join(root, 'bench/RESULTS.md'), markdown(settings, quick, hello, backends, extra, loadAtStart));
 fs.mkdirSync(path.dirname(jsonFile), { recursive: true });

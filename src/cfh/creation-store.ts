@@ -5,6 +5,7 @@ import { reachOfSql } from '../access/reach-sql.ts';
 import type { Tx } from '../db/db.ts';
 import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
 import { insertEvents } from '../events/log.ts';
+import { foldClosed } from '../reports/figures-store.ts';
 import type { RequestRow } from './rows.ts';
 import { createdTimers, eventsOf, RECORD_COLUMNS, STEP_COLUMNS } from './sql.ts';
 
@@ -95,6 +96,8 @@ export async function insertRequest(q: Tx, input: NewRequest, leads: { created: 
         cte('dev', devicesOf(input)),
         cte('found', devicesFound(input)),
         cte('r', insertRequestRow(input, at)),
+        // An option that only records closes its request at once: it is folded into P1's figures.
+        ...foldClosed('r'),
         cte('steps', creationSteps(leads)),
         cte('step', logCreationSteps(input, at)),
         cte(

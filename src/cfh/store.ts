@@ -8,6 +8,7 @@ import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
 import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
 import { insertEvents } from '../events/log.ts';
+import { foldClosed } from '../reports/figures-store.ts';
 import type { OnTheWayState, Staff } from './rules.ts';
 import type { RequestRow, StatusRow } from './rows.ts';
 import { CHANGED, claimTimers, endAllTimers, endUnclaimedTimers, eventsOf, RECORD_COLUMNS, requiresScan, STEP_COLUMNS } from './sql.ts';
@@ -101,9 +102,9 @@ export async function complete(
           sql`UPDATE cfh_requests c SET is_completed = true, completed_at = ${at}, completion_reason = ${reason}, is_closed = true, closed_at = ${at},
             updated_at = ${at}
           FROM t WHERE c.id = t.id AND t.outcome_ok AND NOT c.is_closed AND NOT (t.scan_missing AND ${opts.scanFirst === true})
-          RETURNING c.id, c.organization_id, c.location_id, c.option_id, c.message_id, c.claimed_by, c.source, c.callbutton_id, c.display_id,
-            c.reminder_count, c.custom_text`,
+          RETURNING c.*`,
         ),
+        ...foldClosed('r'),
         cte('step', logStaffStep(sql`'completed'`, at, staff, tokenId, sql`${reason}`)),
         cte('ev', insertEvents(eventsOf({ status: sql`'completed'`, lead: sql`${lead}::text`, requestFrom: sql`${staff.from}::text`, at }))),
         cte('ended', endAllTimers(at)),
@@ -199,6 +200,7 @@ export async function cancel(
           WHERE message_id = ${messageId} AND ${reachSql(actor, sql.raw('r'))} AND NOT is_closed${button}
           RETURNING *`,
         ),
+        ...foldClosed('r'),
         cte(
           'step',
           sql`INSERT INTO cfh_request_events (request_id, kind, at, token_id, request_from) SELECT id, 'canceled', ${at}, ${tokenId}, ${requestFrom} FROM r`,

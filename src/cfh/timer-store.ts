@@ -5,6 +5,7 @@
 import type { Queryable, Tx } from '../db/db.ts';
 import { cte, sql, withCtes, type Sql } from '../db/sql.ts';
 import { insertEvents } from '../events/log.ts';
+import { foldClosed } from '../reports/figures-store.ts';
 import type { ReminderPhase, ReminderState } from './rules.ts';
 import { CHANGED, endAllTimers, eventsOf, nextReminder } from './sql.ts';
 
@@ -25,10 +26,8 @@ async function timerStep(
   const rows = await q.run(
     withCtes(
       [
-        cte(
-          'r',
-          sql`UPDATE cfh_requests SET ${step.set(at)}, updated_at = greatest(updated_at, ${at}) WHERE id = ${requestId} AND ${step.when} RETURNING ${CHANGED}`,
-        ),
+        cte('r', sql`UPDATE cfh_requests SET ${step.set(at)}, updated_at = greatest(updated_at, ${at}) WHERE id = ${requestId} AND ${step.when} RETURNING *`),
+        ...(step.closes ? foldClosed('r') : []),
         cte('step', sql`INSERT INTO cfh_request_events (request_id, kind, at, detail) SELECT id, ${step.kind}, ${at}, ${step.detail ?? null}::text FROM r`),
         cte('ev', insertEvents(eventsOf({ status: sql`${step.kind}::text`, lead: sql`${lead}::text`, requestFrom: sql`NULL::text`, at }))),
         ...(step.closes ? [cte('ended', endAllTimers(at))] : []),

@@ -5,6 +5,7 @@ import type { Db } from '../db/db.ts';
 import { routesOf, type FeatureModule } from '../feature-module.ts';
 import type { LiveStreams } from '../live/streams.ts';
 import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
+import type { ReportGate } from '../reports/gate.ts';
 import type { StoreDeviceSignIn } from '../people/store-device-sign-in.ts';
 import { consoleRoutes } from './routes.ts';
 import { signInWays } from './sign-in-options.ts';
@@ -28,6 +29,8 @@ export interface ConsoleModuleDeps {
   observeSynthesis: (seconds: number) => void;
   /** The people module's: which enrolled store device a browser is, for the sign-in page. */
   storeDevices: Pick<StoreDeviceSignIn, 'deviceOf'>;
+  /** The reports' (one per instance): the Reports page's reports count with the API's. */
+  reportGate: ReportGate;
 }
 
 export function consoleModule(deps: ConsoleModuleDeps): FeatureModule {
@@ -47,6 +50,7 @@ export function consoleModule(deps: ConsoleModuleDeps): FeatureModule {
       observeSynthesis: deps.observeSynthesis,
       signInWays: signInWays(config),
       storeDevices: deps.storeDevices,
+      reportGate: deps.reportGate,
     }),
   };
 }

@@ -12,6 +12,7 @@ import type { RequestRow } from '../cfh/rows.ts';
 import { toListedRecord } from '../cfh/views.ts';
 import { AppError, notFound } from '../http/errors.ts';
 import { playedWav, radioTimeline } from '../radio/transcripts.ts';
+import type { ReportGate } from '../reports/gate.ts';
 import { cfhReport, exportRequests, lockerReport } from '../reports/reports.ts';
 import { deliveryPage } from '../webhooks/deliveries.ts';
 import { deliveryView } from '../webhooks/views.ts';
@@ -22,6 +23,8 @@ export interface ConsolePageDeps {
   clock: Clock;
   /** DEVICE_OFFLINE_SECONDS. */
   offlineSeconds: number;
+  /** How many reports run at once (the reports API's too). */
+  reportGate: ReportGate;
 }
 
 /** Requests the queue shows: every open one (up to a busy day's worth), then the newest closed ones. */

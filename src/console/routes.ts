@@ -1,6 +1,7 @@
 // The console over HTTP (contract section 15): its page and front-end files, what its pages need of
 // the session (signing in is section 17's, people/routes.ts), and (api-routes.ts) the reads, actions and live stream its pages use. Every route here is the
 // console's own, for its pages; they are hidden from the OpenAPI document except the live stream.
+import type { ReportGate } from '../reports/gate.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Clock } from '../clock.ts';
@@ -38,6 +39,7 @@ export interface ConsoleRouteDeps {
   signInWays: SignInWays;
   /** The enrolled store device a browser is (people's badge and PIN sign-in). */
   storeDevices: Pick<StoreDeviceSignIn, 'deviceOf'>;
+  reportGate: ReportGate;
 }
 
 /**

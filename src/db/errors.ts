@@ -4,9 +4,10 @@ interface PgError {
   code?: string;
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENOENT', '57P01', '57P02', '57P03']);
+// 57014: a statement canceled, by statement_timeout or an administrator; another try may succeed.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'ENOENT', '57014', '57P01', '57P02', '57P03']);
 
-/** The database cannot be reached right now, or has no room (class 53: a full disk, no memory, no
+/** The database cannot be reached right now, took too long (a statement timeout), or has no room (class 53: a full disk, no memory, no
  * connection left): the request may succeed later (503, not 500); its transaction was rolled back. */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as PgError & { message?: string };

@@ -24,6 +24,18 @@ export interface MetricsRouteDeps {
   metrics: ServiceMetrics;
   /** METRICS_TOKEN; null: the scrape is open. */
   token: string | null;
+  /** PUBLIC_BASE_URL's host name, when set. */
+  publicHost: string | null;
+}
+
+/** Host names that are this host's whatever the network: a page whose name was rebound to a
+ * loopback address still sends its own name, and is refused. */
+const LOOPBACK_NAME = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
+
+/** The Host header's name, without its port, in lower case ('' without one). */
+export function hostNameOf(host: string | undefined): string {
+  const h = (host ?? '').trim().toLowerCase();
+  return h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : (h.split(':')[0] ?? '');
 }
 
 /** The label of a request: its route's operationId, else its route pattern, else "unmatched" (a 404 of no route). */
@@ -55,6 +67,15 @@ export async function metricsRoutes(app: FastifyInstance, deps: MetricsRouteDeps
     return last.figures;
   };
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    // DNS rebinding (issue 36, item 11): a page of another site whose name now resolves to this
+    // host reaches it with its own name in Host. Without METRICS_TOKEN only loopback names are
+    // answered (and the public name, when set); with it, the public name and loopback names once
+    // PUBLIC_BASE_URL is set (a token a page does not know already keeps it out).
+    const name = hostNameOf(request.headers.host);
+    const knownName = LOOPBACK_NAME.test(name) || (deps.publicHost !== null && name === deps.publicHost);
+    if ((deps.token === null || deps.publicHost !== null) && !knownName) {
+      throw new AppError(403, 'forbidden', `/metrics answers only the service's own host names (PUBLIC_BASE_URL's, and loopback), not ${name || 'none'}`);
+    }
     if (deps.token !== null) {
       const given = bearerOf(request);
       if (given === null || !safeEqual(given, deps.token)) throw new AppError(401, 'unauthorized', 'the metrics token is missing or not valid');

@@ -78,6 +78,11 @@ export type LockerReport = Static<typeof LockerReport>;
 export const REPORT_ERRORS = {
   ...errorResponses({
     ...SERVICE_ERRORS,
+    429: {
+      description: 'too many refused requests from this client, or more than 2 reports at once from this credential; see Retry-After',
+      codes: ['too_many_failures', 'too_many_reports'],
+    },
+    503: 'the database is unavailable, or a report is running on the instance and did not end within 2 s; see Retry-After',
     401: 'missing or invalid bearer token',
     403: 'the token lacks the reports scope',
     404: 'no such location (for this token)',

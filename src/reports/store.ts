@@ -1,8 +1,11 @@
-// SQL of the reports. Each report is one statement over one location's rows of the range (index
-// cfh_requests_location_created / locker_orders_location_created, migration 010); the location is
+// SQL of the reports. P1 is one statement over one location's kept figures (migration 036) and its
+// open requests; P3 over the location's orders of the range (locker_orders_location_created,
+// migration 010); P2 pages through the range's requests (cfh_requests_location_created). The location is
 // looked up with the caller's organization in the same statement, so another organization's
 // location gives no row at all. Day boundaries are the location's time zone's (UTC without one).
 import type { Queryable } from '../db/db.ts';
+import { factsOf } from './figures-store.ts';
+import type { DayRange, Span } from './rules.ts';
 import type { CfhReport, LockerReport } from './schemas.ts';
 
 /** The location (of the organization) and the instants that bound the range of days. */
@@ -19,52 +22,67 @@ const durations = (seconds: string, from: string, where: string) => `(SELECT jso
     'p90_s', round((percentile_cont(0.9) WITHIN GROUP (ORDER BY s))::numeric, 3))
   FROM (SELECT extract(epoch FROM ${seconds})::float8 AS s FROM ${from} WHERE ${where}) AS x)`;
 
-const DEVICE = `CASE WHEN r.callbutton_id IS NOT NULL THEN 'call_button:' || r.callbutton_id
-  WHEN r.display_id IS NOT NULL THEN 'display:' || r.display_id
-  WHEN r.device_id IS NOT NULL THEN 'device:' || r.device_id ELSE 'none' END`;
-/** The name of that device: the call button's or the display's (other devices have none here). */
-const DEVICE_NAME = `coalesce((SELECT name FROM call_buttons WHERE id = r.callbutton_id AND location_id = r.location_id),
-  (SELECT name FROM cfh_displays WHERE id = r.display_id AND location_id = r.location_id))`;
-
-/** Who claimed: a person by their id (one entry whatever their name was at the time, shown under
- * their current name), anyone else by the name the integration sent. */
-const EMPLOYEE = `CASE WHEN r.claimed_by_user_id ~ '^person:[0-9]{1,9}$' THEN r.claimed_by_user_id ELSE 'name:' || r.claimed_by END`;
-
 const groups = (select: string) => `(SELECT coalesce(json_agg(json_build_object('key', g.key, 'name', g.name, 'requests', g.requests)
   ORDER BY g.requests DESC, g.key), '[]') FROM (${select}) AS g)`;
 
-export type CfhFigures = Omit<CfhReport, 'location_id' | 'from' | 'to'>;
+/** The id in a key `<prefix><id>`, else NULL (CASE first, so no other key is cast). */
+const idIn = (key: string, prefix: string) => `(CASE WHEN ${key} LIKE '${prefix}%' THEN substr(${key}, ${prefix.length + 1}) END)::int`;
 
-/** P1's figures, or null for a location that is not the organization's. */
-export async function cfhFigures(q: Queryable, organizationId: number, locationId: number, from: string, to: string): Promise<CfhFigures | null> {
+/** The name of a device key's call button or display (other devices have none here). */
+const DEVICE_NAME = `coalesce((SELECT name FROM call_buttons WHERE id = ${idIn('f.key', 'call_button:')} AND location_id = b.id),
+  (SELECT name FROM cfh_displays WHERE id = ${idIn('f.key', 'display:')} AND location_id = b.id))`;
+
+/** P1's figures: what the JSON report holds, the durations still as their buckets. */
+export type CfhFigures = Omit<CfhReport, 'location_id' | 'from' | 'to' | 'per_day' | 'time_to_claim' | 'time_to_on_the_way' | 'time_to_complete'> & {
+  /** The days with requests (days after `from`), each with its figures (as many, in that order): per_day is made of them. */
+  days: { at: number[]; requests: number[]; escalations: number[]; timeouts: number[] };
+  durations: { kind: 'claim' | 'on_the_way' | 'complete'; n: number; seconds: number }[] | null;
+};
+
+/**
+ * P1's figures, or null for a location that is not the organization's: the kept counts of the
+ * range's spans (its whole years, then whole months, then days), and the facts of its requests still open (a few: open
+ * requests time out), summed by kind and key; per_day from the kept days (a row each).
+ */
+export async function cfhFigures(
+  q: Queryable,
+  organizationId: number,
+  locationId: number,
+  range: DayRange,
+  spans: readonly Span[],
+): Promise<CfhFigures | null> {
   const [row] = await q.query<{ report: CfhFigures }>(
     `WITH ${BOUNDS},
-     r AS (SELECT r.*, (r.created_at AT TIME ZONE b.tz)::date AS day
-           FROM b JOIN cfh_requests r ON r.location_id = b.id AND r.created_at >= b.t0 AND r.created_at < b.t1)
+     open AS (SELECT r.* FROM b JOIN cfh_requests r ON r.location_id = b.id AND NOT r.is_closed AND r.created_at >= b.t0 AND r.created_at < b.t1),
+     open_facts AS (${factsOf('open r CROSS JOIN b', 'b.tz')}),
+     spans AS (SELECT * FROM unnest($5::smallint[], $6::date[], $7::date[]) AS s (grain, lo, hi)),
+     kept AS (SELECT c.kind, c.key, c.n, c.a, c.seconds, c.name FROM b CROSS JOIN spans s
+       JOIN cfh_report_counts c ON c.location_id = b.id AND c.grain = s.grain AND c.period >= s.lo AND c.period < s.hi),
+     f AS (SELECT kind, key, sum(n) AS n, sum(a) AS a, sum(seconds) AS seconds, min(name) AS name
+           FROM (SELECT kind, key, n, a, seconds, name FROM kept UNION ALL SELECT kind, key, n, a, seconds, name FROM open_facts WHERE kind <> 'day') AS x
+           GROUP BY kind, key),
+     open_days AS (SELECT day, sum(n) AS requests, sum(a) AS escalations, sum(b) AS timeouts FROM open_facts WHERE kind = 'day' GROUP BY day),
+     kept_days AS (SELECT k.day, k.requests, k.escalations, k.timeouts FROM b JOIN cfh_report_days k ON k.location_id = b.id AND k.day BETWEEN $3::date AND $4::date),
+     d AS (SELECT coalesce(k.day, o.day) AS day, coalesce(k.requests, 0) + coalesce(o.requests, 0) AS requests,
+             coalesce(k.escalations, 0) + coalesce(o.escalations, 0) AS escalations, coalesce(k.timeouts, 0) + coalesce(o.timeouts, 0) AS timeouts
+           FROM kept_days k FULL JOIN open_days o ON o.day = k.day ORDER BY 1)
      SELECT json_build_object(
-       'total', (SELECT count(*) FROM r),
-       'per_day', (SELECT json_agg(json_build_object('day', to_char(days.day, 'YYYY-MM-DD'), 'requests', coalesce(c.requests, 0),
-                     'escalations', coalesce(c.escalations, 0), 'timeouts', coalesce(c.timeouts, 0)) ORDER BY days.day)
-                   FROM days LEFT JOIN (SELECT day, count(*) AS requests, count(*) FILTER (WHERE is_escalated) AS escalations,
-                                          count(*) FILTER (WHERE is_timeout) AS timeouts FROM r GROUP BY day) AS c USING (day)),
-       'by_source', ${groups(`SELECT r.source AS key, CASE r.source WHEN 'api' THEN 'API' WHEN 'display' THEN 'Display' ELSE 'Call button' END AS name,
-                     count(*) AS requests FROM r GROUP BY 1`)},
-       'by_option', ${groups(`SELECT r.option_id::text AS key, o.text_en AS name, count(*) AS requests
-                     FROM r JOIN cfh_options o ON o.id = r.option_id GROUP BY r.option_id, o.text_en`)},
-       'by_device', ${groups(`SELECT ${DEVICE} AS key, min(${DEVICE_NAME}) AS name, count(*) AS requests FROM r GROUP BY 1`)},
-       'time_to_claim', ${durations('claimed_at - created_at', 'r', 'claimed_at IS NOT NULL')},
-       'time_to_on_the_way', ${durations('staff_on_the_way_at - created_at', 'r', 'staff_on_the_way_at IS NOT NULL')},
-       'time_to_complete', ${durations('completed_at - created_at', 'r', 'is_completed')},
-       'outcomes', (SELECT coalesce(json_agg(json_build_object('key', key, 'count', n) ORDER BY n DESC, key), '[]')
-                    FROM (SELECT completion_reason AS key, count(*) AS n FROM r WHERE is_completed AND completion_reason IS NOT NULL GROUP BY 1) AS x),
-       'by_employee', (SELECT coalesce(json_agg(json_strip_nulls(json_build_object('claimed_by', coalesce(p.name, x.claimed_by), 'person_id', p.id,
-                          'claimed', x.claimed, 'completed', x.completed)) ORDER BY x.claimed DESC, coalesce(p.name, x.claimed_by)), '[]')
-                       FROM (SELECT ${EMPLOYEE} AS key, min(claimed_by) AS claimed_by, count(*) AS claimed, count(*) FILTER (WHERE is_completed) AS completed
-                             FROM r WHERE claimed_by IS NOT NULL GROUP BY 1) AS x
-                       LEFT JOIN people p ON p.id = CASE WHEN x.key LIKE 'person:%' THEN substr(x.key, 8)::int END AND p.organization_id = $2)
+       'total', (SELECT coalesce(sum(requests), 0) FROM d),
+       'days', (SELECT json_build_object('at', coalesce(array_agg(d.day - $3::date), '{}'), 'requests', coalesce(array_agg(d.requests), '{}'),
+                  'escalations', coalesce(array_agg(d.escalations), '{}'), 'timeouts', coalesce(array_agg(d.timeouts), '{}')) FROM d),
+       'by_source', ${groups(`SELECT key, CASE key WHEN 'api' THEN 'API' WHEN 'display' THEN 'Display' ELSE 'Call button' END AS name, n AS requests
+                     FROM f WHERE kind = 'source'`)},
+       'by_option', ${groups(`SELECT f.key, o.text_en AS name, f.n AS requests FROM f JOIN cfh_options o ON o.id = (CASE WHEN f.kind = 'option' THEN f.key END)::int WHERE f.kind = 'option'`)},
+       'by_device', ${groups(`SELECT f.key, ${DEVICE_NAME} AS name, f.n AS requests FROM f WHERE f.kind = 'device'`)},
+       'durations', (SELECT json_agg(json_build_object('kind', kind, 'n', n, 'seconds', seconds)) FROM f WHERE kind IN ('claim', 'on_the_way', 'complete')),
+       'outcomes', (SELECT coalesce(json_agg(json_build_object('key', key, 'count', n) ORDER BY n DESC, key), '[]') FROM f WHERE kind = 'outcome'),
+       'by_employee', (SELECT coalesce(json_agg(json_strip_nulls(json_build_object('claimed_by', coalesce(p.name, x.name), 'person_id', p.id,
+                          'claimed', x.n, 'completed', x.a)) ORDER BY x.n DESC, coalesce(p.name, x.name)), '[]')
+                       FROM (SELECT key, name, n, a FROM f WHERE kind = 'employee') AS x
+                       LEFT JOIN people p ON p.id = ${idIn('x.key', 'person:')} AND p.organization_id = $2)
      ) AS report
      FROM b`,
-    [locationId, organizationId, from, to],
+    [locationId, organizationId, range.from, range.to, spans.map((s) => s.grain), spans.map((s) => s.from), spans.map((s) => s.until)],
   );
   return row?.report ?? null;
 }

@@ -5,7 +5,7 @@ import type { ConsoleModuleDeps } from '../console/module.ts';
 import { signInWays } from '../console/sign-in-options.ts';
 import { staffRoutes } from './routes.ts';
 
-export function staffModule(deps: ConsoleModuleDeps): FeatureModule {
+export function staffModule(deps: Omit<ConsoleModuleDeps, 'reportGate'>): FeatureModule {
   const { config } = deps;
   return {
     routes: routesOf(staffRoutes, {

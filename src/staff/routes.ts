@@ -18,7 +18,8 @@ import { answersUncached, changingWithSession, personAuth, personOf } from '../p
 import { staffSession } from './session.ts';
 import { loadStaffFiles } from './static.ts';
 
-export type StaffRouteDeps = ConsoleRouteDeps;
+// The console's, without its reports (the app has none).
+export type StaffRouteDeps = Omit<ConsoleRouteDeps, 'reportGate'>;
 
 const MessageId = Type.String({ minLength: 1, maxLength: 200 });
 

@@ -50,13 +50,13 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
     ALTER TABLE cfh_outcomes DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
     ALTER TABLE call_buttons DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;
     ALTER TABLE cfh_displays DROP COLUMN enabled, DROP COLUMN version, DROP COLUMN managed_by;`,
-  35: `ALTER TABLE webhook_endpoints ALTER COLUMN id DROP DEFAULT; DROP SEQUENCE webhook_endpoints_id_seq;
+  33: `ALTER TABLE webhook_endpoints ALTER COLUMN id DROP DEFAULT; DROP SEQUENCE webhook_endpoints_id_seq;
     ALTER TABLE webhook_endpoints DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
     ALTER TABLE radio_edges DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
     ALTER TABLE messaging_accounts DROP COLUMN version, DROP COLUMN managed_by, DROP COLUMN enabled;
     DROP INDEX IF EXISTS radio_edges_location;`,
-  36: 'ALTER TABLE webhook_endpoints DROP COLUMN format',
-  37: `DELETE FROM cfh_request_events WHERE kind = 'arrived';
+  34: 'ALTER TABLE webhook_endpoints DROP COLUMN format',
+  35: `DELETE FROM cfh_request_events WHERE kind = 'arrived';
     ALTER TABLE cfh_request_events DROP CONSTRAINT cfh_request_events_kind_check;
     ALTER TABLE cfh_request_events ADD CONSTRAINT cfh_request_events_kind_check
       CHECK (kind IN ('created', 'claimed', 'on_the_way', 'completed', 'canceled', 'timed_out', 'escalated', 'reminder'));
@@ -64,6 +64,7 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
     ALTER TABLE cfh_displays DROP COLUMN require_scan, DROP COLUMN scan_code_hash;
     ALTER TABLE call_buttons DROP COLUMN require_scan, DROP COLUMN scan_code_hash;
     ALTER TABLE cfh_options DROP COLUMN require_scan, DROP COLUMN scan_code_hash;`,
+  36: 'DROP TABLE cfh_report_days, cfh_report_counts',
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);
