@@ -113,3 +113,27 @@ test('options and outcomes show English and French side by side, in the table an
     ['sale', 'Made a sale', 'Vente'],
   );
 });
+
+test('a call button made with scan to complete shows its scan code once, and a new one on demand', { skip }, async (t) => {
+  const s = await serving(t);
+  const page = await signedInPage(t, s.base, s.w.admin);
+  await openSetup(page, s.base, s.w.locationId, 'equipment', 'Call buttons');
+  await page.getByRole('button', { name: 'Add a call button' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add a call button' });
+  await dialog.getByLabel('Name', { exact: true }).fill('Paint counter');
+  await dialog.getByLabel('Device key (MAC address)').fill('AA:22:33:44:55:77');
+  await dialog.getByLabel('Option', { exact: true }).selectOption({ index: 1 });
+  await dialog.getByLabel('Scan to complete').check();
+  await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+  const shown = page.getByRole('dialog', { name: 'The scan code of Paint counter' });
+  const code = await shown.getByLabel('Scan code').inputValue();
+  assert.match(code, /^[0-9A-Z]{5}(-[0-9A-Z]{5}){3}-[0-9A-Z]{6}$/);
+  await shown.getByRole('button', { name: 'Done, I have kept it' }).click();
+  assert.doesNotMatch((await callFromPage(page, 'GET', '/api/admin/call_buttons')).text, new RegExp(code), 'never in a list');
+
+  const row = page.locator('#section-call-buttons tr', { hasText: 'Paint counter' });
+  await row.getByRole('button', { name: 'New scan code for Paint counter' }).click();
+  await page.getByRole('dialog', { name: 'A new scan code for Paint counter?' }).getByRole('button', { name: 'Make a new scan code' }).click();
+  const again = page.getByRole('dialog', { name: 'The scan code of Paint counter' });
+  assert.notEqual(await again.getByLabel('Scan code').inputValue(), code);
+});

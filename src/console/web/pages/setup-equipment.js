@@ -7,7 +7,7 @@ import { h } from '../dom.js';
 import { choicesOf, formDialog, showSecretOnce } from '../forms.js';
 import { CFH_ANNOUNCEABLE, THERMAL_MODES, VOICE_HANDLERS } from '../values.js';
 import { openQrSheet, sheetButton } from './qr-sheet.js';
-import { scanCode } from './setup-options.js';
+import { requireScanField, scanCode, scanCodeButton } from './setup-options.js';
 import { confirmedAction, deleteObject, editDialog, enabledBadge, fromList, list, resourceSection, rowButton, yesNo } from './resource.js';
 
 const enabledField = { name: 'enabled', label: 'Enabled (off: devices and customers no longer reach it; reports keep it)', type: 'checkbox' };
@@ -183,9 +183,11 @@ export function equipmentSection(root, ctx) {
         choices: choicesOf(await optionChoices(ctx), (o) => `${o.text_en} · ${o.text_fr}`),
       },
       chatChannel,
+      requireScanField,
       ...(creating ? [] : [enabledField]),
     ],
     made: (b) => scanCode(b, b.name),
+    more: (b, reload) => (b.require_scan ? [scanCodeButton(b.name, () => post(`/api/admin/call_buttons/${b.id}/scan_code`, {}, b.version), reload)] : []),
   });
 
   const displaysUrl = '/api/admin/displays';
@@ -230,10 +232,14 @@ export function equipmentSection(root, ctx) {
       { name: 'option_ids', label: 'Options (1 to 4)', type: 'checks', choices: choicesOf(await optionChoices(ctx), (o) => `${o.text_en} · ${o.text_fr}`) },
       { name: 'allow_custom_text', label: 'Customers may type a short text', type: 'checkbox' },
       chatChannel,
+      requireScanField,
       ...(creating ? [] : [enabledField]),
     ],
     made: showDisplayKey,
-    more: (d, reload) => [rotateButton(d.name, () => post(`${displaysUrl}/${d.id}/key`, {}, d.version), showDisplayKey, reload)],
+    more: (d, reload) => [
+      rotateButton(d.name, () => post(`${displaysUrl}/${d.id}/key`, {}, d.version), showDisplayKey, reload),
+      ...(d.require_scan ? [scanCodeButton(d.name, () => post(`${displaysUrl}/${d.id}/scan_code`, {}, d.version), reload)] : []),
+    ],
   });
 
   const edgesUrl = '/api/admin/radio_edges';

@@ -4,7 +4,7 @@
 import { get, post } from '../api.js';
 import { formDialog, showSecretOnce } from '../forms.js';
 import { STAFF_ACTIONS } from '../values.js';
-import { deleteObject, editDialog, enabledBadge, fromList, resourceSection, rowButton } from './resource.js';
+import { confirmedAction, deleteObject, editDialog, enabledBadge, fromList, resourceSection, rowButton } from './resource.js';
 
 const STAFF_ACTION_NAMES = {
   claim_and_on_the_way: 'claim, then on the way',
@@ -12,6 +12,14 @@ const STAFF_ACTION_NAMES = {
   acknowledge: 'acknowledge',
   done: 'done',
   none: 'nothing (information only)',
+};
+
+/** Section 19: staff scan the object's code before completing its requests. */
+export const requireScanField = {
+  name: 'require_scan',
+  label: 'Scan to complete',
+  type: 'checkbox',
+  hint: 'Staff scan its code (shown once when made) before they complete a request.',
 };
 
 function optionFields(ctx, { creating }) {
@@ -37,6 +45,7 @@ function optionFields(ctx, { creating }) {
       required: true,
       choices: STAFF_ACTIONS.map((a) => ({ value: a, text: STAFF_ACTION_NAMES[a] ?? a })),
     },
+    requireScanField,
     ...(creating && ctx.orgAdmin
       ? [
           {
@@ -65,6 +74,24 @@ export async function scanCode(made, what) {
       note: 'Print it as a QR code where staff complete the request.',
     });
   }
+}
+
+/** A new scan code (the old one no longer scans), shown once. */
+export function scanCodeButton(what, run, reload) {
+  return rowButton(
+    'New scan code',
+    async () => {
+      const rotated = await confirmedAction({
+        title: `A new scan code for ${what}?`,
+        text: 'The old code no longer scans: print the new one where staff complete the request.',
+        confirm: 'Make a new scan code',
+        run,
+        reload,
+      });
+      if (rotated) await scanCode(rotated, what);
+    },
+    { label: `New scan code for ${what}` },
+  );
 }
 
 export function optionsSection(root, ctx) {
@@ -114,6 +141,7 @@ export function optionsSection(root, ctx) {
         },
         { label: `Edit ${o.text_en}` },
       ),
+      ...(o.require_scan ? [scanCodeButton(o.text_en, () => post(`${url}/${o.id}/scan_code`, {}, o.version), reload)] : []),
       rowButton('Delete', () => deleteObject({ what: `“${o.text_en}”`, url: `${url}/${o.id}`, version: o.version, reload }), {
         label: `Delete ${o.text_en}`,
         danger: true,
