@@ -25,6 +25,7 @@ test('an org admin makes a button whose first press works, reads and changes it 
     device_key: key,
     option_id: w.optionId,
     chat_channel_id: null,
+    require_scan: false,
     enabled: true,
     version: 1,
     managed_by: 'admin',

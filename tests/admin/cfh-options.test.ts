@@ -24,6 +24,7 @@ test('an org admin makes options for the whole organization and for a store; a l
     location_id: null,
     ...texts,
     staff_action: 'claim_and_on_the_way',
+    require_scan: false,
     enabled: true,
     version: 1,
     managed_by: 'admin',

@@ -27,6 +27,7 @@ test('a display made by an admin shows its key and page once, its page works at 
     option_ids: [w.optionId],
     allow_custom_text: false,
     chat_channel_id: null,
+    require_scan: false,
     enabled: true,
     version: 1,
     managed_by: 'admin',
