@@ -11,7 +11,7 @@ import { createOf, type Entry, type ObjectKind } from '../admin/objects.ts';
 import { ADMIN_ERRORS, IdParams, objectSchemas, security, tags, VERSION_ERRORS, VersionQuery } from '../admin/schemas.ts';
 import { sql } from '../db/sql.ts';
 import { etagOf, expectedVersions } from '../http/if-match.ts';
-import { errorResponses, RowId } from '../http/schemas.ts';
+import { BODY_ERRORS, errorResponses, RowId } from '../http/schemas.ts';
 import { sha256hex } from '../http/secrets.ts';
 import { makeKey } from '../provisioning/entries.ts';
 import { CabinetEntry, LockerEntry } from '../provisioning/schema.ts';
@@ -82,6 +82,7 @@ export async function lockerKeyRoutes(fastify: FastifyInstance, deps: ObjectRout
           ...ADMIN_ERRORS,
           ...VERSION_ERRORS,
           ...errorResponses({
+            ...BODY_ERRORS,
             404: 'no such locker (or one you do not administer)',
             409: { description: 'managed_by_file: the file holds its key', codes: ['managed_by_file'] },
             422: 'id is not valid',

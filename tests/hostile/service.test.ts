@@ -175,7 +175,7 @@ test('every operation, with any credential, path, query and body: a 2xx or a cle
 
 /** The right credential of an operation, by its path: a session operation gets a session of its own. */
 async function credentialOf(path: string): Promise<Record<string, string>> {
-  if (path.startsWith('/api/session/')) return fromPage(await signInHttp(ctx.app, admin));
+  if (path.startsWith('/api/session/') || path.startsWith('/staff/api/')) return fromPage(await signInHttp(ctx.app, admin));
   if (path.startsWith('/api/admin/')) return { authorization: `Bearer ${adminToken}` };
   if (path === '/api/lockers/cabinet/status') return { 'api-key': world.lockerKey };
   if (path.startsWith('/internal/mqtt/')) return { authorization: `Bearer ${BROKER_SECRET}` };

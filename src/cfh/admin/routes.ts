@@ -14,7 +14,7 @@ import { ADMIN_ERRORS, IdParams, security, tags, VERSION_ERRORS, VersionQuery } 
 import { sql } from '../../db/sql.ts';
 import { invalid } from '../../http/errors.ts';
 import { etagOf, expectedVersions } from '../../http/if-match.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.ts';
 import { matchesDigest, sha256hex } from '../../http/secrets.ts';
 import { makeKey } from '../../provisioning/entries.ts';
 import { buttonKind, displayKind, optionKind, outcomeKind, type DisplayRow } from './kinds.ts';
@@ -156,7 +156,7 @@ export async function displayKeyRoutes(fastify: FastifyInstance, deps: CfhAdminD
           ...ADMIN_ERRORS,
           ...notFound,
           ...VERSION_ERRORS,
-          ...errorResponses({ 409: { description: 'managed_by_file: the file holds its key', codes: ['managed_by_file'] } }),
+          ...errorResponses({ ...BODY_ERRORS, 409: { description: 'managed_by_file: the file holds its key', codes: ['managed_by_file'] } }),
         },
       },
     },

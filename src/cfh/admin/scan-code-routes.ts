@@ -13,7 +13,7 @@ import type { ObjectRow } from '../../admin/object-store.ts';
 import { ADMIN_ERRORS, IdParams, security, tags, VERSION_ERRORS, VersionQuery } from '../../admin/schemas.ts';
 import { sql } from '../../db/sql.ts';
 import { etagOf, expectedVersions } from '../../http/if-match.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { BODY_ERRORS, errorResponses } from '../../http/schemas.ts';
 import { newScanCode, scanCodeDigest } from '../scan-codes.ts';
 import { ScanCode } from './schemas.ts';
 
@@ -57,6 +57,7 @@ export function scanCodeRoutes(scannables: readonly Scannable[]) {
               ...ADMIN_ERRORS,
               ...VERSION_ERRORS,
               ...errorResponses({
+                ...BODY_ERRORS,
                 404: `no such ${what} (or one you do not administer)`,
                 409: { description: 'managed_by_file: the file holds it (`npm run scan-code` rotates its code)', codes: ['managed_by_file'] },
                 422: 'id is not an id',
