@@ -42,7 +42,13 @@ interface Client {
 
 /** One SSE client on its own connection, from a loopback address of its own group (an instance
  * takes at most 500 streams per client address). */
-function openStream(base: string, path: string, n: number, headers: Record<string, string>, onEvent: (event: string, data: string) => void): Promise<Client> {
+export function openStream(
+  base: string,
+  path: string,
+  n: number,
+  headers: Record<string, string>,
+  onEvent: (event: string, data: string) => void,
+): Promise<Client> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = http.request({
@@ -96,7 +102,7 @@ async function post(base: string, token: string, path: string, body: unknown): P
 }
 
 /** Runs `fn` over `items`, `width` at a time. */
-async function inParallel<T>(items: readonly T[], width: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+export async function inParallel<T>(items: readonly T[], width: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(width, items.length) }, async () => {

@@ -106,6 +106,9 @@ if (!args.includes('--no-fleet')) {
 const live = !args.includes('--no-live') && exists(root, 'bench/live/live.ts') ? await runJson(root, 'bench/live/live.ts', [], log) : null;
 // Issue 36, item 1: P1 over ten years of 500,000 requests, and C5 beside 20 of them.
 const longReports = args.includes('--no-long-reports') ? null : await runJson(root, 'bench/reports/long-range.ts', quick ? ['--quick'] : [], log);
+// Issue 33: an admin write at 8 admins and its reach to a second instance; issue 34: 500 staff phones.
+const admin = await runJson(root, 'bench/admin/admin.ts', quick ? ['--seconds', '3', '--changes', '40'] : [], log);
+const staff = await runJson(root, 'bench/staff/staff.ts', quick ? ['--phones', '100', '--requests', '10'] : [], log);
 
 const extra: string[] = [];
 interface FleetFigures {
@@ -146,6 +149,18 @@ if (longReports)
     '',
     '```json',
     JSON.stringify(longReports.result, null, 1),
+    '```',
+    '',
+  );
+for (const [title, run] of [
+  ['Admin writes and their reach to a second instance (issue 33)', admin],
+  ['Staff phones reached by a request (issue 34)', staff],
+] as const)
+  extra.push(
+    `### ${title} (\`${run.command.replace(/ --json \S+/, '')}\`, exit ${run.exitCode})`,
+    '',
+    '```json',
+    JSON.stringify(run.result, null, 1),
     '```',
     '',
   );
@@ -205,6 +220,8 @@ const report = {
   fleet: Object.fromEntries(Object.entries(fleet).map(([k, v]) => [k, v.result])),
   live: live?.result ?? null,
   longReports: longReports?.result ?? null,
+  admin: admin.result,
+  staff: staff.result,
 };
 writeSection(path.join(root, 'bench/RESULTS.md'), markdown(settings, quick, hello, backends, extra, loadAtStart));
 fs.mkdirSync(path.dirname(jsonFile), { recursive: true });
