@@ -14,7 +14,7 @@ import { exists, madeKey, OWNED, tookOver, type ApplyContext } from './owners.ts
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
-import { applyPeople, applyTokens, auditApplied } from './people.ts';
+import { applyPeople, applyTokens, auditApplied, revokeUnlisted } from './people.ts';
 import { applyIntegrations } from './integrations.ts';
 import { missingScanCodes, setScanCode, type ScanTarget } from '../cfh/scan-codes.ts';
 
@@ -41,6 +41,8 @@ export interface ProvisioningSummary {
   radio_edges: number;
   messaging_accounts: number;
   api_tokens: number;
+  /** Tokens an earlier file made that this one no longer lists, revoked by this apply. */
+  api_tokens_revoked?: number;
   /** Keys the service made for new lockers and displays the file gave none: shown once. */
   made_keys?: { kind: 'locker' | 'cfh_display'; id: number; key: string }[];
   /** Version 2 sections are counted when the file has them. */
@@ -136,8 +138,9 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
     await applyCfhDevices(ctx, file, summary);
     await applyIntegrations(q, file, summary, opts.source ?? null, now);
     await applyTokens(q, file.api_tokens ?? [], now, summary);
-    // A token the file revoked or changed is forgotten by every instance's memory of live tokens.
-    if ((file.api_tokens ?? []).length > 0) q.signal('credentials');
+    await revokeUnlisted(q, file, now, summary);
+    // A token the file revoked, changed or no longer lists is forgotten by every instance's memory of live tokens.
+    if ((file.api_tokens ?? []).length > 0 || summary.api_tokens_revoked !== undefined) q.signal('credentials');
     await applyPeople(q, file, now, summary);
     await auditApplied(q, file, summary, opts.source ?? null, now);
     const codes = await makeMissingScanCodes(q, file, now);
