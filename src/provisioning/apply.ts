@@ -14,6 +14,7 @@ import { exists, madeKey, OWNED, tookOver, type ApplyContext } from './owners.ts
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
+import { weakKeys } from './strength.ts';
 import { applyPeople, applyTokens, auditApplied, revokeUnlisted } from './people.ts';
 import { applyIntegrations } from './integrations.ts';
 import { missingScanCodes, setScanCode, type ScanTarget } from '../cfh/scan-codes.ts';
@@ -24,7 +25,11 @@ export class ProvisioningError extends Error {}
 const validate = makeAjv({ coerceTypes: false, verbose: true }).compile<ProvisioningFile>(closedSchema(ProvisioningFile));
 
 export function parseProvisioning(input: unknown): ProvisioningFile {
-  if (validate(input)) return input;
+  if (validate(input)) {
+    const weak = weakKeys(input);
+    if (weak.length > 0) throw new ProvisioningError(weak.slice(0, 10).join('; '));
+    return input;
+  }
   throw new ProvisioningError(
     explainIssues(validate.errors ?? [])
       .slice(0, 10)

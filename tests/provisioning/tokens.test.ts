@@ -57,3 +57,26 @@ test('a partial file (its organization not listed) and a file of another organiz
   assert.equal(partial.api_tokens_revoked, undefined);
   assert.deepEqual(await revokedAt(org), { [first.name]: false, [`second-${org}`]: false });
 });
+
+test('a key given in a file with less than about 128 bits is refused with its field named, never its value', async () => {
+  const db = await testDb();
+  const org = freshId();
+  const weak = [
+    { name: `human-${org}`, organization_id: org, scopes: ['cfh' as const], token: 'Summer2026Summer' },
+    { name: `repeat-${org}`, organization_id: org, scopes: ['cfh' as const], token: 'abcd1234'.repeat(8) },
+    { name: `run-${org}`, organization_id: org, scopes: ['cfh' as const], token: 'x'.repeat(64) },
+  ];
+  for (const [i, t] of weak.entries()) {
+    await assert.rejects(applyProvisioning(db, clock, { organizations: [{ id: org, name: 'Org' }], api_tokens: [t] }), (err: Error) => {
+      assert.match(err.message, /^api_tokens\[0\]\.token: too easy to guess/, `token ${i}`);
+      assert.ok(!err.message.includes(t.token), 'the key itself is not repeated');
+      return true;
+    });
+  }
+  await assert.rejects(
+    applyProvisioning(db, clock, { radio_edges: [{ edge_id: `e-${org}`, location_id: 1, name: 'E', device_key: 'edge-key-0000001' }] }),
+    /radio_edges\[0\]\.device_key: too easy to guess/,
+  );
+  const strong = await applyProvisioning(db, clock, { organizations: [{ id: org, name: 'Org' }], api_tokens: [tokenOf(org, `strong-${org}`)] });
+  assert.equal(strong.api_tokens, 1);
+});
