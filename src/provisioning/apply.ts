@@ -14,7 +14,8 @@ import { exists, madeKey, OWNED, tookOver, type ApplyContext } from './owners.ts
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
-import { applyPeople, applyTokens, auditApplied } from './people.ts';
+import { weakKeys } from './strength.ts';
+import { applyPeople, applyTokens, auditApplied, revokeUnlisted } from './people.ts';
 import { applyIntegrations } from './integrations.ts';
 import { missingScanCodes, setScanCode, type ScanTarget } from '../cfh/scan-codes.ts';
 
@@ -24,7 +25,11 @@ export class ProvisioningError extends Error {}
 const validate = makeAjv({ coerceTypes: false, verbose: true }).compile<ProvisioningFile>(closedSchema(ProvisioningFile));
 
 export function parseProvisioning(input: unknown): ProvisioningFile {
-  if (validate(input)) return input;
+  if (validate(input)) {
+    const weak = weakKeys(input);
+    if (weak.length > 0) throw new ProvisioningError(weak.slice(0, 10).join('; '));
+    return input;
+  }
   throw new ProvisioningError(
     explainIssues(validate.errors ?? [])
       .slice(0, 10)
@@ -41,6 +46,8 @@ export interface ProvisioningSummary {
   radio_edges: number;
   messaging_accounts: number;
   api_tokens: number;
+  /** Tokens an earlier file made that this one no longer lists, revoked by this apply. */
+  api_tokens_revoked?: number;
   /** Keys the service made for new lockers and displays the file gave none: shown once. */
   made_keys?: { kind: 'locker' | 'cfh_display'; id: number; key: string }[];
   /** Version 2 sections are counted when the file has them. */
@@ -136,8 +143,9 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
     await applyCfhDevices(ctx, file, summary);
     await applyIntegrations(q, file, summary, opts.source ?? null, now);
     await applyTokens(q, file.api_tokens ?? [], now, summary);
-    // A token the file revoked or changed is forgotten by every instance's memory of live tokens.
-    if ((file.api_tokens ?? []).length > 0) q.signal('credentials');
+    await revokeUnlisted(q, file, now, summary);
+    // A token the file revoked, changed or no longer lists is forgotten by every instance's memory of live tokens.
+    if ((file.api_tokens ?? []).length > 0 || summary.api_tokens_revoked !== undefined) q.signal('credentials');
     await applyPeople(q, file, now, summary);
     await auditApplied(q, file, summary, opts.source ?? null, now);
     const codes = await makeMissingScanCodes(q, file, now);

@@ -67,6 +67,26 @@ export async function applyTokens(q: Queryable, tokens: NonNullable<Provisioning
   }
 }
 
+/**
+ * Revokes the tokens an earlier file made that this file no longer lists, so removing a token from
+ * the file ends it. Only what a file owns is touched: tokens of file-managed service accounts (an
+ * administrator cannot add tokens to those) of the organizations this file lists under
+ * `organizations`; a file that only adds to an organization it does not list (a partial file) revokes
+ * nothing. Tokens made by administration are never touched.
+ */
+export async function revokeUnlisted(q: Queryable, file: ProvisioningFile, now: Date, summary: ProvisioningSummary): Promise<void> {
+  const tokens = file.api_tokens ?? [];
+  const organizations = (file.organizations ?? []).map((o) => o.id);
+  if (organizations.length === 0) return;
+  const revoked = await q.run<{ id: number }>(sql`
+    UPDATE api_tokens t SET revoked_at = ${now}, updated_at = ${now}
+    FROM service_accounts a
+    WHERE a.id = t.service_account_id AND a.managed_by = 'file' AND a.name = t.name AND t.revoked_at IS NULL
+      AND t.organization_id = ANY(${organizations}::int[]) AND NOT (t.name = ANY(${tokens.map((t) => t.name)}::text[]))
+    RETURNING t.id`);
+  if (revoked.length > 0) summary.api_tokens_revoked = revoked.length;
+}
+
 export async function applyPeople(q: Queryable, file: ProvisioningFile, now: Date, summary: ProvisioningSummary): Promise<void> {
   for (const [i, p] of (file.people ?? []).entries()) {
     const where = `people[${i}]`;

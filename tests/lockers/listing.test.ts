@@ -78,7 +78,7 @@ test('lockers are listed by id and their cabinets by key', async () => {
         location_id: l.world.locationId,
         name: 'Back lockers',
         version: 1,
-        api_key: `key-${secondLocker}-0123456789`,
+        api_key: `key-${secondLocker}-0123456789-abcdefghijklm`,
         cabinets: [
           { id: cabinetIds[0] as number, key: 3 },
           { id: cabinetIds[1] as number, key: 1 },

@@ -40,7 +40,7 @@ test('an endpoint is applied idempotently, keeps its secret for signing, and def
   const file = {
     locations: [{ id: w.locationId, organization_id: w.organizationId, name: `Store ${w.locationId}`, store_number: '0042' }],
     webhooks: [{ id, organization_id: w.organizationId, location_id: w.locationId, url: 'https://example.com/hook', secret: 's'.repeat(40) }],
-    api_tokens: [{ name: `hooks-${id}`, organization_id: w.organizationId, scopes: ['webhooks' as const], token: `token-${id}-abcdefgh` }],
+    api_tokens: [{ name: `hooks-${id}`, organization_id: w.organizationId, scopes: ['webhooks' as const], token: `token-${id}-abcdefghijklmnopq` }],
   };
   const summary = await applyProvisioning(db, clock, file);
   assert.equal(summary.webhooks, 1);

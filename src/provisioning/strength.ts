@@ -1,0 +1,41 @@
+// Keys given in a file must be hard to guess (issue 36, item 10): about 128 bits, estimated
+// conservatively as length × log2(the alphabet of the character classes used), and no obvious
+// repeats (a short pattern repeated, which such an estimate would overrate).
+import type { ProvisioningFile } from './schema.ts';
+
+export const MIN_KEY_BITS = 128;
+
+/** The estimated bits of a key: length × log2(size of the classes of characters it uses). */
+export function keyBits(key: string): number {
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/];
+  const sizes = [26, 26, 10, 33];
+  const alphabet = classes.reduce((n, c, i) => (c.test(key) ? n + (sizes[i] as number) : n), 0);
+  // A key that is a shorter piece repeated is worth no more than that piece.
+  let unit = key.length;
+  for (let p = 1; p <= key.length / 2; p++) {
+    if (key.length % p === 0 && key.slice(0, p).repeat(key.length / p) === key) {
+      unit = p;
+      break;
+    }
+  }
+  // So is a run of one character: count each run once.
+  const runs = key.slice(0, unit).replace(/(.)\1+/g, '$1').length;
+  return alphabet === 0 ? 0 : runs * Math.log2(alphabet);
+}
+
+/** The fields of the file whose keys are too weak, each as "<field>: ..." (never the key itself). */
+export function weakKeys(file: ProvisioningFile): string[] {
+  const found: string[] = [];
+  const check = (where: string, key: string | null | undefined) => {
+    if (typeof key === 'string' && keyBits(key) < MIN_KEY_BITS) {
+      found.push(
+        `${where}: too easy to guess (about ${Math.floor(keyBits(key))} bits; at least ${MIN_KEY_BITS} needed: use 22 or more random letters and digits)`,
+      );
+    }
+  };
+  for (const [i, k] of (file.lockers ?? []).entries()) check(`lockers[${i}].api_key`, k.api_key);
+  for (const [i, d] of (file.cfh_displays ?? []).entries()) check(`cfh_displays[${i}].key`, d.key);
+  for (const [i, e] of (file.radio_edges ?? []).entries()) check(`radio_edges[${i}].device_key`, e.device_key);
+  for (const [i, t] of (file.api_tokens ?? []).entries()) check(`api_tokens[${i}].token`, t.token);
+  return found;
+}
