@@ -7,7 +7,7 @@ import type { LiveStreams } from '../live/streams.ts';
 import type { SpeechSynthesizer } from '../radio/speech/speech.ts';
 import type { ReportGate } from '../reports/gate.ts';
 import type { StoreDeviceSignIn } from '../people/store-device-sign-in.ts';
-import { consoleRoutes } from './routes.ts';
+import { consoleRoutes, type ConsoleRouteDeps } from './routes.ts';
 import { signInWays } from './sign-in-options.ts';
 
 export interface ConsoleModuleDeps {
@@ -33,24 +33,26 @@ export interface ConsoleModuleDeps {
   reportGate: ReportGate;
 }
 
-export function consoleModule(deps: ConsoleModuleDeps): FeatureModule {
+/** The route deps of the console's use cases, from the module's: the staff app's too. */
+export function consoleRouteDeps(deps: Omit<ConsoleModuleDeps, 'reportGate'>): Omit<ConsoleRouteDeps, 'reportGate'> {
   const { config } = deps;
   return {
-    routes: routesOf(consoleRoutes, {
-      db: deps.db,
-      clock: deps.clock,
-      publicBaseUrl: config.publicBaseUrl,
-      timeoutSeconds: config.cfhTimeoutSeconds,
-      escalationSeconds: config.cfhEscalationSeconds,
-      ttlSeconds: config.radioMessageTtlSeconds,
-      queueLimit: config.radioQueueLimit,
-      offlineSeconds: config.deviceOfflineSeconds,
-      speech: deps.speech,
-      live: deps.live,
-      observeSynthesis: deps.observeSynthesis,
-      signInWays: signInWays(config),
-      storeDevices: deps.storeDevices,
-      reportGate: deps.reportGate,
-    }),
+    db: deps.db,
+    clock: deps.clock,
+    publicBaseUrl: config.publicBaseUrl,
+    timeoutSeconds: config.cfhTimeoutSeconds,
+    escalationSeconds: config.cfhEscalationSeconds,
+    ttlSeconds: config.radioMessageTtlSeconds,
+    queueLimit: config.radioQueueLimit,
+    offlineSeconds: config.deviceOfflineSeconds,
+    speech: deps.speech,
+    live: deps.live,
+    observeSynthesis: deps.observeSynthesis,
+    signInWays: signInWays(config),
+    storeDevices: deps.storeDevices,
   };
+}
+
+export function consoleModule(deps: ConsoleModuleDeps): FeatureModule {
+  return { routes: routesOf(consoleRoutes, { ...consoleRouteDeps(deps), reportGate: deps.reportGate }) };
 }

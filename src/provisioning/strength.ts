@@ -9,7 +9,12 @@ export const MIN_KEY_BITS = 128;
 export function keyBits(key: string): number {
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/];
   const sizes = [26, 26, 10, 33];
-  const alphabet = classes.reduce((n, c, i) => (c.test(key) ? n + (sizes[i] as number) : n), 0);
+  const used = classes.filter((c) => c.test(key)).length;
+  // A URL-safe base64 key (what the service and `openssl rand -base64` make) counts its 64
+  // characters even when, by chance, it shows no digit or no capital: a random 22-character key
+  // (128 bits) must pass.
+  const base64url = /^[A-Za-z0-9_-]+$/.test(key) && used >= 2;
+  const alphabet = base64url ? 64 : classes.reduce((n, c, i) => (c.test(key) ? n + (sizes[i] as number) : n), 0);
   // A key that is a shorter piece repeated is worth no more than that piece.
   let unit = key.length;
   for (let p = 1; p <= key.length / 2; p++) {
@@ -18,8 +23,8 @@ export function keyBits(key: string): number {
       break;
     }
   }
-  // So is a run of one character: count each run once.
-  const runs = key.slice(0, unit).replace(/(.)\1+/g, '$1').length;
+  // So is a long run of one character (five or more, which a random key all but never has): count it once.
+  const runs = key.slice(0, unit).replace(/(.)\1{4,}/g, '$1').length;
   return alphabet === 0 ? 0 : runs * Math.log2(alphabet);
 }
 

@@ -6,6 +6,7 @@ import { sha256hex } from '../../src/http/secrets.ts';
 import { insertAccount, insertToken } from '../../src/people/admin/service-account-store.ts';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { describeSummary } from '../../src/provisioning/errors.ts';
+import { keyBits } from '../../src/provisioning/strength.ts';
 import { freshId, testDb } from '../support/world.ts';
 
 const clock = new ManualClock();
@@ -77,6 +78,12 @@ test('a key given in a file with less than about 128 bits is refused with its fi
     applyProvisioning(db, clock, { radio_edges: [{ edge_id: `e-${org}`, location_id: 1, name: 'E', device_key: 'edge-key-0000001' }] }),
     /radio_edges\[0\]\.device_key: too easy to guess/,
   );
+  // Random 128-bit keys (22 URL-safe characters) pass, also one that by chance has no digit.
+  for (let i = 0; i < 500; i++) {
+    const key = crypto.randomBytes(16).toString('base64url');
+    assert.ok(keyBits(key) >= 128, key);
+  }
+  assert.ok(keyBits('hGkqTzRwPbNcXvLmJdYfSa') >= 128, 'letters of both cases, no digit');
   const strong = await applyProvisioning(db, clock, { organizations: [{ id: org, name: 'Org' }], api_tokens: [tokenOf(org, `strong-${org}`)] });
   assert.equal(strong.api_tokens, 1);
 });
