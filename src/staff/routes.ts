@@ -12,7 +12,7 @@ import { staffOf } from '../console/actions.ts';
 import { visibleLocation } from '../console/pages.ts';
 import type { ConsoleRouteDeps } from '../console/routes.ts';
 import { SECURITY_HEADERS } from '../console/static.ts';
-import { errorResponses, SERVICE_ERRORS, StorableText, Timestamp } from '../http/schemas.ts';
+import { BODY_ERRORS, errorResponses, SERVICE_ERRORS, StorableText, Timestamp } from '../http/schemas.ts';
 import { sendWebFile } from '../http/web-files.ts';
 import { answersUncached, changingWithSession, personAuth, personOf } from '../people/guard.ts';
 import { staffSession } from './session.ts';
@@ -89,6 +89,7 @@ export async function staffRoutes(fastify: FastifyInstance, deps: StaffRouteDeps
               employee_arrived_at: Timestamp,
             }),
             ...errorResponses({
+              ...BODY_ERRORS,
               401: 'no live session',
               403: 'a foreign page, or no CSRF token (csrf_failed)',
               404: 'no such request the session may see',
