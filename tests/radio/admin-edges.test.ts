@@ -3,6 +3,7 @@
 // MQTT connection, on another instance too; history is kept; a location admin manages its locations'
 // devices; messaging accounts are the organization administrators', and a disabled one's signatures
 // are refused; the file's objects are refused to administration and an admin's is taken over.
+import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import twilio from 'twilio';
@@ -111,7 +112,9 @@ test("a location admin manages its locations' edge devices; another location is 
 
   // The file names the admin's device: it is the file's now, with an audit entry saying so.
   const id = mine.json().edge_id as string;
-  await applyProvisioning(ctx.db, ctx.clock, { radio_edges: [{ edge_id: id, location_id: w.locationId, name: 'A radio', device_key: 'k'.repeat(20) }] });
+  await applyProvisioning(ctx.db, ctx.clock, {
+    radio_edges: [{ edge_id: id, location_id: w.locationId, name: 'A radio', device_key: crypto.randomBytes(24).toString('base64url') }],
+  });
   const after = (await call(ctx.app, lou, 'GET', EDGES)).json().find((e: { edge_id: string }) => e.edge_id === id);
   assert.deepEqual([after.managed_by, after.version], ['file', 2]);
   const [entry] = await auditOf(ctx.db, w.organizationId, ['radio_edge.taken_over']);
