@@ -217,7 +217,7 @@ test('emails are unique without case and badges within the organization (409); b
   assert.equal((await ctx.db.query("SELECT 1 FROM people WHERE name IN ('E', 'F', 'G')")).length, 0);
 });
 
-test('two org admins demoting each other at once: one change wins, the other is 409, and an org_admin is left', async (t) => {
+test('two org admins demoting each other at once: one change wins, the other is refused, and an org_admin is left', async (t) => {
   const ctx = await testApp({ t });
   const w = await adminWorld(ctx.db, ctx.clock);
   const second = await makePerson(ctx.db, ctx.clock, w.organizationId, { name: 'Ada' });
@@ -226,7 +226,10 @@ test('two org admins demoting each other at once: one change wins, the other is 
   const demote = (caller: Caller, id: number) =>
     call(ctx.app, caller, 'PATCH', `/api/admin/people/${id}`, { memberships: [{ role: 'staff', location_ids: [w.locationId] }], version: 1 });
   const answers = await Promise.all([demote(sam, second.id), demote(ada, w.admin.id)]);
-  assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 409], answers.map((r) => r.body).join('\n'));
+  // The loser is 409 when both ran together, or 403 when the winner committed first (its author is
+  // no longer an admin by the time its own request reads the session).
+  const [won, lost] = answers.map((r) => r.statusCode).sort();
+  assert.ok(won === 200 && (lost === 409 || lost === 403), answers.map((r) => r.body).join('\n'));
   const [left] = await ctx.db.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM memberships m JOIN people p ON p.id = m.person_id WHERE p.organization_id = $1 AND m.role = 'org_admin'",
     [w.organizationId],
