@@ -10,7 +10,7 @@ import twilio from 'twilio';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { TestDevice } from '../devices/device.ts';
 import { adminWorld, auditOf, auditText, bearer, call, refusedToOutsiders, sessionOf } from '../people/admin-support.ts';
-import { otherInstanceDb, testApp } from '../support/world.ts';
+import { otherInstanceDb, TEST_MQTT_URL, testApp } from '../support/world.ts';
 import { edgeKey, playText } from './support.ts';
 
 const EDGES = '/api/admin/radio_edges';
@@ -58,7 +58,8 @@ test('a new edge device plays at once with the key shown once; a rotated key and
   assert.equal((await play(other.app, key)).statusCode, 403, 'the old key is refused at its next use on the other instance');
   assert.equal((await play(other.app, newKey)).statusCode, 200);
   await assert.rejects(TestDevice.connect(ctx.mqttUrl, { username: `edge:${edgeId}`, password: key }), 'the old key cannot log in');
-  await ended;
+  // The embedded broker ends the session at once; an external one keeps it until the device reconnects.
+  if (TEST_MQTT_URL === null) await ended;
   connected.client.end(true);
 
   const disabled = await call(ctx.app, admin, 'PATCH', `${EDGES}/${edgeId}`, { enabled: false }, { 'if-match': '"2"' });
