@@ -51,16 +51,27 @@ test("a simulator on the service's broker says the broker is storeops's", { skip
 
 test("a simulator on another MQTT broker says it is not this service's, in one line", async () => {
   const aedes = await Aedes.createBroker(); // lets anyone in and subscribe to anything
-  const server = net.createServer((socket) => aedes.handle(socket));
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    aedes.handle(socket);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   after(async () => {
+    // The simulator reconnects every 2 s: a connection it opens while the broker closes would keep
+    // server.close() waiting, so the server stops listening first and every socket is ended.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => aedes.close(() => resolve()));
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closed;
   });
   const url = `mqtt://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   const lines: string[] = [];
-  await locker(await makeWorld(ctx.db, ctx.clock), url, lines).ready;
+  const simulator = locker(await makeWorld(ctx.db, ctx.clock), url, lines);
+  await simulator.ready;
   assert.match(await until(lines, /not (this service's|storeops)/i), new RegExp(url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  await simulator.close(); // before its broker, which it would otherwise wait for
 });
 
 test('a refused login says why once, not once per retry', { skip: needsOwnBroker }, async () => {

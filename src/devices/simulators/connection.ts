@@ -152,7 +152,8 @@ export function connectDevice(opts: {
     async close() {
       clearTimeout(steady);
       await chain;
-      await client.endAsync();
+      // Nothing in flight can be acked without a connection: a graceful end would wait for it forever.
+      await client.endAsync(!client.connected);
     },
   };
 }
