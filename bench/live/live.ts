@@ -16,6 +16,7 @@ import { cpuMsOfPid } from '../harness/cpu.ts';
 import { serviceNodeFlags, startServer } from '../harness/server.ts';
 import { benchOptions } from '../harness/world.ts';
 import { round } from './stats.ts';
+import { runStreamFlood } from './stream-flood.ts';
 import { runStreams } from './streams.ts';
 import { BENCH_APPLICATION, runWebhooks, startDead, startReceiver, type DeadKind } from './webhooks.ts';
 
@@ -165,6 +166,9 @@ try {
       service_cpu_ms: cpuMs() - cpuBefore,
     };
     log(`streams: ${JSON.stringify(result.streams)}`);
+    const floodAt = locations[0] as number;
+    result.stream_flood = await runStreamFlood({ base: server.url, token, locationId: floodAt, optionId: optionByLocation.get(floodAt) as number });
+    log(`stream flood: ${JSON.stringify(result.stream_flood)}`);
   }
   if (only !== 'streams') {
     const loadBefore = load();

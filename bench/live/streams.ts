@@ -48,6 +48,10 @@ export function openStream(
   n: number,
   headers: Record<string, string>,
   onEvent: (event: string, data: string) => void,
+  /** Clients sharing one source address, and the loopback network (127.net.0.0/16) they come from:
+   * the service bounds streams per client address (500 with a credential, 50 with only a
+   * message_id), so the bench spreads them over loopback addresses. */
+  spread = { perAddress: 400, net: 0 },
 ): Promise<Client> {
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
@@ -56,7 +60,7 @@ export function openStream(
       port: url.port,
       path: url.pathname + url.search,
       headers: { accept: 'text/event-stream', ...headers },
-      localAddress: `127.0.0.${2 + Math.floor(n / 400)}`,
+      localAddress: `127.${spread.net}.${Math.floor(n / spread.perAddress / 250)}.${2 + (Math.floor(n / spread.perAddress) % 250)}`,
       agent: false,
     });
     req.on('error', reject);
@@ -90,7 +94,7 @@ export function openStream(
   });
 }
 
-async function post(base: string, token: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+export async function post(base: string, token: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -173,11 +177,18 @@ export async function runStreams(o: StreamsOptions): Promise<StreamsFigures> {
         c8ByLocation.set(spec.locationId, (c8ByLocation.get(spec.locationId) ?? 0) + 1);
       } else {
         clients.push(
-          await openStream(o.base, `/api/callforhelp/v1/tracking/stream?message_id=${spec.messageId}`, n, {}, (event, data) => {
-            if (event !== 'status') return;
-            const r = JSON.parse(data) as { message_id: string; cfh_request: { status: string } };
-            heard(`${r.message_id} ${r.cfh_request.status}`);
-          }),
+          await openStream(
+            o.base,
+            `/api/callforhelp/v1/tracking/stream?message_id=${spec.messageId}`,
+            n,
+            {},
+            (event, data) => {
+              if (event !== 'status') return;
+              const r = JSON.parse(data) as { message_id: string; cfh_request: { status: string } };
+              heard(`${r.message_id} ${r.cfh_request.status}`);
+            },
+            { perAddress: 40, net: 1 },
+          ),
         );
       }
     } catch (err) {

@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, OrganizationActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import type { EventRow } from '../events/log.ts';
-import type { LiveStreams } from '../live/streams.ts';
+import type { LiveStreams, SseSink } from '../live/streams.ts';
 import { checkLocation } from './list.ts';
 import { requestOfLocation } from './list-store.ts';
 import { requestStatus } from './requests.ts';
@@ -17,6 +17,9 @@ export interface StreamDeps {
   db: Queryable;
   live: LiveStreams;
 }
+
+/** How long a client of a closed request's stream is asked to wait before it reconnects. */
+const CLOSED_RETRY_MS = 3_600_000;
 
 const cfhEventsOf = (events: readonly EventRow[]) => events.filter((e) => e.type === 'callforhelp' && e.internal_id !== null);
 
@@ -29,11 +32,16 @@ export async function streamRequest(deps: StreamDeps, request: FastifyRequest, r
   const first = await requestStatus(deps, actor, messageId);
   const viewer = actor.kind === 'customer' ? 'customer' : 'staff';
   const requestId = String(first.request_id);
-  const send = async (sink: { send(event: string, data: unknown): boolean }) => {
-    sink.send('status', toStatusView(await requestStatus(deps, actor, messageId), viewer));
+  const send = async (sink: SseSink) => {
+    const view = toStatusView(await requestStatus(deps, actor, messageId), viewer);
+    sink.send('status', view);
+    // A closed request changes no more: its stream ends (and its client is asked not to come back
+    // soon), so a stream is not held open for nothing.
+    if (view.cfh_request.is_closed) sink.finish(CLOSED_RETRY_MS);
   };
   await deps.live.open(request, reply, {
     locationId: first.location_id,
+    ...(actor.kind === 'customer' ? { capability: messageId } : {}),
     initial: send,
     onEvents: async (events, sink) => {
       if (cfhEventsOf(events).some((e) => e.internal_id === requestId)) await send(sink);

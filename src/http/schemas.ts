@@ -56,7 +56,8 @@ export const SERVICE_ERRORS = {
 
 /** The 429 of an operation that opens a live stream: the guard's, or too many streams open. */
 export const STREAM_429 = {
-  description: 'too many refused requests from this client, or too many streams open from its address (500) or on the instance; see Retry-After',
+  description:
+    'too many refused requests from this client, or too many streams open (with a credential: 500 per client address; with only a message_id: 5 per message_id, 50 per address, 2,000 per instance); see Retry-After',
   codes: ['too_many_failures', 'too_many_streams'],
 } as const;
 

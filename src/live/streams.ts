@@ -6,10 +6,16 @@
 //
 // A comment line every heartbeat keeps proxies from closing an idle stream; a client that does not
 // read (more than MAX_BUFFERED bytes waiting) is cut off rather than held in memory; the app's
-// shutdown ends every stream so the server can close. An address holds at most
-// MAX_STREAMS_PER_ADDRESS open streams and an instance MAX_STREAMS (429 too_many_streams beyond).
+// shutdown ends every stream so the server can close.
+//
+// Limits (429 too_many_streams beyond each): a stream opened with a credential counts against its
+// client (an IPv4 address, an IPv6 /64) and the instance; a stream opened with only a capability (a
+// request's message_id) against that capability, its client's capability streams and the
+// instance's capability streams, all far below, so that clients without credentials cannot take
+// the slots a store's consoles and phones behind the same address need.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventRow } from '../events/log.ts';
+import { clientBound } from '../http/client-address.ts';
 import { AppError } from '../http/errors.ts';
 import type { LiveFeed } from './feed.ts';
 
@@ -17,16 +23,34 @@ import type { LiveFeed } from './feed.ts';
 export const HEARTBEAT_MS = 20_000;
 /** Bytes a stream may have waiting for a slow client before it is closed (the client reconnects). */
 const MAX_BUFFERED = 1 << 20;
-/** Open streams one client address may hold on an instance: a store's phones and tablets share one
- * address behind its NAT, so this is generous; it stops one client holding every socket. */
-export const MAX_STREAMS_PER_ADDRESS = 500;
-/** Open streams of an instance. */
-export const MAX_STREAMS = 10_000;
+export interface StreamLimits {
+  /** Streams with a credential per client: a store's phones and tablets share one address behind
+   * its NAT, so this is generous; it stops one client holding every socket. */
+  perClient: number;
+  /** Streams of an instance, all kinds. */
+  total: number;
+  /** Streams opened with one capability (a customer's tracking page, in a tab or two). */
+  perCapability: number;
+  /** Capability streams per client (customers on a store's guest network share its address). */
+  capabilityPerClient: number;
+  /** Capability streams of an instance: the rest is kept for streams with a credential. */
+  capabilityTotal: number;
+}
+
+export const STREAM_LIMITS: Readonly<StreamLimits> = Object.freeze({
+  perClient: 500,
+  total: 10_000,
+  perCapability: 5,
+  capabilityPerClient: 50,
+  capabilityTotal: 2_000,
+});
 
 export interface SseSink {
   /** Sends one event (`data` as JSON); false once the stream is closed. */
   send(event: string, data: unknown): boolean;
   readonly closed: boolean;
+  /** Ends the stream for good: the client is asked to wait `retryMs` before it reconnects. */
+  finish(retryMs: number): void;
 }
 
 export interface StreamSpec {
@@ -40,14 +64,16 @@ export interface StreamSpec {
   stillAllowed?: () => Promise<boolean>;
   /** A name under which `endTagged` ends the stream at once (the console's session). */
   tag?: string;
+  /** The capability the stream was opened with when it presents no credential (a message_id):
+   * it is counted under the capability limits. */
+  capability?: string;
 }
 
 export interface LiveStreamsDeps {
   feed: LiveFeed;
   heartbeatMs?: number;
   log?: { warn(obj: object, msg: string): void };
-  maxPerAddress?: number;
-  maxTotal?: number;
+  limits?: Partial<StreamLimits>;
 }
 
 export class LiveStreams {
@@ -56,9 +82,9 @@ export class LiveStreams {
   readonly #log: LiveStreamsDeps['log'];
   readonly #open = new Set<() => void>();
   readonly #tagged = new Map<string, Set<() => void>>();
-  readonly #byAddress = new Map<string, number>();
-  readonly #maxPerAddress: number;
-  readonly #maxTotal: number;
+  /** Open streams by what a limit counts (see `#countsOf`). */
+  readonly #counts = new Map<string, number>();
+  readonly #limits: StreamLimits;
   /** What the streams of a batch read once for all of them (see `shared`), by batch and key. */
   readonly #shared = new WeakMap<readonly EventRow[], Map<string, Promise<unknown>>>();
   #closing = false;
@@ -67,8 +93,7 @@ export class LiveStreams {
     this.#feed = deps.feed;
     this.#heartbeatMs = deps.heartbeatMs ?? HEARTBEAT_MS;
     this.#log = deps.log;
-    this.#maxPerAddress = deps.maxPerAddress ?? MAX_STREAMS_PER_ADDRESS;
-    this.#maxTotal = deps.maxTotal ?? MAX_STREAMS;
+    this.#limits = { ...STREAM_LIMITS, ...deps.limits };
   }
 
   /** The feed the streams hear. */
@@ -83,10 +108,9 @@ export class LiveStreams {
 
   /** Turns the reply into an event stream that lives until the client goes or the app closes. */
   async open(request: FastifyRequest, reply: FastifyReply, spec: StreamSpec): Promise<void> {
-    const address = request.ip;
-    if (this.#open.size >= this.#maxTotal || (this.#byAddress.get(address) ?? 0) >= this.#maxPerAddress) {
-      throw new AppError(429, 'too_many_streams', 'too many open streams; close one or retry later', { headers: { 'retry-after': '30' } });
-    }
+    if (this.#open.size >= this.#limits.total) throw tooMany();
+    const counted = this.#countsOf(clientBound(request.ip), spec.capability);
+    if (counted.some(([key, limit]) => (this.#counts.get(key) ?? 0) >= limit)) throw tooMany();
     let chain: Promise<void> = Promise.resolve();
     let sink: Sink | null = null;
     let end = () => {};
@@ -131,9 +155,11 @@ export class LiveStreams {
     const tagged = spec.tag === undefined ? null : (this.#tagged.get(spec.tag) ?? this.#tagged.set(spec.tag, new Set()).get(spec.tag) ?? null);
     end = () => {
       if (!this.#open.delete(end)) return;
-      const left = (this.#byAddress.get(address) ?? 1) - 1;
-      if (left <= 0) this.#byAddress.delete(address);
-      else this.#byAddress.set(address, left);
+      for (const [key] of counted) {
+        const left = (this.#counts.get(key) ?? 1) - 1;
+        if (left <= 0) this.#counts.delete(key);
+        else this.#counts.set(key, left);
+      }
       clearInterval(heartbeat);
       tagged?.delete(end);
       if (tagged?.size === 0 && spec.tag !== undefined) this.#tagged.delete(spec.tag);
@@ -141,7 +167,7 @@ export class LiveStreams {
       opened.close();
     };
     this.#open.add(end);
-    this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
+    for (const [key] of counted) this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
     tagged?.add(end);
     request.raw.once('close', end);
     res.once('close', end);
@@ -177,11 +203,24 @@ export class LiveStreams {
     for (const end of [...this.#open]) end();
   }
 
+  /** What a new stream counts against, each with its limit. */
+  #countsOf(client: string, capability: string | undefined): [key: string, limit: number][] {
+    const l = this.#limits;
+    if (capability === undefined) return [[`client ${client}`, l.perClient]];
+    return [
+      [`capability ${capability}`, l.perCapability],
+      [`capability-client ${client}`, l.capabilityPerClient],
+      ['capability-total', l.capabilityTotal],
+    ];
+  }
+
   #failed(sink: Sink | null, err: unknown): void {
     this.#log?.warn({ err }, 'a live stream failed and was closed; its client reconnects');
     sink?.close();
   }
 }
+
+const tooMany = () => new AppError(429, 'too_many_streams', 'too many open streams; close one or retry later', { headers: { 'retry-after': '30' } });
 
 class Sink implements SseSink {
   readonly #res: FastifyReply['raw'];
@@ -201,6 +240,11 @@ class Sink implements SseSink {
 
   comment(text: string): boolean {
     return this.#write(`: ${text}\n\n`);
+  }
+
+  finish(retryMs: number): void {
+    this.#write(`retry: ${Math.trunc(retryMs)}\n\n`);
+    this.close();
   }
 
   close(): void {

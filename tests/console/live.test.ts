@@ -126,3 +126,37 @@ test('a live update keeps the keyboard focus: Claim reached with Tab stays focus
   await page.keyboard.press('Enter');
   await page.locator(`li.request[data-message-id="${first}"]`).getByText('Claimed by Sam').waitFor();
 });
+
+test('a console whose stream is refused (429) says it is not live and still shows new requests by reading again', { skip }, async (t) => {
+  const ctx = await testApp({ t });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = ctx.app.server.address() as AddressInfo;
+  const w = await consoleWorld(ctx.db, ctx.clock);
+  const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
+  let refused = 0;
+  await page.route('**/console/api/locations/*/stream', (route) => {
+    refused++;
+    return route.fulfill({
+      status: 429,
+      headers: { 'retry-after': '30' },
+      contentType: 'application/json',
+      body: JSON.stringify({ code: 'too_many_streams', message: 'too many open streams; close one or retry later' }),
+    });
+  });
+  await page.goto(`http://127.0.0.1:${port}/console`);
+  await page.getByLabel('Email').fill(w.admin.email);
+  await page.getByLabel('Password').fill(w.admin.password);
+  await page.keyboard.press('Enter');
+  await page.getByText('No one is waiting for help.').waitFor();
+  await page.locator('#live.off').waitFor();
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/api/callforhelp/requests',
+    headers: { authorization: `Bearer ${w.token}` },
+    payload: { location_id: w.locationId, option_id: w.optionId },
+  });
+  const messageId = res.json<{ message_id: string }>().message_id;
+  await page.locator(`li.request[data-message-id="${messageId}"]`).waitFor({ timeout: 15_000 });
+  assert.ok(refused >= 1, 'the stream was asked for and refused');
+  assert.ok(refused <= 4, `a refused stream is not asked for again at once (${refused} tries)`);
+});

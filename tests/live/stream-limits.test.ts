@@ -1,6 +1,7 @@
 // How many streams one client may hold open: an address beyond its limit is refused with 429
-// too_many_streams in the contract's body and Retry-After, and gets its room back when one closes.
-// (The service's limit is MAX_STREAMS_PER_ADDRESS = 500: a store's phones share one address.)
+// too_many_streams in the contract's body and Retry-After, and gets its room back when one closes;
+// streams opened with only a capability have their own, smaller room.
+// (The service's limit is STREAM_LIMITS.perClient = 500: a store's phones share one address.)
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
@@ -13,7 +14,7 @@ test('an address over its stream limit is refused with 429 too_many_streams unti
   const ctx = await testApp({
     t,
     extend: (app, deps) => {
-      const own = new LiveStreams({ feed: deps.live.feed, maxPerAddress: 2 });
+      const own = new LiveStreams({ feed: deps.live.feed, limits: { perClient: 2 } });
       live = own;
       app.addHook('preClose', async () => own.closeAll());
       app.get('/test/limited', async (request, reply) => {
@@ -37,4 +38,27 @@ test('an address over its stream limit is refused with 429 too_many_streams unti
   assert.equal((live as LiveStreams | null)?.size, 1, 'the closed stream ended on the server');
   const again = await openSse(t, url);
   assert.equal(again.status, 200, 'room came back once a stream closed');
+});
+
+test("an instance's capability streams stop at their own limit; streams with a credential still open", async (t) => {
+  let live: LiveStreams | null = null;
+  const ctx = await testApp({
+    t,
+    extend: (app, deps) => {
+      const own = new LiveStreams({ feed: deps.live.feed, limits: { capabilityTotal: 2 } });
+      live = own;
+      app.addHook('preClose', async () => own.closeAll());
+      app.get<{ Querystring: { capability?: string } }>('/test/limited', async (request, reply) => {
+        const { capability } = request.query;
+        await own.open(request, reply, { locationId: 1, onEvents: async () => {}, ...(capability === undefined ? {} : { capability }) });
+      });
+    },
+  });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/test/limited`;
+  assert.equal((await openSse(t, `${url}?capability=a`)).status, 200);
+  assert.equal((await openSse(t, `${url}?capability=b`)).status, 200);
+  assert.equal((await fetch(`${url}?capability=c`)).status, 429, 'a third capability, from anywhere');
+  assert.equal((await openSse(t, url)).status, 200, 'a credential stream');
+  assert.equal((live as LiveStreams | null)?.size, 3);
 });

@@ -1,5 +1,5 @@
 // The tracking page (GET /help/t/{message_id}, pages.ts): the request's state, kept live by C6
-// (EventSource; polling C5 every 5 seconds once the stream is closed for good), and the cancel
+// (EventSource; polling C5 every 5 seconds when the stream is refused, until the request is closed), and the cancel
 // button (C4) while the request is open. The page gives the message id and the texts in #page-data.
 const { messageId, texts } = JSON.parse(document.getElementById('page-data').textContent);
 const state = document.getElementById('state');
@@ -13,6 +13,11 @@ function show(view) {
   state.textContent = sentence.replace('{name}', name);
   state.dataset.status = r.status;
   cancel.hidden = r.is_closed;
+  // A closed request changes no more: its stream ends (the service ends it) and polling stops.
+  if (r.is_closed) {
+    stream.close();
+    clearInterval(poll);
+  }
 }
 
 const query = 'message_id=' + encodeURIComponent(messageId);

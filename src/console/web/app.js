@@ -58,6 +58,7 @@ function showSignIn(notice) {
   me = null;
   session.csrf = null;
   closeStream();
+  stopFallback();
   current?.instance?.stop?.();
   current = null;
   mount(nav);
@@ -193,6 +194,20 @@ document.addEventListener('visibilitychange', () => {
 });
 setInterval(() => refreshSession(), 60_000);
 
+/** While the live stream is refused or away, the shown page reads its data again this often. */
+const FALLBACK_POLL_MS = 10_000;
+/** Retries of a refused stream wait longer each time (a busy service answers 429), up to this. */
+const MAX_RETRY_MS = 30_000;
+
+/** Reads the shown page again every FALLBACK_POLL_MS while no stream is live: from a stream's
+ * error until a stream (of whichever location is shown) is ready, or sign-out. */
+let fallback = null;
+
+function stopFallback() {
+  clearInterval(fallback);
+  fallback = null;
+}
+
 function closeStream() {
   stream?.close();
   stream = null;
@@ -204,36 +219,43 @@ function setLive(ok) {
   const dot = document.getElementById('live');
   if (dot) {
     dot.className = ok ? 'live on' : 'live off';
-    dot.title = ok ? 'Live' : 'Reconnecting…';
+    dot.title = ok ? 'Live' : 'Reconnecting… (the page reads its data every 10 s meanwhile)';
   }
 }
 
-/** One stream per shown location; the browser reconnects on its own while the service restarts. */
-function openStream(loc) {
+/**
+ * One stream per shown location; the browser reconnects on its own while the service restarts.
+ * While the stream is not live (refused, or away) the page polls, so the queue keeps moving.
+ */
+function openStream(loc, retryMs = 2000) {
   if (stream !== null && stream.loc === loc) return;
   closeStream();
   const source = new EventSource(`/console/api/locations/${loc}/stream`);
   stream = { loc, close: () => source.close() };
+  const mine = stream;
   source.addEventListener('ready', () => {
+    stopFallback();
     setLive(true);
     current?.instance?.refresh?.({ kinds: null });
   });
   source.addEventListener('change', (e) => current?.instance?.refresh?.(JSON.parse(e.data)));
   source.addEventListener('error', () => {
     setLive(false);
+    fallback ??= setInterval(() => current?.instance?.refresh?.({ kinds: null }), FALLBACK_POLL_MS);
     if (source.readyState !== EventSource.CLOSED) return;
-    // Refused (signed out, or the service answered an error): check the session, then try again.
+    // Refused (signed out, too many streams, or an error): check the session, then try again later.
     setTimeout(async () => {
-      if (stream?.loc !== loc) return;
-      stream = null;
+      if (stream !== mine) return;
       try {
         const state = await get('/console/api/session', { automatic: true });
         if (!state.signed_in) return showSignIn('Your session has ended. Sign in again.');
       } catch {
         /* the service is still away */
       }
-      if (current?.locationId === loc) openStream(loc);
-    }, 2000);
+      if (stream !== mine || current?.locationId !== loc) return;
+      stream = null;
+      openStream(loc, Math.min(retryMs * 2, MAX_RETRY_MS));
+    }, retryMs);
   });
 }
 

@@ -120,6 +120,7 @@ async function signedOut(notice) {
   session.csrf = null;
   stream?.close();
   stream = null;
+  stopFallback();
   await keepAwake(false);
   await boot(notice);
 }
@@ -255,14 +256,29 @@ function draw() {
   document.title = `${t('app')} · ${app.me.person.name}`;
 }
 
-/** The console's live stream of the store: any change of its requests or lockers reads them again. */
-function openStream() {
+/** While no stream is live (refused: too many streams; or away) the list is read again this often. */
+const FALLBACK_POLL_MS = 10_000;
+/** Polls from a stream's error until a stream is ready again (or the app goes offline). */
+let fallback = null;
+
+function stopFallback() {
+  clearInterval(fallback);
+  fallback = null;
+}
+
+/**
+ * The console's live stream of the store: any change of its requests or lockers reads them again.
+ * While it is not live the app polls, so the queue keeps moving; a stream closed for good is tried
+ * again later each time, up to every 30 s.
+ */
+function openStream(retryMs = 2000) {
   stream?.close();
   stream = null;
   if (app.offline || app.locationId === null) return;
   const source = new EventSource(`/console/api/locations/${app.locationId}/stream`);
   stream = source;
   source.addEventListener('ready', () => {
+    stopFallback();
     document.body.classList.add('live');
     void load();
   });
@@ -272,6 +288,7 @@ function openStream() {
   });
   source.addEventListener('error', async () => {
     document.body.classList.remove('live');
+    fallback ??= setInterval(() => !app.offline && void load(), FALLBACK_POLL_MS);
     if (source.readyState !== EventSource.CLOSED || stream !== source) return;
     // Closed for good: the session may have ended (signed out elsewhere, device revoked).
     try {
@@ -280,7 +297,7 @@ function openStream() {
     } catch {
       // not answering: tried again below
     }
-    setTimeout(() => stream === source && openStream(), 2000);
+    setTimeout(() => stream === source && openStream(Math.min(retryMs * 2, 30_000)), retryMs);
   });
 }
 
@@ -298,6 +315,7 @@ function setOffline(offline) {
   if (offline) {
     stream?.close();
     stream = null;
+    stopFallback();
   } else if (app.me !== null) {
     openStream();
     void load();
