@@ -1,7 +1,7 @@
 // Call for Help version 2 over HTTP: call button hubs (B1, B2, hub token with any scheme word),
 // displays (C9, the display key is the credential) and the location's listing (C7). Each route
 // parses, calls its use case and renders the answer.
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { bearerAuth, header, tokenActorOf, type ApiTokens } from '../http/auth.ts';
 import { AppError } from '../http/errors.ts';
@@ -45,9 +45,6 @@ function hubAuth(tokens: ApiTokens): onRequestAsyncHookHandler {
     await bearerCheck.call(this as never, request, reply);
   };
 }
-
-/** The address one display request per cooldown is counted by. */
-const clientOf = (request: FastifyRequest) => request.ip;
 
 const hubErrors = errorResponses({
   401: 'missing or invalid hub token',
@@ -150,16 +147,25 @@ export async function buttonDisplayListRoutes(fastify: FastifyInstance, deps: Bu
         summary: 'A customer asks for help from a display (QR-code page): an option, or a short free text',
         description:
           "The display key is the credential. `option_id` must be one of the display's options; `custom_text` (at most 200 " +
-          'characters, when the display allows it) is refused when the profanity filter flags it. One request per display and ' +
-          'client address per call_button_cooldown_seconds (429 with Retry-After).',
+          'characters, when the display allows it) is refused when the profanity filter flags it. A browser (`browser_id`) ' +
+          'whose request from this display is still open gets that request again (200). Otherwise one request per display and ' +
+          'browser per call_button_cooldown_seconds, at most 5 browsers per client address (IPv6: its /64) per cooldown (at least ' +
+          'a minute), and at most 10 requests per display a minute from everyone (429 with Retry-After). Without `browser_id` the ' +
+          'client is its address (IPv6: its /64).',
         params: DisplayParams,
         body: DisplayRequestBody,
         response: {
-          201: CfhRequestRecord,
+          200: { ...CfhRequestRecord, description: "the browser's request from this display that is still open (nothing created)" },
+          201: { ...CfhRequestRecord, description: 'the new request' },
           ...errorResponses({
             404: { description: 'display_not_found: no display has this key', codes: ['display_not_found'] },
-            422: 'the body is invalid, an option not of the display, a refused text',
-            429: { description: 'one request per display and address per cooldown (see Retry-After)', codes: ['display_cooldown', 'too_many_failures'] },
+            422: 'the body is invalid (browser_id included), an option not of the display, a refused text',
+            429: {
+              description:
+                "display_cooldown: this browser's (or address's) cooldown, or 5 browsers of its address in the window; display_busy: " +
+                '10 requests of the display in the last minute (see Retry-After)',
+              codes: ['display_cooldown', 'display_busy', 'too_many_failures'],
+            },
             503: SERVICE_ERRORS[503],
             ...BODY_ERRORS,
           }),
@@ -167,12 +173,13 @@ export async function buttonDisplayListRoutes(fastify: FastifyInstance, deps: Bu
       },
     },
     async (request, reply) => {
-      const row = await createDisplayRequest(deps, request.params.display_key, {
+      const { row, created } = await createDisplayRequest(deps, request.params.display_key, {
         optionId: request.body.option_id ?? null,
         customText: request.body.custom_text ?? null,
-        client: clientOf(request),
+        browserId: request.body.browser_id ?? null,
+        address: request.ip,
       });
-      return reply.code(201).send(toRecord(row));
+      return reply.code(created ? 201 : 200).send(toRecord(row));
     },
   );
 

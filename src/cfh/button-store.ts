@@ -1,6 +1,6 @@
-// SQL of call buttons (B1, B2) and displays (C9): finding the device, its voltage, and the
-// cooldowns, each a conditional update of one row so that concurrent presses queue on its lock
-// and only the first passes.
+// SQL of call buttons (B1, B2): finding the button, its voltage, and the cooldown, a conditional
+// update of its row so that concurrent presses queue on its lock and only the first passes.
+// Displays (C9) are display-store.ts's.
 import type { ApiTokenActor } from '../access/actor.ts';
 import { reachSql } from '../access/reach-sql.ts';
 import type { Queryable, Tx } from '../db/db.ts';
@@ -77,79 +77,6 @@ export async function acceptPress(q: Queryable, button: ButtonRow, now: Date): P
        coalesce((SELECT ceil(extract(epoch FROM (c.last_press_at + make_interval(secs => $3) - $2::timestamptz)))::int
                  FROM call_buttons c WHERE c.id = $1), 0) AS seconds_left`,
     [button.id, now, button.cooldown_seconds],
-  );
-  if (row === undefined || row.accepted) return { accepted: true };
-  return { accepted: false, secondsLeft: Math.max(1, row.seconds_left) };
-}
-
-export interface DisplayRow {
-  id: number;
-  organization_id: number;
-  location_id: number;
-  name: string;
-  option_ids: number[];
-  allow_custom_text: boolean;
-  /** The chat channel its requests go to (copied to each). */
-  chat_channel_id: string | null;
-  cooldown_seconds: number;
-  language: 'en' | 'fr';
-  /** The location's name: the customer's page names the store, not the display. */
-  store_name: string;
-}
-
-/** The display whose key has this SHA-256. */
-export async function findDisplay(q: Queryable, keyHash: string): Promise<DisplayRow | null> {
-  const [row] = await q.query<DisplayRow>(
-    `SELECT d.id, d.organization_id, d.location_id, d.name, d.option_ids, d.allow_custom_text, d.chat_channel_id,
-       coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds, coalesce(l.language, 'en') AS language,
-       l.name AS store_name
-     FROM cfh_displays d JOIN locations l ON l.id = d.location_id WHERE d.key_hash = $1 AND d.enabled AND l.enabled`,
-    [keyHash],
-  );
-  return row ?? null;
-}
-
-export interface DisplayOption {
-  id: number;
-  text_en: string;
-  text_fr: string;
-  prompt_en: string;
-  prompt_fr: string;
-}
-
-/** The display's options, in its own order. */
-export async function displayOptions(q: Queryable, display: DisplayRow): Promise<DisplayOption[]> {
-  return q.query<DisplayOption>(
-    `SELECT o.id, o.text_en, o.text_fr, o.prompt_en, o.prompt_fr
-     FROM unnest($1::int[]) WITH ORDINALITY AS x (id, n) JOIN cfh_options o ON o.id = x.id
-     WHERE o.organization_id = $2 AND (o.location_id IS NULL OR o.location_id = $3) AND o.enabled
-     ORDER BY x.n`,
-    [display.option_ids, display.organization_id, display.location_id],
-  );
-}
-
-/** C9's cooldown per display and client address: true if accepted, else the seconds left. */
-export async function acceptDisplayPress(
-  q: Queryable,
-  displayId: number,
-  client: string,
-  cooldownSeconds: number,
-  now: Date,
-): Promise<{ accepted: true } | { accepted: false; secondsLeft: number }> {
-  const [row] = await q.query<{ accepted: boolean; seconds_left: number }>(
-    `WITH stale AS (
-       -- Other addresses whose cooldown is over are forgotten, so the table holds one window's clients.
-       DELETE FROM cfh_display_presses WHERE display_id = $1 AND client <> $2 AND last_at <= $3::timestamptz - make_interval(secs => $4)
-     ), up AS (
-       INSERT INTO cfh_display_presses AS p (display_id, client, last_at) VALUES ($1, $2, $3)
-       ON CONFLICT (display_id, client) DO UPDATE SET last_at = EXCLUDED.last_at
-       WHERE p.last_at <= $3::timestamptz - make_interval(secs => $4)
-       RETURNING 1
-     )
-     SELECT EXISTS (SELECT 1 FROM up) AS accepted,
-       coalesce((SELECT ceil(extract(epoch FROM (p.last_at + make_interval(secs => $4) - $3::timestamptz)))::int
-                 FROM cfh_display_presses p WHERE p.display_id = $1 AND p.client = $2), 0) AS seconds_left`,
-    [displayId, client, now, cooldownSeconds],
   );
   if (row === undefined || row.accepted) return { accepted: true };
   return { accepted: false, secondsLeft: Math.max(1, row.seconds_left) };

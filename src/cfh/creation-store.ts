@@ -23,6 +23,8 @@ export interface NewRequest {
   tokenId: number | null;
   source: 'api' | 'call_button' | 'display';
   customText: string | null;
+  /** C9: the SHA-256 of the customer's browser id, when the page sent one. */
+  browserDigest: string | null;
   /** request_from of the created step (call_button for a button's press). */
   requestFrom: string | null;
   /** The service's CFH_TIMEOUT_SECONDS and CFH_ESCALATION_SECONDS, for a location without its own. */
@@ -63,9 +65,9 @@ const devicesFound = (input: NewRequest): Sql => sql`
 /** r: the request at `loc` for `opt`; an option that only records closes it at once, completed with reason `recorded`. */
 const insertRequestRow = (input: NewRequest, at: Sql): Sql => sql`
   INSERT INTO cfh_requests (message_id, organization_id, location_id, option_id, device_id, display_id, callbutton_id, chat_channel_id,
-    source, custom_text, created_at, updated_at, is_completed, completed_at, completion_reason, is_closed, closed_at)
+    source, custom_text, browser_digest, created_at, updated_at, is_completed, completed_at, completion_reason, is_closed, closed_at)
   SELECT ${input.messageId}, ${input.organizationId}, loc.id, opt.id, ${input.deviceId}::integer, dev.display_id,
-    dev.callbutton_id, ${input.chatChannelId}::text, ${input.source}, ${input.customText}::text, ${at}, ${at},
+    dev.callbutton_id, ${input.chatChannelId}::text, ${input.source}, ${input.customText}::text, ${input.browserDigest}::text, ${at}, ${at},
     opt.records, CASE WHEN opt.records THEN ${at} END, CASE WHEN opt.records THEN 'recorded' END,
     opt.records, CASE WHEN opt.records THEN ${at} END
   FROM loc, opt, dev, found WHERE found.button_found AND found.display_found

@@ -4,7 +4,7 @@
 // French. Every stored text is escaped; the page's script is a file of web/ (display.js,
 // tracking.js, served by page-routes.ts), and its data goes in as JSON that cannot close its
 // <script> element.
-import type { DisplayOption, DisplayRow } from './button-store.ts';
+import type { DisplayOption, DisplayRow } from './display-store.ts';
 import { CUSTOM_TEXT_MAX } from './displays.ts';
 import type { CfhStatusView } from './schemas.ts';
 

@@ -37,6 +37,8 @@ export interface NewRequestInput {
   chatChannelId: string | null;
   source?: 'api' | 'call_button' | 'display';
   customText?: string | null;
+  /** C9: the SHA-256 of the customer's browser id, when the page sent one. */
+  browserDigest?: string | null;
 }
 
 /** 128 random bits, URL-safe: it travels in QR codes and customer page links. */
@@ -57,6 +59,7 @@ export async function insertNewRequest(q: Tx, deps: CfhDeps, actor: Actor, input
       ...input,
       source,
       customText: input.customText ?? null,
+      browserDigest: input.browserDigest ?? null,
       organizationId: reach.organizationId,
       locationIds: reach.locationIds,
       tokenId: tokenOf(actor),

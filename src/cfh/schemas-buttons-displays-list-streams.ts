@@ -68,6 +68,16 @@ export const DisplayRequestBody = Type.Object(
     custom_text: Type.Optional(
       StorableText({ minLength: 1, maxLength: 200, description: 'when the display allows it; refused when the profanity filter flags it' }),
     ),
+    browser_id: Type.Optional(
+      Type.String({
+        minLength: 22,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9_-]*$',
+        description:
+          "the customer's browser: an id its page keeps (at least 128 random bits, base64url). The cooldown is this browser's, and " +
+          'its request still open is answered again (200). Without it the client is the address (IPv6: its /64).',
+      }),
+    ),
   },
   { title: 'DisplayRequest' },
 );

@@ -99,8 +99,8 @@ export const deleteStaleOpenRequests = (q: Queryable, cutoff: Date, limit: numbe
     [cutoff, limit],
   );
 
-/** Displays' last accepted press per client address (C9's cooldown) older than the cutoff: a
- * cooldown lasts minutes, so they decide nothing any more (index cfh_display_presses_last_at,
+/** Displays' last accepted press per client (a browser, or an address without one; C9's limits)
+ * older than the cutoff: a cooldown lasts minutes, so they decide nothing any more (index cfh_display_presses_last_at,
  * migration 022). */
 export const deleteOldDisplayPresses = (q: Queryable, cutoff: Date, limit: number) =>
   counted(

@@ -2,6 +2,7 @@
 // tracking page that follows the request live (C6) and cancels it (C4); every stored text escaped.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
 import { before, test } from 'node:test';
 import { applyProvisioning } from '../../src/provisioning/apply.ts';
 import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
@@ -35,6 +36,25 @@ test('choose an option, see "received", and see the claimer\'s name appear witho
   await state.filter({ hasText: 'Ann is taking care of your request.' }).waitFor();
   assert.equal(loads, 0, 'no reload');
   assert.equal(await state.getAttribute('data-status'), 'claimed');
+});
+
+test('two phones on one network each get their request; asking again from one leads back to its request', { skip }, async (t) => {
+  const w = await makeCfhWorld(ctx.db, ctx.clock);
+  const messageIdOf = (url: string) => decodeURIComponent(new URL(url).pathname.split('/').at(-1) ?? '');
+  const ask = async (page: Page) => {
+    await page.goto(`${base}/help/${w.displayKey}`);
+    await page.getByRole('button', { name: 'Paint' }).click();
+    await page.waitForURL(/\/help\/t\//);
+    return messageIdOf(page.url());
+  };
+  const first = await (await browserContext(t)).newPage();
+  const second = await (await browserContext(t)).newPage();
+  const mine = await ask(first);
+  const theirs = await ask(second);
+  assert.notEqual(mine, theirs, 'the second phone (same address, its own browser) got its own request');
+  assert.equal(await ask(first), mine, 'the first phone, asking again while its request is open, is led back to it');
+  const [{ n }] = (await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM cfh_requests WHERE display_id = $1', [w.displayId])) as [{ n: number }];
+  assert.equal(n, 2);
 });
 
 test('the tracking page cancels the request; the French page speaks French', { skip }, async (t) => {
