@@ -3,8 +3,6 @@
 // address only bounds how many browsers it brings, so one person on a store's guest network cannot
 // keep a display closed to the other customers on it, nor by rotating browser ids flood it; the
 // display as a whole takes a number of requests a minute from everyone.
-import { isIPv4, isIPv6 } from 'node:net';
-
 /** Browsers (or requests without a browser id) one address may bring to one display per window. */
 export const DISPLAY_BROWSERS_PER_ADDRESS = 5;
 /** Requests one display takes from everyone together in a minute (the contract's figure). */
@@ -16,40 +14,6 @@ export const DISPLAY_MINUTE_MS = 60_000;
  * can never use up a display's minute (10 requests) even where the cooldown is short or 0.
  */
 export const addressWindowMs = (cooldownSeconds: number) => Math.max(cooldownSeconds * 1000, DISPLAY_MINUTE_MS);
-
-/**
- * What bounds a client address: an IPv4 address whole, an IPv6 address by its /64 (one network's
- * prefix: a device picks any address within it, and privacy extensions rotate them), an
- * IPv4-mapped IPv6 address as its IPv4 address. Anything else (no address at all) as it is.
- */
-export function addressBound(ip: string): string {
-  const bare = ip.split('%')[0] ?? ip; // an IPv6 zone id names the interface, not the client
-  if (isIPv4(bare) || !isIPv6(bare)) return bare;
-  const groups = hextets(bare);
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    const [hi = 0, lo = 0] = groups.slice(6);
-    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-  }
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a dotted IPv4 tail converted). */
-function hextets(ip: string): number[] {
-  let text = ip;
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4 !== null) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const front = head === '' ? [] : head.split(':');
-  const back = tail === undefined || tail === '' ? [] : tail.split(':');
-  const fill = tail === undefined ? 0 : 8 - front.length - back.length;
-  return [...front, ...Array<string>(fill).fill('0'), ...back].map((g) => parseInt(g, 16));
-}
 
 /** What the store read under the display's lock, for one press. */
 export interface DisplayPressFigures {

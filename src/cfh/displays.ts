@@ -6,8 +6,9 @@
 import { deviceActor } from '../access/actor.ts';
 import type { Queryable } from '../db/db.ts';
 import { AppError, invalid } from '../http/errors.ts';
+import { clientBound } from '../http/client-address.ts';
 import { sha256hex } from '../http/secrets.ts';
-import { addressBound, decideDisplayPress, DISPLAY_REQUESTS_PER_MINUTE } from './display-rules.ts';
+import { decideDisplayPress, DISPLAY_REQUESTS_PER_MINUTE } from './display-rules.ts';
 import {
   displayOptions,
   displayPressFigures,
@@ -74,7 +75,7 @@ export async function createDisplayRequest(deps: CfhDeps, key: string, input: Di
   }
   const optionId = input.optionId ?? options[0]?.id;
   if (optionId === undefined) throw invalid('option_id', 'this display has no option');
-  const address = addressBound(input.address);
+  const address = clientBound(input.address);
   // Only a digest is kept: the id itself answers the browser's open request, so it stays on the phone.
   const browserDigest = input.browserId === null ? null : sha256hex(input.browserId);
   const press = { client: browserDigest === null ? address : `browser:${browserDigest}`, address };
