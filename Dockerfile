@@ -20,7 +20,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY src ./src
 COPY examples ./examples
 
-ENV DATA_DIR=/data MALLOC_ARENA_MAX=2
+# NODE_ENV=production: a documentation example secret in the environment or PROVISION_FILE stops the start.
+ENV DATA_DIR=/data MALLOC_ARENA_MAX=2 NODE_ENV=production
 VOLUME /data
 USER storeops
 # HTTP, and the embedded MQTT broker's MQTT_PORT (only used when MQTT_URL is unset).

@@ -131,7 +131,10 @@ async function prepareDb(
   if (secret.source === 'stored') notify.onSecretStored?.(secret.createdAt);
   if (config.provisionFile !== null) {
     try {
-      const summary = await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')), { source: config.provisionFile });
+      const summary = await applyProvisioning(db, clock, JSON.parse(fs.readFileSync(config.provisionFile, 'utf8')), {
+        source: config.provisionFile,
+        production: config.production,
+      });
       notify.onProvisioned?.(config.provisionFile, summary);
     } catch (err) {
       if (err instanceof ProvisioningError || err instanceof SyntaxError || (err as NodeJS.ErrnoException).code === 'ENOENT') {

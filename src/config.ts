@@ -1,6 +1,7 @@
 // The service's configuration: read once from the environment at start, validated, frozen.
 // Nothing else in the code reads process.env.
 import path from 'node:path';
+import { EXAMPLE_SECRET_PROBLEM, isExampleSecret } from './example-secrets.ts';
 
 export interface Config {
   readonly port: number;
@@ -60,6 +61,10 @@ export interface Config {
   readonly passwordSignIn: 'on' | 'admins' | 'off';
   /** Days that audit entries are kept. */
   readonly auditRetentionDays: number;
+  /** NODE_ENV=production: a documentation example secret (here or in PROVISION_FILE) stops the start. */
+  readonly production: boolean;
+  /** The variables whose secret is a documentation example (warned about at start); empty in production. */
+  readonly exampleSecrets: readonly string[];
 }
 
 export interface OidcConfig {
@@ -152,6 +157,23 @@ function trustProxy(env: Env): boolean | string {
   throw new ConfigError('TRUST_PROXY', 'must be true, false, or a comma-separated list of proxy addresses/CIDRs');
 }
 
+/** The variables whose secret (or a URL's password) is one of the documentation's examples. */
+function exampleSecrets(env: Env): string[] {
+  const password = (name: string) => {
+    try {
+      return decodeURIComponent(new URL(text(env, name) ?? '').password);
+    } catch {
+      return '';
+    }
+  };
+  const secrets: [string, string][] = [
+    ...['SECRET_TOKEN', 'METRICS_TOKEN', 'MQTT_AUTH_SECRET', 'OIDC_CLIENT_SECRET'].map((name): [string, string] => [name, text(env, name) ?? '']),
+    ['DATABASE_URL', password('DATABASE_URL')],
+    ['MQTT_URL', password('MQTT_URL')],
+  ];
+  return secrets.filter(([, value]) => value !== '' && isExampleSecret(value)).map(([name]) => name);
+}
+
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = text(env, 'HOST') ?? '0.0.0.0';
@@ -179,6 +201,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     throw new ConfigError('MQTT_CLIENT_ID', 'must be 1 to 128 letters, digits or _ . : -');
   }
   const single = oidc(env);
+  const production = text(env, 'NODE_ENV') === 'production';
+  const examples = exampleSecrets(env);
+  if (production && examples.length > 0) throw new ConfigError(examples.join(', '), `${EXAMPLE_SECRET_PROBLEM} (refused with NODE_ENV=production)`);
   return Object.freeze({
     port,
     host,
@@ -211,5 +236,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     oidc: single,
     passwordSignIn: passwordSignIn(env, single !== null),
     auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
+    production,
+    exampleSecrets: Object.freeze(examples),
   });
 }

@@ -5,6 +5,7 @@ import { compose, StartupError, type Service } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { describeSummary } from './provisioning/errors.ts';
+import { EXAMPLE_SECRET_PROBLEM } from './example-secrets.ts';
 
 function fail(message: string): never {
   console.error(`storeops: ${message}`);
@@ -53,6 +54,7 @@ async function start(): Promise<void> {
     if (err instanceof ConfigError) fail(`configuration error: ${err.message}`);
     throw err;
   }
+  for (const variable of config.exampleSecrets) console.error(`storeops: warning: ${variable} ${EXAMPLE_SECRET_PROBLEM}`);
   let service: Service;
   try {
     service = await compose({
@@ -63,6 +65,7 @@ async function start(): Promise<void> {
         console.log(`storeops: applied ${file}: ${describeSummary(summary)}`);
         // Shown this once (only their digests are kept): print each as a QR code of exactly this text.
         for (const c of summary.scan_codes ?? []) console.log(`storeops: new scan code of ${c.kind} ${c.id}: ${c.scan_code}`);
+        for (const field of summary.example_secrets ?? []) console.error(`storeops: warning: ${file} ${field} ${EXAMPLE_SECRET_PROBLEM}`);
       },
       onDatabaseWait: (line) => console.error(`storeops: ${line}`),
     });

@@ -103,3 +103,19 @@ test('CFH_ESCALATION_SECONDS defaults to 120; 0 turns escalation off', () => {
   assert.equal(loadConfig({ CFH_ESCALATION_SECONDS: '45' }).cfhEscalationSeconds, 45);
   assert.equal(loadConfig({ CFH_ESCALATION_SECONDS: '0' }).cfhEscalationSeconds, 0);
 });
+
+test('secrets that are the documentation examples are named for a warning, and refused with NODE_ENV=production', () => {
+  const env = {
+    SECRET_TOKEN: 'CHANGE-ME-to-something-long',
+    DATABASE_URL: 'postgres://storeops:CHANGE-ME@db:5432/storeops',
+    MQTT_URL: 'mqtt://storeops:a-real-password-1234@broker:1883',
+    METRICS_TOKEN: 'example-metrics-token',
+  };
+  assert.deepEqual(loadConfig(env).exampleSecrets, ['SECRET_TOKEN', 'METRICS_TOKEN', 'DATABASE_URL']);
+  assert.deepEqual(loadConfig({ SECRET_TOKEN: 'my-own-secret-token-0123' }).exampleSecrets, []);
+  assert.throws(
+    () => loadConfig({ ...env, NODE_ENV: 'production' }),
+    (err: unknown) => err instanceof ConfigError && err.variable === 'SECRET_TOKEN, METRICS_TOKEN, DATABASE_URL' && !err.message.includes('CHANGE-ME'),
+  );
+  assert.equal(loadConfig({ NODE_ENV: 'production', SECRET_TOKEN: 'my-own-secret-token-0123' }).production, true);
+});

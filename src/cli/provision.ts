@@ -6,6 +6,7 @@ import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openConfiguredDb } from '../db/open.ts';
+import { EXAMPLE_SECRET_PROBLEM } from '../example-secrets.ts';
 import { applyProvisioning } from '../provisioning/apply.ts';
 import { exportProvisioning } from '../provisioning/export.ts';
 
@@ -33,7 +34,12 @@ try {
       fs.writeFileSync(file, `${JSON.stringify(await exportProvisioning(db), null, 2)}\n`);
       console.log(`storeops: wrote the current setup to ${file} (without secrets)`);
     } else {
-      const { made_keys: made, scan_codes: scanCodes, ...summary } = await applyProvisioning(db, systemClock, input, { source: file });
+      const {
+        made_keys: made,
+        scan_codes: scanCodes,
+        example_secrets: examples,
+        ...summary
+      } = await applyProvisioning(db, systemClock, input, { source: file, production: config.production });
       console.log(
         `storeops: applied ${file}: ${Object.entries(summary)
           .map(([k, n]) => `${n} ${k}`)
@@ -41,6 +47,7 @@ try {
       );
       // Shown here once: the service keeps only what checks them.
       for (const c of scanCodes ?? []) console.log(`storeops: new scan code of ${c.kind} ${c.id}: ${c.scan_code}`);
+      for (const field of examples ?? []) console.error(`storeops: warning: ${file} ${field} ${EXAMPLE_SECRET_PROBLEM}`);
       for (const m of made ?? []) console.log(`storeops: made the ${m.kind === 'locker' ? 'api_key of locker' : 'key of display'} ${m.id}: ${m.key}`);
     }
   } finally {

@@ -14,7 +14,8 @@ import { exists, madeKey, OWNED, tookOver, type ApplyContext } from './owners.ts
 import { ProvisioningFile } from './schema.ts';
 import { closedSchema, explainIssues, explainRefusal } from './errors.ts';
 import { upsertByKey } from './upsert.ts';
-import { weakKeys } from './strength.ts';
+import { EXAMPLE_SECRET_PROBLEM } from '../example-secrets.ts';
+import { exampleKeys, weakKeys } from './strength.ts';
 import { applyPeople, applyTokens, auditApplied, revokeUnlisted } from './people.ts';
 import { applyIntegrations } from './integrations.ts';
 import { missingScanCodes, setScanCode, type ScanTarget } from '../cfh/scan-codes.ts';
@@ -60,6 +61,8 @@ export interface ProvisioningSummary {
   /** Scan codes made for objects with require_scan that had none (section 19): shown once, by the
    * command's output, never kept in the audit log. */
   scan_codes?: ShownScanCode[];
+  /** The file's fields holding one of the documentation's example secrets (warned about). */
+  example_secrets?: string[];
 }
 
 export interface ShownScanCode {
@@ -86,8 +89,17 @@ export async function organizationOfLocation(q: Queryable, where: string, locati
   return row.organization_id;
 }
 
-export async function applyProvisioning(db: Db, clock: Clock, input: unknown, opts: { source?: string } = {}): Promise<ProvisioningSummary> {
+export async function applyProvisioning(
+  db: Db,
+  clock: Clock,
+  input: unknown,
+  opts: { source?: string; /** NODE_ENV=production: the documentation's example secrets are refused. */ production?: boolean } = {},
+): Promise<ProvisioningSummary> {
   const file = parseProvisioning(input);
+  const examples = exampleKeys(file);
+  if (opts.production === true && examples.length > 0) {
+    throw new ProvisioningError(`${examples.slice(0, 10).join(', ')} ${EXAMPLE_SECRET_PROBLEM} (refused with NODE_ENV=production)`);
+  }
   const now = clock.now();
   return db.tx(async (q) => {
     const summary: ProvisioningSummary = {
@@ -150,6 +162,7 @@ export async function applyProvisioning(db: Db, clock: Clock, input: unknown, op
     await auditApplied(q, file, summary, opts.source ?? null, now);
     const codes = await makeMissingScanCodes(q, file, now);
     if (codes.length > 0) summary.scan_codes = codes;
+    if (examples.length > 0) summary.example_secrets = examples;
     return ctx.madeKeys.length === 0 ? summary : { ...summary, made_keys: ctx.madeKeys };
   });
 }

@@ -1,6 +1,7 @@
 // Keys given in a file must be hard to guess (issue 36, item 10): about 128 bits, estimated
 // conservatively as length × log2(the alphabet of the character classes used), and no obvious
 // repeats (a short pattern repeated, which such an estimate would overrate).
+import { isExampleSecret } from '../example-secrets.ts';
 import type { ProvisioningFile } from './schema.ts';
 
 export const MIN_KEY_BITS = 128;
@@ -42,5 +43,20 @@ export function weakKeys(file: ProvisioningFile): string[] {
   for (const [i, d] of (file.cfh_displays ?? []).entries()) check(`cfh_displays[${i}].key`, d.key);
   for (const [i, e] of (file.radio_edges ?? []).entries()) check(`radio_edges[${i}].device_key`, e.device_key);
   for (const [i, t] of (file.api_tokens ?? []).entries()) check(`api_tokens[${i}].token`, t.token);
+  return found;
+}
+
+/** The fields of the file holding one of the documentation's example secrets (see example-secrets.ts). */
+export function exampleKeys(file: ProvisioningFile): string[] {
+  const found: string[] = [];
+  const check = (where: string, key: string | null | undefined) => {
+    if (typeof key === 'string' && isExampleSecret(key)) found.push(where);
+  };
+  for (const [i, k] of (file.lockers ?? []).entries()) check(`lockers[${i}].api_key`, k.api_key);
+  for (const [i, d] of (file.cfh_displays ?? []).entries()) check(`cfh_displays[${i}].key`, d.key);
+  for (const [i, e] of (file.radio_edges ?? []).entries()) check(`radio_edges[${i}].device_key`, e.device_key);
+  for (const [i, t] of (file.api_tokens ?? []).entries()) check(`api_tokens[${i}].token`, t.token);
+  for (const [i, m] of (file.messaging_accounts ?? []).entries()) check(`messaging_accounts[${i}].auth_token`, m.auth_token);
+  for (const [i, w] of (file.webhooks ?? []).entries()) check(`webhooks[${i}].secret`, w.secret);
   return found;
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { example, listeningUrl, startService, tempDir } from './service-process.ts';
+import { example, EXAMPLE_TOKEN, listeningUrl, startService, tempDir } from './service-process.ts';
 
 test('a bad PORT stops the start with a message naming it', async () => {
   const service = startService({ PORT: 'not-a-port', DATA_DIR: tempDir() });
@@ -42,6 +42,11 @@ test('a fresh start generates and prints a secret token once, serves, keeps secr
     "one line naming the other's pid",
   );
 
+  // The example file's keys are the documentation's: the start says so, naming each field, not the key.
+  assert.match(first.stderr(), /warning: \S+provision\.json lockers\[0\]\.api_key holds an example secret/);
+  assert.match(first.stderr(), /api_tokens\[0\]\.token holds an example secret/);
+  assert.ok(!first.stderr().includes(EXAMPLE_TOKEN), 'the warning names the field, never the secret');
+
   const stoppedAt = Date.now();
   first.child.kill('SIGTERM');
   assert.equal(await first.exited, 0);
@@ -55,4 +60,32 @@ test('a fresh start generates and prints a secret token once, serves, keeps secr
   assert.ok(!again.stdout().includes('SECRET_TOKEN was not set'), 'printed only on the start that made it');
   again.child.kill('SIGINT');
   assert.equal(await again.exited, 0);
+});
+
+test('an example secret from the documentation in the environment is warned about, and stops a start with NODE_ENV=production', async () => {
+  const metrics = { METRICS_TOKEN: 'CHANGE-ME-metrics-token', PORT: '0', MQTT_PORT: '0' };
+  const refused = startService({ ...metrics, NODE_ENV: 'production', DATA_DIR: tempDir() });
+  assert.equal(await refused.exited, 2);
+  assert.match(refused.stderr(), /configuration error: METRICS_TOKEN: holds an example secret .*NODE_ENV=production/);
+  assert.ok(!refused.stderr().includes('CHANGE-ME-metrics-token'));
+
+  const warned = startService({ ...metrics, DATA_DIR: tempDir() });
+  await listeningUrl(warned);
+  assert.match(warned.stderr(), /warning: METRICS_TOKEN holds an example secret/);
+  warned.child.kill('SIGTERM');
+  assert.equal(await warned.exited, 0);
+});
+
+test("the example provisioning file's secrets stop a start with NODE_ENV=production, naming the fields", async () => {
+  const service = startService({
+    NODE_ENV: 'production',
+    PROVISION_FILE: example,
+    SECRET_TOKEN: 'a-secret-token-of-my-own-9f8e7d',
+    DATA_DIR: tempDir(),
+    PORT: '0',
+    MQTT_PORT: '0',
+  });
+  assert.equal(await service.exited, 2);
+  assert.match(service.stderr(), /lockers\[0\]\.api_key, .*api_tokens\[0\]\.token.* holds an example secret .*NODE_ENV=production/);
+  assert.ok(!service.stderr().includes(EXAMPLE_TOKEN));
 });
