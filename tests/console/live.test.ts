@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { browserContext, skipWithoutChromium as skip } from '../support/browser.ts';
+import { browserContext, refuseLiveStreams, skipWithoutChromium as skip } from '../support/browser.ts';
 import { openSse } from '../support/sse.ts';
 import { testApp } from '../support/world.ts';
 import { consoleWorld, signInHttp } from './support.ts';
@@ -133,16 +133,7 @@ test('a console whose stream is refused (429) says it is not live and still show
   const { port } = ctx.app.server.address() as AddressInfo;
   const w = await consoleWorld(ctx.db, ctx.clock);
   const page = await (await browserContext(t, { viewport: { width: 820, height: 1180 } })).newPage();
-  let refused = 0;
-  await page.route('**/console/api/locations/*/stream', (route) => {
-    refused++;
-    return route.fulfill({
-      status: 429,
-      headers: { 'retry-after': '30' },
-      contentType: 'application/json',
-      body: JSON.stringify({ code: 'too_many_streams', message: 'too many open streams; close one or retry later' }),
-    });
-  });
+  const refused = await refuseLiveStreams(page);
   await page.goto(`http://127.0.0.1:${port}/console`);
   await page.getByLabel('Email').fill(w.admin.email);
   await page.getByLabel('Password').fill(w.admin.password);
@@ -157,6 +148,6 @@ test('a console whose stream is refused (429) says it is not live and still show
   });
   const messageId = res.json<{ message_id: string }>().message_id;
   await page.locator(`li.request[data-message-id="${messageId}"]`).waitFor({ timeout: 15_000 });
-  assert.ok(refused >= 1, 'the stream was asked for and refused');
-  assert.ok(refused <= 4, `a refused stream is not asked for again at once (${refused} tries)`);
+  assert.ok(refused() >= 1, 'the stream was asked for and refused');
+  assert.ok(refused() <= 4, `a refused stream is not asked for again at once (${refused()} tries)`);
 });

@@ -4,7 +4,7 @@
 // its link, and switch user.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { skipWithoutChromium as skip } from '../support/browser.ts';
+import { refuseLiveStreams, skipWithoutChromium as skip } from '../support/browser.ts';
 import { fromPage, signInHttp } from '../support/people.ts';
 import { phone, press, request, screenshot, signInWithPassword, signInWithPin, staffWorld } from './support.ts';
 
@@ -119,16 +119,7 @@ test('offline the app says so and disables every action; back online its stream 
 test('a phone whose stream is refused (429) keeps its queue moving by reading it again', { skip }, async (t) => {
   const w = await staffWorld(t);
   const { page } = await phone(t, w, { handheld: true });
-  let refused = 0;
-  await page.route('**/console/api/locations/*/stream', (route) => {
-    refused++;
-    return route.fulfill({
-      status: 429,
-      headers: { 'retry-after': '30' },
-      contentType: 'application/json',
-      body: '{"code":"too_many_streams","message":"too many"}',
-    });
-  });
+  const refused = await refuseLiveStreams(page);
   await page.goto(`${w.base}/staff`);
   await signInWithPin(page, w.ann);
   await page.locator('main p.empty').waitFor(); // the list was read once, before the request
@@ -136,7 +127,7 @@ test('a phone whose stream is refused (429) keeps its queue moving by reading it
   const meanwhile = await request(w);
   await page.locator(card(meanwhile)).waitFor({ timeout: 15_000 });
   assert.equal(await page.locator('body.live').count(), 0, 'the app does not claim to be live');
-  assert.ok(refused >= 1 && refused <= 4, `the stream was refused, and not asked for again at once (${refused} tries)`);
+  assert.ok(refused() >= 1 && refused() <= 4, `the stream was refused, and not asked for again at once (${refused()} tries)`);
 });
 
 test('a chat card’s link /staff/r/{message_id} signs in first, then opens that request', { skip }, async (t) => {

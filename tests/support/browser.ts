@@ -2,7 +2,7 @@
 // downloaded at run time; `.ci/run` installs chromium when it is missing). One browser per test
 // file, closed at its end; each test takes its own context (cookies, storage) from it.
 import fs from 'node:fs';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { closeAtEnd, closeWith, type Teardown } from './teardown.ts';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -41,4 +41,20 @@ export async function browserContext(t: Teardown, opts: { viewport?: { width: nu
   const context = await browser.newContext({ viewport: opts.viewport ?? { width: 412, height: 860 }, locale: opts.locale ?? 'en-US' });
   closeWith(t, () => context.close());
   return context;
+}
+
+/** Answers every request of the page for the store's live stream as the service at its limit does
+ * (429 too_many_streams); returns how many were asked for so far. */
+export async function refuseLiveStreams(page: Page): Promise<() => number> {
+  let refused = 0;
+  await page.route('**/console/api/locations/*/stream', (route) => {
+    refused++;
+    return route.fulfill({
+      status: 429,
+      headers: { 'retry-after': '30' },
+      contentType: 'application/json',
+      body: JSON.stringify({ code: 'too_many_streams', message: 'too many open streams; close one or retry later' }),
+    });
+  });
+  return () => refused;
 }
