@@ -5,6 +5,7 @@
 import type { Queryable } from '../db/db.ts';
 import { addressWindowMs, DISPLAY_MINUTE_MS, type DisplayPressFigures } from './display-rules.ts';
 import type { RequestRow } from './rows.ts';
+import type { StaffNameFormat } from './rules.ts';
 import { RECORD_COLUMNS } from './sql.ts';
 
 export interface DisplayRow {
@@ -20,6 +21,8 @@ export interface DisplayRow {
   language: 'en' | 'fr';
   /** The location's name: the customer's page names the store, not the display. */
   store_name: string;
+  /** How the location shows a claimer's name to customers. */
+  staff_name_format: StaffNameFormat;
 }
 
 /** The display whose key has this SHA-256. */
@@ -27,7 +30,7 @@ export async function findDisplay(q: Queryable, keyHash: string): Promise<Displa
   const [row] = await q.query<DisplayRow>(
     `SELECT d.id, d.organization_id, d.location_id, d.name, d.option_ids, d.allow_custom_text, d.chat_channel_id,
        coalesce(l.call_button_cooldown_seconds, 120) AS cooldown_seconds, coalesce(l.language, 'en') AS language,
-       l.name AS store_name
+       l.name AS store_name, coalesce(l.staff_name_format, 'full') AS staff_name_format
      FROM cfh_displays d JOIN locations l ON l.id = d.location_id WHERE d.key_hash = $1 AND d.enabled AND l.enabled`,
     [keyHash],
   );

@@ -20,6 +20,7 @@ import {
   type DisplayRow,
 } from './display-store.ts';
 import { isProfane } from './profanity.ts';
+import { staffNameFor } from './rules.ts';
 import { insertNewRequest, type CfhDeps } from './requests.ts';
 import type { RequestRow } from './rows.ts';
 
@@ -84,7 +85,8 @@ export async function createDisplayRequest(deps: CfhDeps, key: string, input: Di
     await lockDisplay(q, display.id);
     if (browserDigest !== null) {
       const open = await openRequestOfBrowser(q, display.id, browserDigest);
-      if (open !== null) return { row: open, created: false } as const;
+      // A customer sees the claimer's name only as the location shows it to customers (as in C5).
+      if (open !== null) return { row: { ...open, claimed_by: staffNameFor(open.claimed_by, display.staff_name_format) }, created: false } as const;
     }
     const decision = decideDisplayPress(
       now,

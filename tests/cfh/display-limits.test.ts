@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { before, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { testApp, type TestContext } from '../support/world.ts';
-import { cfhClient, makeCfhWorld, type CfhWorld } from './support.ts';
+import { ann, cfhClient, makeCfhWorld, type CfhWorld } from './support.ts';
 
 let ctx: TestContext;
 before(async () => {
@@ -62,6 +62,18 @@ test('a browser asking again while its request is open gets that request (200), 
   assert.equal(soon.statusCode, 429, soon.body);
   assert.equal(soon.json().code, 'display_cooldown');
   assert.equal(soon.headers['retry-after'], '60');
+});
+
+test("a browser's open request given again shows its claimer only as the location shows customers", async () => {
+  const w = await makeCfhWorld(ctx.db, ctx.clock, { settings: { staff_name_format: 'generic' } });
+  const me = browserId();
+  const first = await c9(w, '203.0.113.10', me);
+  assert.equal(first.statusCode, 201, first.body);
+  const claim = await cfhClient(ctx.app, w.token).claim(first.json().message_id, { ...ann, claimed_by: 'Ann Smith' });
+  assert.equal(claim.statusCode, 200, claim.body);
+  const again = await c9(w, '203.0.113.10', me);
+  assert.equal(again.statusCode, 200, again.body);
+  assert.deepEqual([again.json().status, again.json().claimed_by], ['claimed', 'An associate']);
 });
 
 test('two requests of one browser at the same instant make one request', async () => {
