@@ -35,9 +35,10 @@ export async function streamRequest(deps: StreamDeps, request: FastifyRequest, r
   const send = async (sink: SseSink) => {
     const view = toStatusView(await requestStatus(deps, actor, messageId), viewer);
     sink.send('status', view);
-    // A closed request changes no more: its stream ends (and its client is asked not to come back
-    // soon), so a stream is not held open for nothing.
-    if (view.cfh_request.is_closed) sink.finish(CLOSED_RETRY_MS);
+    // A closed request changes no more: a customer's stream ends (and its page is asked not to come
+    // back soon), so the capability streams' room is not held for nothing. An integration's stream
+    // (a token) stays, as the contract describes C6, until it closes it.
+    if (viewer === 'customer' && view.cfh_request.is_closed) sink.finish(CLOSED_RETRY_MS);
   };
   await deps.live.open(request, reply, {
     locationId: first.location_id,

@@ -108,9 +108,8 @@ export class LiveStreams {
 
   /** Turns the reply into an event stream that lives until the client goes or the app closes. */
   async open(request: FastifyRequest, reply: FastifyReply, spec: StreamSpec): Promise<void> {
-    if (this.#open.size >= this.#limits.total) throw tooMany();
-    const counted = this.#countsOf(clientBound(request.ip), spec.capability);
-    if (counted.some(([key, limit]) => (this.#counts.get(key) ?? 0) >= limit)) throw tooMany();
+    // Counted at once, before anything is awaited: a burst of opens cannot all pass the check.
+    const release = this.#reserve(this.#countsOf(clientBound(request.ip ?? ''), spec.capability));
     let chain: Promise<void> = Promise.resolve();
     let sink: Sink | null = null;
     let end = () => {};
@@ -131,6 +130,7 @@ export class LiveStreams {
       await subscription.ready;
     } catch (err) {
       subscription.close();
+      release();
       throw err;
     }
     reply.hijack();
@@ -155,11 +155,7 @@ export class LiveStreams {
     const tagged = spec.tag === undefined ? null : (this.#tagged.get(spec.tag) ?? this.#tagged.set(spec.tag, new Set()).get(spec.tag) ?? null);
     end = () => {
       if (!this.#open.delete(end)) return;
-      for (const [key] of counted) {
-        const left = (this.#counts.get(key) ?? 1) - 1;
-        if (left <= 0) this.#counts.delete(key);
-        else this.#counts.set(key, left);
-      }
+      release();
       clearInterval(heartbeat);
       tagged?.delete(end);
       if (tagged?.size === 0 && spec.tag !== undefined) this.#tagged.delete(spec.tag);
@@ -167,7 +163,6 @@ export class LiveStreams {
       opened.close();
     };
     this.#open.add(end);
-    for (const [key] of counted) this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
     tagged?.add(end);
     request.raw.once('close', end);
     res.once('close', end);
@@ -206,12 +201,33 @@ export class LiveStreams {
   /** What a new stream counts against, each with its limit. */
   #countsOf(client: string, capability: string | undefined): [key: string, limit: number][] {
     const l = this.#limits;
-    if (capability === undefined) return [[`client ${client}`, l.perClient]];
+    if (capability === undefined)
+      return [
+        ['total', l.total],
+        [`client ${client}`, l.perClient],
+      ];
     return [
+      ['total', l.total],
       [`capability ${capability}`, l.perCapability],
       [`capability-client ${client}`, l.capabilityPerClient],
       ['capability-total', l.capabilityTotal],
     ];
+  }
+
+  /** Takes a place under every count (429 when one is full); the function gives them back, once. */
+  #reserve(counted: [key: string, limit: number][]): () => void {
+    if (counted.some(([key, limit]) => (this.#counts.get(key) ?? 0) >= limit)) throw tooMany();
+    for (const [key] of counted) this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const [key] of counted) {
+        const left = (this.#counts.get(key) ?? 1) - 1;
+        if (left <= 0) this.#counts.delete(key);
+        else this.#counts.set(key, left);
+      }
+    };
   }
 
   #failed(sink: Sink | null, err: unknown): void {

@@ -74,3 +74,13 @@ test("a customer's stream ends once the request is closed, after its last status
   assert.equal(JSON.parse((await again.next('status')).data).cfh_request.status, 'cancelled');
   await endsSoon(again.ended);
 });
+
+test("an integration's stream (a token) of a closed request stays open", async (t) => {
+  const s = await listening(t);
+  const messageId = await s.newRequest();
+  assert.equal((await s.staff.cancel(messageId)).statusCode, 200);
+  const stream = await openSse(t, s.tracking(messageId), { authorization: `Bearer ${s.w.token}` });
+  assert.equal(JSON.parse((await stream.next('status')).data).cfh_request.status, 'cancelled');
+  const late = new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), 500).unref());
+  assert.equal(await Promise.race([stream.ended.then(() => 'ended'), late]), 'open');
+});

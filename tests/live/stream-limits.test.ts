@@ -62,3 +62,20 @@ test("an instance's capability streams stop at their own limit; streams with a c
   assert.equal((await openSse(t, url)).status, 200, 'a credential stream');
   assert.equal((live as LiveStreams | null)?.size, 3);
 });
+
+test('a burst of opens at once, while the instance places its first subscription, gets no more than the limit', async (t) => {
+  const ctx = await testApp({
+    t,
+    extend: (app, deps) => {
+      const own = new LiveStreams({ feed: deps.live.feed, limits: { perCapability: 2 } });
+      app.addHook('preClose', async () => own.closeAll());
+      app.get('/test/limited', async (request, reply) => {
+        await own.open(request, reply, { locationId: 1, onEvents: async () => {}, capability: 'one-request' });
+      });
+    },
+  });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/test/limited`;
+  const answers = await Promise.all(Array.from({ length: 10 }, () => openSse(t, url)));
+  assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, ...Array<number>(8).fill(429)]);
+});
