@@ -4,7 +4,7 @@
 
 /** Whether a secret is one of the documentation's placeholders rather than one of the operator's. */
 export function isExampleSecret(value: string): boolean {
-  return /change-?me/i.test(value) || /^example-/i.test(value);
+  return /change-me/i.test(value) || /^example-/i.test(value);
 }
 
 /** What the warning and the refusal say after the place (a variable, a file's field). */

@@ -113,3 +113,20 @@ export async function recordDisplayPress(q: Queryable, displayId: number, press:
     [displayId, press.client, press.address, now],
   );
 }
+
+/**
+ * Forgets the browser digests of a batch of closed requests (retention): only an open request is
+ * answered again to its browser, so a closed one's digest would only link one customer's requests
+ * over time (index cfh_requests_closed_browser). Says how many were forgotten.
+ */
+export async function forgetClosedRequestBrowsers(q: Queryable, limit: number): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `WITH f AS (
+       UPDATE cfh_requests SET browser_digest = NULL WHERE id IN (
+         SELECT id FROM cfh_requests WHERE browser_digest IS NOT NULL AND is_closed ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING 1)
+     SELECT count(*)::int AS n FROM f`,
+    [limit],
+  );
+  return row?.n ?? 0;
+}

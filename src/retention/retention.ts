@@ -2,10 +2,11 @@
 // webhook delivery logs, events and finished jobs older than RETENTION_DAYS, and audit entries older
 // than AUDIT_RETENTION_DAYS, are deleted in small batches, each its own short statement, so no lock
 // is held for long; also what heard speech, voice actions' view of open requests and displays'
-// cooldowns leave behind, failed sign-ins a day old and sessions that have ended, expired or gone idle. Requests and orders (what reports
+// cooldowns leave behind, closed display requests' browser digests, failed sign-ins a day old and sessions that have ended, expired or gone idle. Requests and orders (what reports
 // read, and their events' subjects) are never deleted: they are the store's history, kept on purpose. Each kind goes batch by batch until a batch comes back short.
 import type { Clock } from '../clock.ts';
 import type { Db, Queryable } from '../db/db.ts';
+import { forgetClosedRequestBrowsers } from '../cfh/display-store.ts';
 import { deleteMessagesQueuedBefore } from '../devices/outbox.ts';
 import { WorkLoop } from '../work/loop.ts';
 import * as store from './store.ts';
@@ -19,6 +20,7 @@ export const RETENTION_KINDS = [
   'radio_heard',
   'radio_open_requests',
   'display_presses',
+  'browser_digests',
   'audit_entries',
   'sign_in_failures',
   'sessions',
@@ -45,6 +47,8 @@ const DELETE: Record<RetentionKind, (q: Queryable, at: Cutoffs, limit: number) =
   radio_heard: (q, at, limit) => store.deleteOldHeard(q, at.window, limit),
   radio_open_requests: (q, at, limit) => store.deleteStaleOpenRequests(q, at.window, limit),
   display_presses: (q, at, limit) => store.deleteOldDisplayPresses(q, at.window, limit),
+  // Not a window: a closed request's browser digest is of no use from the moment it closed.
+  browser_digests: (q, _at, limit) => forgetClosedRequestBrowsers(q, limit),
   audit_entries: (q, at, limit) => store.deleteOldAuditEntries(q, at.audit, limit),
   sign_in_failures: (q, at, limit) => store.deleteOldSignInFailures(q, new Date(at.now.getTime() - SIGN_IN_FAILURES_KEPT_MS), limit),
   sessions: (q, at, limit) => store.deleteDeadSessions(q, at.now, limit),

@@ -66,6 +66,7 @@ const UNDO_LATER_MIGRATIONS: Record<number, string> = {
     ALTER TABLE cfh_options DROP COLUMN require_scan, DROP COLUMN scan_code_hash;`,
   36: 'DROP TABLE cfh_report_days, cfh_report_counts',
   37: 'DROP INDEX cfh_requests_open_per_browser, cfh_requests_display_created; ALTER TABLE cfh_requests DROP COLUMN browser_digest; ALTER TABLE cfh_display_presses DROP COLUMN address',
+  38: 'DROP INDEX cfh_requests_closed_browser',
 };
 const TOKEN = 'example-api-token-change-me-00001'; // examples/provision.json's: cfh, radio, webhooks
 const AUDIO = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.alloc(200_000, 0x5a)]);

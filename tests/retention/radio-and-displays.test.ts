@@ -101,3 +101,35 @@ test('a window in seconds (RETENTION_TEST_SECONDS, soaks only) replaces the days
   await keep.runNow();
   assert.equal(await countRows(ctx.db, 'radio_heard WHERE edge_id = $1', [w.edgeId]), 0, 'six minutes old');
 });
+
+test("a closed display request's browser digest is forgotten at the next sweep; an open one's stays, still answered to its browser", async () => {
+  const w = await makeCfhWorld(ctx.db, ctx.clock);
+  const c9 = (browser: string) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: `/api/callforhelp/displays/${w.displayKey}/requests`,
+      payload: { option_id: w.optionId, browser_id: browser },
+      remoteAddress: '10.3.0.1',
+    });
+  const [closing, staying] = [crypto.randomBytes(16).toString('base64url'), crypto.randomBytes(16).toString('base64url')];
+  const closed = (await c9(closing)).json<{ message_id: string }>().message_id;
+  const open = (await c9(staying)).json<{ message_id: string }>().message_id;
+  assert.equal((await cfhClient(ctx.app, null).cancel(closed)).statusCode, 200);
+  const digested = (messageId: string) => countRows(ctx.db, 'cfh_requests WHERE message_id = $1 AND browser_digest IS NOT NULL', [messageId]);
+  assert.deepEqual([await digested(closed), await digested(open)], [1, 1]);
+
+  const retention = new Retention({
+    db: ctx.db,
+    clock: ctx.clock,
+    retentionDays: 90,
+    countDeleted: () => undefined,
+    onError: (err) => {
+      throw err;
+    },
+  });
+  const done = await retention.runNow();
+  assert.ok(done.browser_digests >= 1, JSON.stringify(done));
+  assert.deepEqual([await digested(closed), await digested(open)], [0, 1]);
+  const again = await c9(staying);
+  assert.deepEqual([again.statusCode, again.json<{ message_id: string }>().message_id], [200, open], 'the open request is still its browser’s');
+});

@@ -90,7 +90,7 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
   assert.ok(oldBefore.jobs >= 1);
   const waiting = await countRows(ctx.db, 'jobs WHERE done_at IS NULL');
   const deleted = await retention.runNow();
-  const nothingElse = { radio_heard: 0, radio_open_requests: 0, display_presses: 0, audit_entries: 0, sign_in_failures: 0, sessions: 0 };
+  const nothingElse = { radio_heard: 0, radio_open_requests: 0, display_presses: 0, browser_digests: 0, audit_entries: 0, sign_in_failures: 0, sessions: 0 };
   assert.deepEqual(deleted, { ...oldBefore, ...nothingElse }, 'everything old, batch after batch of one');
   assert.deepEqual(counted, { ...oldBefore, ...nothingElse }, 'counted for /metrics');
   assert.equal(await countRows(ctx.db, 'device_outbox WHERE created_at < $1', [cutoff]), 0);
@@ -118,6 +118,7 @@ test('a sweep deletes what is older than the window, in batches, counts it, and 
       radio_heard: 0,
       radio_open_requests: 0,
       display_presses: 0,
+      browser_digests: 0,
       audit_entries: 0,
       sign_in_failures: 0,
       sessions: 0,
