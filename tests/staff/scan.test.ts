@@ -156,8 +156,10 @@ test('the app scans the button’s QR code with the camera, marks the associate 
   const messageId = await press(w);
   const shown = page.locator(card(messageId));
   await shown.getByRole('button', { name: 'Claim' }).tap();
-  assert.equal(await shown.getByRole('button', { name: 'Complete' }).count(), 0, 'no Complete before the scan');
-  await shown.getByRole('button', { name: 'Scan to complete' }).tap();
+  const scan = shown.getByRole('button', { name: 'Scan to complete' });
+  await scan.waitFor();
+  assert.equal(await shown.getByRole('button', { name: 'Complete', exact: true }).count(), 0, 'no Complete before the scan');
+  await scan.tap();
   await page.locator('dialog.scanner video').waitFor();
   await screenshot(page, 'scan');
   await shown.getByText('Scanned: you are there').waitFor({ timeout: 15_000 });
@@ -165,7 +167,7 @@ test('the app scans the button’s QR code with the camera, marks the associate 
     "[...document.scripts].some((s) => s.src.endsWith('/staff/assets/jsqr.js')) || 'BarcodeDetector' in window",
   );
   assert.ok(decoderLoaded, 'decoded in the browser');
-  await shown.getByRole('button', { name: 'Complete' }).tap();
+  await shown.getByRole('button', { name: 'Complete', exact: true }).tap();
   await page.getByLabel('Outcome').selectOption('helped');
   await page.locator('[data-step=confirm-complete]').tap();
   await shown.waitFor({ state: 'detached' });
