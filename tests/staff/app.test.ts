@@ -10,7 +10,9 @@ import { phone, press, request, screenshot, signInWithPassword, signInWithPin, s
 
 const card = (id: string) => `li.request[data-message-id="${id}"]`;
 
-test('on the enrolled handheld an associate signs in with a PIN; a button press appears within a second, without a reload', { skip }, async (t) => {
+// How fast a press reaches every phone is the benchmark's to measure (npm run bench:staff: p99 under
+// 1 s for 500 phones); here, that it comes by the live stream, with no reload and no polling.
+test('on the enrolled handheld an associate signs in with a PIN; a button press appears live, without a reload', { skip }, async (t) => {
   const w = await staffWorld(t);
   const { page } = await phone(t, w, { handheld: true });
   await page.goto(`${w.base}/staff`);
@@ -23,12 +25,13 @@ test('on the enrolled handheld an associate signs in with a PIN; a button press 
   let navigations = 0;
   page.on('framenavigated', () => navigations++);
 
-  const started = Date.now();
+  const reads: string[] = [];
+  page.on('request', (r) => r.url().includes('/console/api/') && !r.url().endsWith('/stream') && reads.push(r.url()));
   const messageId = await press(w);
-  await page.locator(`#waiting ${card(messageId)}`).waitFor({ timeout: 1000 });
-  const took = Date.now() - started;
-  assert.ok(took <= 1000, `shown after ${took} ms`);
+  await page.locator(`#waiting ${card(messageId)}`).waitFor({ timeout: 5000 });
   assert.equal(navigations, 0, 'no reload');
+  assert.equal(await page.locator('body.live').count(), 1, 'the stream stayed live');
+  assert.ok(reads.length <= 2, `the change was read once it was heard, not polled for: ${reads.join(', ')}`);
   const shown = page.locator(card(messageId));
   assert.match(await shown.innerText(), /Help[\s\S]*Paint counter[\s\S]*waiting \d+ s/);
   await screenshot(page, 'queue');
@@ -54,7 +57,7 @@ test('a claim on one phone takes the request off the other phone’s waiting lis
   await b.page.locator(`#waiting ${card(messageId)}`).waitFor();
 
   await a.page.locator(card(messageId)).getByRole('button', { name: 'Claim' }).tap();
-  await b.page.locator(`#in-progress ${card(messageId)}`, { hasText: 'Claimed by Ann Lee' }).waitFor({ timeout: 2000 });
+  await b.page.locator(`#in-progress ${card(messageId)}`, { hasText: 'Claimed by Ann Lee' }).waitFor({ timeout: 5000 });
   assert.equal(await b.page.locator(`#waiting ${card(messageId)}`).count(), 0, 'gone from the waiting list');
   assert.equal(await b.page.locator(card(messageId)).getByRole('button').count(), 0, 'nothing to do on it');
 
@@ -110,7 +113,7 @@ test('offline the app says so and disables every action; back online its stream 
   await page.locator('body.live').waitFor();
   assert.equal(await page.locator(card(first)).getByRole('button', { name: 'Claim' }).isDisabled(), false);
   const later = await request(w);
-  await page.locator(card(later)).waitFor({ timeout: 2000 });
+  await page.locator(card(later)).waitFor({ timeout: 5000 });
   // Nothing was queued while offline: the first request is still unclaimed.
   const [row] = await w.ctx.db.query<{ is_claimed: boolean }>('SELECT is_claimed FROM cfh_requests WHERE message_id = $1', [first]);
   assert.equal(row?.is_claimed, false);

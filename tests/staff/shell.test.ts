@@ -100,6 +100,7 @@ const OWN = [
   '/console/assets/dom.js',
   '/console/assets/api.js',
   '/console/assets/values.js',
+  '/console/assets/live-stream.js',
 ];
 
 test('the app’s own scripts and styles weigh under 100 KB compressed; the service worker carries the service’s version', async (t) => {

@@ -3,6 +3,7 @@
 // and the live stream of the shown location, which reconnects by itself.
 import { get, post, session, toast } from './api.js';
 import { focusIn, h, mount, restoreFocus } from './dom.js';
+import { openLiveStream } from './live-stream.js';
 import { renderPasswordChange, renderSignIn } from './sign-in.js';
 import { queuePage } from './pages/queue.js';
 import { lockersPage } from './pages/lockers.js';
@@ -58,7 +59,6 @@ function showSignIn(notice) {
   me = null;
   session.csrf = null;
   closeStream();
-  stopFallback();
   current?.instance?.stop?.();
   current = null;
   mount(nav);
@@ -194,20 +194,6 @@ document.addEventListener('visibilitychange', () => {
 });
 setInterval(() => refreshSession(), 60_000);
 
-/** While the live stream is refused or away, the shown page reads its data again this often. */
-const FALLBACK_POLL_MS = 10_000;
-/** Retries of a refused stream wait longer each time (a busy service answers 429), up to this. */
-const MAX_RETRY_MS = 30_000;
-
-/** Reads the shown page again every FALLBACK_POLL_MS while no stream is live: from a stream's
- * error until a stream (of whichever location is shown) is ready, or sign-out. */
-let fallback = null;
-
-function stopFallback() {
-  clearInterval(fallback);
-  fallback = null;
-}
-
 function closeStream() {
   stream?.close();
   stream = null;
@@ -223,40 +209,39 @@ function setLive(ok) {
   }
 }
 
+/** Whether the session holds (a service that does not answer may still have it); ended: sign-in. */
+async function stillSignedIn() {
+  try {
+    const state = await get('/console/api/session', { automatic: true });
+    if (!state.signed_in) {
+      showSignIn('Your session has ended. Sign in again.');
+      return false;
+    }
+  } catch {
+    /* the service is away: the stream is tried again */
+  }
+  return true;
+}
+
 /**
- * One stream per shown location; the browser reconnects on its own while the service restarts.
- * While the stream is not live (refused, or away) the page polls, so the queue keeps moving.
+ * One stream per shown location; the browser reconnects on its own while the service restarts,
+ * and while it is not live (refused, or away) the page polls (live-stream.js).
  */
-function openStream(loc, retryMs = 2000) {
+function openStream(loc) {
   if (stream !== null && stream.loc === loc) return;
   closeStream();
-  const source = new EventSource(`/console/api/locations/${loc}/stream`);
-  stream = { loc, close: () => source.close() };
-  const mine = stream;
-  source.addEventListener('ready', () => {
-    stopFallback();
-    setLive(true);
-    current?.instance?.refresh?.({ kinds: null });
+  const refreshAll = () => current?.instance?.refresh?.({ kinds: null });
+  const live = openLiveStream(loc, {
+    onLive: () => {
+      setLive(true);
+      refreshAll();
+    },
+    onChange: (notice) => current?.instance?.refresh?.(notice),
+    onDown: () => setLive(false),
+    poll: refreshAll,
+    stillSignedIn,
   });
-  source.addEventListener('change', (e) => current?.instance?.refresh?.(JSON.parse(e.data)));
-  source.addEventListener('error', () => {
-    setLive(false);
-    fallback ??= setInterval(() => current?.instance?.refresh?.({ kinds: null }), FALLBACK_POLL_MS);
-    if (source.readyState !== EventSource.CLOSED) return;
-    // Refused (signed out, too many streams, or an error): check the session, then try again later.
-    setTimeout(async () => {
-      if (stream !== mine) return;
-      try {
-        const state = await get('/console/api/session', { automatic: true });
-        if (!state.signed_in) return showSignIn('Your session has ended. Sign in again.');
-      } catch {
-        /* the service is still away */
-      }
-      if (stream !== mine || current?.locationId !== loc) return;
-      stream = null;
-      openStream(loc, Math.min(retryMs * 2, MAX_RETRY_MS));
-    }, retryMs);
-  });
+  stream = { loc, close: () => live.close() };
 }
 
 window.addEventListener('hashchange', route);

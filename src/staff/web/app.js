@@ -4,6 +4,7 @@
 // offline: said at the top, every action disabled, nothing queued; back online, the stream resumes.
 import { ApiError, get, post, session, toast } from '/console/assets/api.js';
 import { h, mount } from '/console/assets/dom.js';
+import { openLiveStream } from '/console/assets/live-stream.js';
 import { browserLanguage, setLanguage, t } from './words.js';
 import { renderPasswordChange, renderSignIn } from './sign-in.js';
 import { mineOf, mineView, queueView, requestView, tick, waitingOf } from './queue.js';
@@ -120,7 +121,6 @@ async function signedOut(notice) {
   session.csrf = null;
   stream?.close();
   stream = null;
-  stopFallback();
   await keepAwake(false);
   await boot(notice);
 }
@@ -256,48 +256,37 @@ function draw() {
   document.title = `${t('app')} · ${app.me.person.name}`;
 }
 
-/** While no stream is live (refused: too many streams; or away) the list is read again this often. */
-const FALLBACK_POLL_MS = 10_000;
-/** Polls from a stream's error until a stream is ready again (or the app goes offline). */
-let fallback = null;
-
-function stopFallback() {
-  clearInterval(fallback);
-  fallback = null;
-}
-
 /**
- * The console's live stream of the store: any change of its requests or lockers reads them again.
- * While it is not live the app polls, so the queue keeps moving; a stream closed for good is tried
- * again later each time, up to every 30 s.
+ * The console's live stream of the store (live-stream.js): any change of its requests or lockers
+ * reads them again; while it is not live the app polls, so the queue keeps moving.
  */
-function openStream(retryMs = 2000) {
+function openStream() {
   stream?.close();
   stream = null;
   if (app.offline || app.locationId === null) return;
-  const source = new EventSource(`/console/api/locations/${app.locationId}/stream`);
-  stream = source;
-  source.addEventListener('ready', () => {
-    stopFallback();
-    document.body.classList.add('live');
-    void load();
-  });
-  source.addEventListener('change', (e) => {
-    const { kinds } = JSON.parse(e.data);
-    if (kinds.includes('callforhelp') || (app.view === 'lockers' && kinds.includes('locker'))) void load();
-  });
-  source.addEventListener('error', async () => {
-    document.body.classList.remove('live');
-    fallback ??= setInterval(() => !app.offline && void load(), FALLBACK_POLL_MS);
-    if (source.readyState !== EventSource.CLOSED || stream !== source) return;
+  stream = openLiveStream(app.locationId, {
+    onLive: () => {
+      document.body.classList.add('live');
+      void load();
+    },
+    onChange: ({ kinds }) => {
+      if (kinds.includes('callforhelp') || (app.view === 'lockers' && kinds.includes('locker'))) void load();
+    },
+    onDown: () => document.body.classList.remove('live'),
+    poll: () => !app.offline && void load(),
     // Closed for good: the session may have ended (signed out elsewhere, device revoked).
-    try {
-      const state = await get('/staff/api/session');
-      if (!state.signed_in) return void signedOut(t('session_ended'));
-    } catch {
-      // not answering: tried again below
-    }
-    setTimeout(() => stream === source && openStream(Math.min(retryMs * 2, 30_000)), retryMs);
+    stillSignedIn: async () => {
+      try {
+        const state = await get('/staff/api/session');
+        if (!state.signed_in) {
+          void signedOut(t('session_ended'));
+          return false;
+        }
+      } catch {
+        // not answering: tried again
+      }
+      return true;
+    },
   });
 }
 
@@ -315,7 +304,6 @@ function setOffline(offline) {
   if (offline) {
     stream?.close();
     stream = null;
-    stopFallback();
   } else if (app.me !== null) {
     openStream();
     void load();

@@ -20,6 +20,7 @@ const SHELL = [
   '/console/assets/dom.js',
   '/console/assets/api.js',
   '/console/assets/values.js',
+  '/console/assets/live-stream.js',
 ];
 
 self.addEventListener('install', (event) => {
