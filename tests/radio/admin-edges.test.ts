@@ -57,15 +57,21 @@ test('a new edge device plays at once with the key shown once; a rotated key and
   assert.equal(rotated.json().version, 2);
   assert.equal((await play(other.app, key)).statusCode, 403, 'the old key is refused at its next use on the other instance');
   assert.equal((await play(other.app, newKey)).statusCode, 200);
-  await assert.rejects(TestDevice.connect(ctx.mqttUrl, { username: `edge:${edgeId}`, password: key }), 'the old key cannot log in');
-  // The embedded broker ends the session at once; an external one keeps it until the device reconnects.
-  if (TEST_MQTT_URL === null) await ended;
+  // MQTT logins are the service's broker's to check: the embedded one refuses the old key and ends
+  // its session at once. The external test broker is anonymous Mosquitto, which lets anyone in (a
+  // production Mosquitto asks the service through its auth plugin: tests/devices/broker-auth.test.ts).
+  if (TEST_MQTT_URL === null) {
+    await assert.rejects(TestDevice.connect(ctx.mqttUrl, { username: `edge:${edgeId}`, password: key }), 'the old key cannot log in');
+    await ended;
+  }
   connected.client.end(true);
 
   const disabled = await call(ctx.app, admin, 'PATCH', `${EDGES}/${edgeId}`, { enabled: false }, { 'if-match': '"2"' });
   assert.deepEqual([disabled.statusCode, disabled.json().enabled, disabled.json().version], [200, false, 3]);
   assert.equal((await play(other.app, newKey)).statusCode, 403, 'a disabled device is refused at its next request');
-  await assert.rejects(TestDevice.connect(other.mqttUrl, { username: `edge:${edgeId}`, password: newKey }), 'and at its next connection');
+  if (TEST_MQTT_URL === null) {
+    await assert.rejects(TestDevice.connect(other.mqttUrl, { username: `edge:${edgeId}`, password: newKey }), 'and at its next connection');
+  }
   const byToken = await other.app.inject({ method: 'GET', url: `/api/radio/transcripts?edge_id=${edgeId}`, headers: { authorization: `Bearer ${w.token}` } });
   assert.equal(byToken.statusCode, 200, 'its transcripts stay readable');
 
