@@ -29,34 +29,33 @@ export function keyBits(key: string): number {
   return alphabet === 0 ? 0 : runs * Math.log2(alphabet);
 }
 
+/** The file's secrets with where each is: the keys and tokens the service checks (whose strength
+ * is asked for), then the secrets it signs or verifies with, which their other party chooses. */
+function secretsOf(file: ProvisioningFile): { where: string; value: string; checked: boolean }[] {
+  const all: { where: string; value: string | null | undefined; checked: boolean }[] = [
+    ...(file.lockers ?? []).map((k, i) => ({ where: `lockers[${i}].api_key`, value: k.api_key, checked: true })),
+    ...(file.cfh_displays ?? []).map((d, i) => ({ where: `cfh_displays[${i}].key`, value: d.key, checked: true })),
+    ...(file.radio_edges ?? []).map((e, i) => ({ where: `radio_edges[${i}].device_key`, value: e.device_key, checked: true })),
+    ...(file.api_tokens ?? []).map((t, i) => ({ where: `api_tokens[${i}].token`, value: t.token, checked: true })),
+    ...(file.messaging_accounts ?? []).map((m, i) => ({ where: `messaging_accounts[${i}].auth_token`, value: m.auth_token, checked: false })),
+    ...(file.webhooks ?? []).map((w, i) => ({ where: `webhooks[${i}].secret`, value: w.secret, checked: false })),
+  ];
+  return all.flatMap((s) => (typeof s.value === 'string' ? [{ ...s, value: s.value }] : []));
+}
+
 /** The fields of the file whose keys are too weak, each as "<field>: ..." (never the key itself). */
 export function weakKeys(file: ProvisioningFile): string[] {
-  const found: string[] = [];
-  const check = (where: string, key: string | null | undefined) => {
-    if (typeof key === 'string' && keyBits(key) < MIN_KEY_BITS) {
-      found.push(
-        `${where}: too easy to guess (about ${Math.floor(keyBits(key))} bits; at least ${MIN_KEY_BITS} needed: use 22 or more random letters and digits)`,
-      );
-    }
-  };
-  for (const [i, k] of (file.lockers ?? []).entries()) check(`lockers[${i}].api_key`, k.api_key);
-  for (const [i, d] of (file.cfh_displays ?? []).entries()) check(`cfh_displays[${i}].key`, d.key);
-  for (const [i, e] of (file.radio_edges ?? []).entries()) check(`radio_edges[${i}].device_key`, e.device_key);
-  for (const [i, t] of (file.api_tokens ?? []).entries()) check(`api_tokens[${i}].token`, t.token);
-  return found;
+  return secretsOf(file)
+    .filter((s) => s.checked && keyBits(s.value) < MIN_KEY_BITS)
+    .map(
+      (s) =>
+        `${s.where}: too easy to guess (about ${Math.floor(keyBits(s.value))} bits; at least ${MIN_KEY_BITS} needed: use 22 or more random letters and digits)`,
+    );
 }
 
 /** The fields of the file holding one of the documentation's example secrets (see example-secrets.ts). */
 export function exampleKeys(file: ProvisioningFile): string[] {
-  const found: string[] = [];
-  const check = (where: string, key: string | null | undefined) => {
-    if (typeof key === 'string' && isExampleSecret(key)) found.push(where);
-  };
-  for (const [i, k] of (file.lockers ?? []).entries()) check(`lockers[${i}].api_key`, k.api_key);
-  for (const [i, d] of (file.cfh_displays ?? []).entries()) check(`cfh_displays[${i}].key`, d.key);
-  for (const [i, e] of (file.radio_edges ?? []).entries()) check(`radio_edges[${i}].device_key`, e.device_key);
-  for (const [i, t] of (file.api_tokens ?? []).entries()) check(`api_tokens[${i}].token`, t.token);
-  for (const [i, m] of (file.messaging_accounts ?? []).entries()) check(`messaging_accounts[${i}].auth_token`, m.auth_token);
-  for (const [i, w] of (file.webhooks ?? []).entries()) check(`webhooks[${i}].secret`, w.secret);
-  return found;
+  return secretsOf(file)
+    .filter((s) => isExampleSecret(s.value))
+    .map((s) => s.where);
 }
